@@ -1,0 +1,58 @@
+/** createApp: composes every feature's routes into one Elysia app. Never listens, never starts timers. */
+import { Elysia } from 'elysia'
+import type { AppDeps } from './deps'
+import { AppError, ValidationFailed } from './http/errors'
+import { toHandler, type RouteDef, type ElysiaBits } from './http/route'
+import { readBody } from './http/security'
+import { authRoutes } from './features/auth/routes'
+import { userRoutes } from './features/users/routes'
+import { roleRoutes } from './features/roles/routes'
+import { settingsRoutes } from './features/settings/routes'
+import { activityRoutes } from './features/activity/routes'
+import { minionRoutes } from './features/minions/routes'
+import { inventoryRoutes } from './features/inventory/routes'
+import { auditRoutes } from './features/audit/routes'
+import { systemRoutes } from './features/system/routes'
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+
+/** Every route of the API, in document order. */
+export function allRoutes(): RouteDef[] {
+  const routes: RouteDef[] = [
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...auditRoutes,
+  ]
+  return [...systemRoutes(() => routes), ...routes]
+}
+
+/** Methods allowed on a path, for telling 405 from 404. */
+function methodsFor(routes: RouteDef[]) {
+  const compiled = routes.map((r) => ({ method: r.method, re: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`) }))
+  return (path: string) => compiled.filter((c) => c.re.test(path)).map((c) => c.method)
+}
+
+/** Builds the app around its dependencies. */
+export function createApp(deps: AppDeps, extraRoutes: RouteDef[] = []) {
+  const routes = [...allRoutes(), ...extraRoutes]
+  const allowed = methodsFor(routes)
+  const app = new Elysia()
+    .onParse(({ request }) => readBody(request))
+    .onError(({ error: raw, code, request }) => {
+      // Elysia wraps what the parse hook throws in a ParseError; our own error is its cause.
+      const error = code === 'PARSE' && (raw as Error).cause ? (raw as Error).cause : raw
+      if (error instanceof AppError) return json(error.status, { detail: error.detail }, error.headers)
+      if (error instanceof ValidationFailed) return json(422, { detail: error.entries })
+      if (code === 'NOT_FOUND') {
+        const methods = allowed(new URL(request.url).pathname)
+        if (methods.length) return json(405, { detail: 'Method Not Allowed' }, { allow: [...new Set(methods)].join(', ') })
+        return json(404, { detail: 'Not Found' })
+      }
+      deps.log.error('request failed', { path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) })
+      return json(500, { detail: 'Internal Server Error' })
+    })
+  for (const r of routes) app.route(r.method, r.path, toHandler(r, deps) as unknown as (c: ElysiaBits) => unknown)
+  return app
+}
+
+/** The app type, for tests and main. */
+export type App = ReturnType<typeof createApp>

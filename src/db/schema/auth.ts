@@ -1,0 +1,51 @@
+/** Users, roles, grants, sessions and API tokens. */
+import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
+
+/** Local users; username_key is the lower-cased username for case-insensitive uniqueness. */
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  username: text('username').notNull(),
+  usernameKey: text('username_key').notNull(),
+  displayName: text('display_name').notNull().default(''),
+  passwordHash: text('password_hash').notNull(),
+  mustChangePw: integer('must_change_pw', { mode: 'boolean' }).notNull().default(false),
+  isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+  isBuiltin: integer('is_builtin', { mode: 'boolean' }).notNull().default(false),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [uniqueIndex('users_username_key').on(t.usernameKey)])
+
+/** Roles; name_key is the lower-cased name for case-insensitive uniqueness. */
+export const roles = sqliteTable('roles', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  nameKey: text('name_key').notNull(),
+  description: text('description').notNull().default(''),
+  isBuiltin: integer('is_builtin', { mode: 'boolean' }).notNull().default(false),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('roles_name_key').on(t.nameKey)])
+
+/** One (verb, resource_glob) grant of a role. */
+export const rolePermissions = sqliteTable('role_permissions', {
+  id: text('id').primaryKey(),
+  roleId: text('role_id').notNull().references(() => roles.id, { onDelete: 'cascade' }),
+  verb: text('verb').notNull(),
+  resourceGlob: text('resource_glob').notNull(),
+}, (t) => [uniqueIndex('role_permissions_grant').on(t.roleId, t.verb, t.resourceGlob)])
+
+/** Which roles a user holds. */
+export const userRoles = sqliteTable('user_roles', {
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  roleId: text('role_id').notNull().references(() => roles.id, { onDelete: 'cascade' }),
+}, (t) => [primaryKey({ columns: [t.userId, t.roleId] }), index('user_roles_role').on(t.roleId)])
+
+/** Browser sessions and API tokens; only the SHA-256 of the secret is stored. */
+export const sessions = sqliteTable('sessions', {
+  id: text('id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  kind: text('kind', { enum: ['session', 'api_token'] }).notNull(),
+  name: text('name'),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at'),
+}, (t) => [uniqueIndex('sessions_token_hash').on(t.tokenHash), index('sessions_user').on(t.userId)])

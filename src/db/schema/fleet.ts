@@ -1,0 +1,83 @@
+/** Minions, jobs, state runs and activity events. */
+import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+/** What Saltdeck knows of one minion: key state, presence, grains summary, last run. */
+export const minions = sqliteTable('minions', {
+  id: text('id').primaryKey(),
+  keyState: text('key_state'),
+  online: integer('online', { mode: 'boolean' }).notNull().default(false),
+  lastSeen: integer('last_seen'),
+  os: text('os'),
+  osrelease: text('osrelease'),
+  ip: text('ip'),
+  saltVersion: text('salt_version'),
+  osFamily: text('os_family'),
+  grains: text('grains'),
+  lastRunStatus: text('last_run_status'),
+  lastRunCompletedAt: integer('last_run_completed_at'),
+  inventoryCollectedAt: integer('inventory_collected_at'),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [index('minions_key_state').on(t.keyState, t.id)])
+
+/** The job index: one row per salt job seen on the stream or in the job cache. */
+export const jobs = sqliteTable('jobs', {
+  jid: text('jid').primaryKey(),
+  fun: text('fun'),
+  target: text('target'),
+  tgtType: text('tgt_type'),
+  user: text('user'),
+  arg: text('arg'),
+  minions: text('minions'),
+  startedAt: integer('started_at').notNull(),
+}, (t) => [index('jobs_started').on(t.startedAt)])
+
+/** One minion's return of a state function, stored once per (minion, jid). */
+export const runs = sqliteTable('runs', {
+  id: text('id').primaryKey(),
+  minionId: text('minion_id').notNull(),
+  jid: text('jid').notNull(),
+  fun: text('fun').notNull(),
+  completedAt: integer('completed_at').notNull(),
+  passCount: integer('pass_count').notNull(),
+  failCount: integer('fail_count').notNull(),
+  changeCount: integer('change_count').notNull(),
+  totalCount: integer('total_count').notNull(),
+  durationMs: integer('duration_ms').notNull(),
+  blocked: integer('blocked', { mode: 'boolean' }).notNull(),
+  status: text('status').notNull(),
+}, (t) => [
+  uniqueIndex('runs_minion_jid').on(t.minionId, t.jid),
+  index('runs_minion_time').on(t.minionId, t.completedAt, t.jid),
+  index('runs_minion_status_time').on(t.minionId, t.status, t.completedAt, t.jid),
+])
+
+/** The activity feed; ts in epoch ms.  */
+export const activityEvents = sqliteTable('activity_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  ts: integer('ts').notNull(),
+  category: text('category').notNull(),
+  eventType: text('event_type').notNull(),
+  minionId: text('minion_id'),
+  jid: text('jid'),
+  fun: text('fun'),
+  success: integer('success', { mode: 'boolean' }),
+  changed: integer('changed', { mode: 'boolean' }),
+  initiator: text('initiator'),
+  target: text('target'),
+  durationMs: integer('duration_ms'),
+  summary: text('summary').notNull(),
+  /** `event_type|jid|minion_id` for job events, null otherwise: makes a job return land once. */
+  dedupeKey: text('dedupe_key'),
+}, (t) => [
+  index('activity_ts').on(t.ts, t.id),
+  index('activity_category_ts').on(t.category, t.ts, t.id),
+  index('activity_minion_ts').on(t.minionId, t.ts, t.id),
+  index('activity_jid').on(t.jid),
+  uniqueIndex('activity_job_once').on(t.dedupeKey),
+])
+
+/** Events per category, kept current on insert and prune so unfiltered totals need no count(*). */
+export const activityCounts = sqliteTable('activity_counts', {
+  category: text('category').primaryKey(),
+  n: integer('n').notNull(),
+})

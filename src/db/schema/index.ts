@@ -1,0 +1,5 @@
+/** Every table of the database, for drizzle and drizzle-kit. */
+export * from './auth'
+export * from './system'
+export * from './fleet'
+export * from './inventory'

@@ -1,0 +1,21 @@
+/** Settings and the audit log. */
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
+
+/** One row per settings section (salt, pollers, widget, logging, meta); value is JSON. */
+export const settings = sqliteTable('settings', {
+  section: text('section').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+/** Who did what, when; newest first by id. */
+export const auditLog = sqliteTable('audit_log', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  ts: integer('ts').notNull(),
+  username: text('username'),
+  action: text('action').notNull(),
+  target: text('target'),
+  ok: integer('ok', { mode: 'boolean' }).notNull(),
+  detail: text('detail'),
+  client: text('client'),
+}, (t) => [index('audit_log_ts').on(t.ts)])

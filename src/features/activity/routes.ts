@@ -1,0 +1,34 @@
+/** The activity list (interface.md GET /api/activity, contract §6). */
+import { Type as T } from '@sinclair/typebox'
+import { route } from '../../http/route'
+import { Nullable, paging } from '../../http/schemas'
+import { listEvents } from './service'
+
+/** The activity event record. */
+export const EventOut = T.Object({
+  id: T.Integer(), ts: T.String({ format: 'date-time' }), category: T.String(), event_type: T.String(), minion_id: Nullable(T.String()),
+  jid: Nullable(T.String()), fun: Nullable(T.String()), success: Nullable(T.Boolean()), changed: Nullable(T.Boolean()), initiator: Nullable(T.String()),
+  target: Nullable(T.String()), duration_ms: Nullable(T.Integer()), summary: T.String(),
+})
+
+/** Filters shared by the list and the stream. */
+export const activityFilters = {
+  since_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 10080 })),
+  category: T.Optional(T.String({ maxLength: 64 })),
+  categories: T.Optional(T.String({ maxLength: 200 })),
+  event_type: T.Optional(T.String({ maxLength: 64 })),
+  minion_id: T.Optional(T.String({ maxLength: 255 })),
+  jid: T.Optional(T.String({ maxLength: 64 })),
+  search: T.Optional(T.String({ maxLength: 200 })),
+  hide_dispatch: T.Optional(T.Boolean({ default: false })),
+  hide_routine: T.Optional(T.Boolean({ default: false })),
+}
+
+export const activityRoutes = [
+  route({
+    method: 'GET', path: '/api/activity', tag: 'activity', summary: 'List activity events, newest first', access: 'login',
+    query: T.Object({ ...activityFilters, ...paging(500, 100) }),
+    response: T.Object({ total: T.Integer(), events: T.Array(EventOut) }),
+    handler: ({ deps, query, principal }) => listEvents(deps, query, principal!.grants, query.limit ?? 100, query.offset ?? 0),
+  }),
+]

@@ -1,0 +1,157 @@
+/** The activity feed: batched, de-duplicated writes and filtered, visibility-aware reads. */
+import type { AppDeps } from '../../deps'
+import { iso } from '../../lib/clock'
+import { holds, type Grant } from '../roles/service'
+
+/** Event categories and the permission that makes each visible. */
+export const CATEGORY_PERMISSION: Record<string, string> = { job: 'job:*', key: 'key:*', minion: 'minion:*' }
+
+/** One activity event to record; ts in epoch ms. */
+export interface EventInput {
+  ts: number
+  category: string
+  event_type: string
+  minion_id?: string | null
+  jid?: string | null
+  fun?: string | null
+  success?: boolean | null
+  changed?: boolean | null
+  initiator?: string | null
+  target?: string | null
+  duration_ms?: number | null
+  summary: string
+}
+
+/** A stored event as the API returns it. */
+export interface EventOut extends Omit<EventInput, 'ts'> {
+  id: number
+  ts: string
+}
+
+const COLS = 'id, ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary'
+const bool = (v: number | null) => (v === null ? null : v === 1)
+/** A database row to its API shape. */
+export function eventOut(r: Record<string, any>): EventOut {
+  return {
+    id: r.id, ts: iso(r.ts), category: r.category, event_type: r.event_type, minion_id: r.minion_id, jid: r.jid, fun: r.fun,
+    success: bool(r.success), changed: bool(r.changed), initiator: r.initiator, target: r.target, duration_ms: r.duration_ms, summary: r.summary,
+  }
+}
+
+/**
+ * Records events in one transaction. Job events are unique on (event_type, jid, minion_id): a repeat is
+ * ignored, not an error. Returns the events actually stored, with their ids.
+ */
+export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
+  if (!events.length) return []
+  const db = deps.db.$client
+  const ins = db.prepare(
+    `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary, dedupe_key)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT DO NOTHING RETURNING id`,
+  )
+  const count = db.prepare('INSERT INTO activity_counts (category, n) VALUES (?1, ?2) ON CONFLICT (category) DO UPDATE SET n = n + excluded.n')
+  const stored: EventOut[] = []
+  db.transaction(() => {
+    const perCategory = new Map<string, number>()
+    for (const e of events) {
+      const key = e.category === 'job' ? `${e.event_type}|${e.jid ?? ''}|${e.minion_id ?? ''}` : null
+      const b = (v: boolean | null | undefined) => (v == null ? null : v ? 1 : 0)
+      const row = ins.get(
+        e.ts, e.category, e.event_type, e.minion_id ?? null, e.jid ?? null, e.fun ?? null, b(e.success), b(e.changed),
+        e.initiator ?? null, e.target ?? null, e.duration_ms == null ? null : Math.round(e.duration_ms), e.summary, key,
+      ) as { id: number } | null
+      if (!row) continue
+      perCategory.set(e.category, (perCategory.get(e.category) ?? 0) + 1)
+      stored.push({ ...e, id: row.id, ts: iso(e.ts), minion_id: e.minion_id ?? null, jid: e.jid ?? null, fun: e.fun ?? null, success: e.success ?? null,
+        changed: e.changed ?? null, initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: e.duration_ms == null ? null : Math.round(e.duration_ms) })
+    }
+    for (const [c, n] of perCategory) count.run(c, n)
+  })()
+  return stored
+}
+
+/** Deletes events older than `days` days; returns how many went. */
+export function pruneEvents(deps: AppDeps, days: number): number {
+  const db = deps.db.$client
+  const cutoff = deps.clock.now() - days * 86_400_000
+  let removed = 0
+  db.transaction(() => {
+    const gone = db.query<{ category: string; n: number }, [number]>('SELECT category, count(*) AS n FROM activity_events WHERE ts < ?1 GROUP BY category').all(cutoff)
+    db.query('DELETE FROM activity_events WHERE ts < ?1').run(cutoff)
+    for (const g of gone) {
+      db.query('UPDATE activity_counts SET n = n - ?2 WHERE category = ?1').run(g.category, g.n)
+      removed += g.n
+    }
+  })()
+  return removed
+}
+
+/** Filters of the activity list and stream (contract §6). */
+export interface ActivityFilter {
+  since_minutes?: number
+  category?: string
+  categories?: string
+  event_type?: string
+  minion_id?: string
+  jid?: string
+  search?: string
+  hide_dispatch?: boolean
+  hide_routine?: boolean
+}
+
+/** The categories a user may see. */
+export function visibleCategories(grants: Grant[]): string[] {
+  return Object.entries(CATEGORY_PERMISSION).filter(([, res]) => holds(grants, 'view', res)).map(([c]) => c)
+}
+
+/** Builds the WHERE clause of a filter; null when nothing can match. */
+export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], afterId?: number): { sql: string; args: (string | number)[]; onlyCategories: boolean } | null {
+  let cats = visible
+  const asked = [...(f.category ? [f.category] : []), ...(f.categories ? f.categories.split(',').map((s) => s.trim()).filter(Boolean) : [])]
+  if (asked.length) cats = cats.filter((c) => asked.includes(c))
+  if (!cats.length) return null
+  const where: string[] = []
+  const args: (string | number)[] = []
+  const arg = (v: string | number) => {
+    args.push(v)
+    return `?${args.length}`
+  }
+  if (cats.length < Object.keys(CATEGORY_PERMISSION).length) where.push(`category IN (${cats.map(arg).join(', ')})`)
+  const base = where.length
+  if (f.since_minutes) where.push(`ts >= ${arg(deps.clock.now() - f.since_minutes * 60_000)}`)
+  if (f.event_type) where.push(`event_type = ${arg(f.event_type)}`)
+  if (f.minion_id) where.push(`minion_id = ${arg(f.minion_id)}`)
+  if (f.jid) where.push(`jid = ${arg(f.jid)}`)
+  if (f.hide_dispatch) where.push(`event_type <> 'job.new'`)
+  if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND success = 1 AND (changed IS NULL OR changed = 0))`)
+  if (afterId !== undefined) where.push(`id > ${arg(afterId)}`)
+  if (f.search) {
+    const p = arg(`%${f.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
+    where.push(`(${['summary', 'minion_id', 'fun', 'initiator', 'target'].map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`)
+  }
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args, onlyCategories: where.length === base }
+}
+
+/** Lists events newest first (ts, then id), with the total before paging. */
+export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], limit: number, offset: number) {
+  const w = eventWhere(deps, f, visibleCategories(grants))
+  if (!w) return { total: 0, events: [] as EventOut[] }
+  const db = deps.db.$client
+  const total = w.onlyCategories ? countByCategory(deps, w) : db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM activity_events ${w.sql}`).get(...w.args)!.n
+  const rows = db.query<Record<string, any>, any[]>(`SELECT ${COLS} FROM activity_events ${w.sql} ORDER BY ts DESC, id DESC LIMIT ${limit} OFFSET ${offset}`).all(...w.args)
+  return { total, events: rows.map(eventOut) }
+}
+
+// Unfiltered totals come from counters kept by recordEvents/pruneEvents instead of counting millions of rows.
+function countByCategory(deps: AppDeps, w: { args: (string | number)[] }) {
+  const db = deps.db.$client
+  const cats = w.args.length ? w.args : Object.keys(CATEGORY_PERMISSION)
+  return db.query<{ n: number }, any[]>(`SELECT coalesce(sum(n), 0) AS n FROM activity_counts WHERE category IN (${cats.map(() => '?').join(', ')})`).get(...cats)!.n
+}
+
+/** Events after `afterId` in id order, for SSE replay. */
+export function eventsAfter(deps: AppDeps, f: ActivityFilter, grants: Grant[], afterId: number, limit = 500): EventOut[] {
+  const w = eventWhere(deps, f, visibleCategories(grants), afterId)
+  if (!w) return []
+  return deps.db.$client.query<Record<string, any>, any[]>(`SELECT ${COLS} FROM activity_events ${w.sql} ORDER BY id LIMIT ${limit}`).all(...w.args).map(eventOut)
+}

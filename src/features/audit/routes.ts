@@ -1,0 +1,16 @@
+/** The audit log read (contract §4). */
+import { Type as T } from '@sinclair/typebox'
+import { route } from '../../http/route'
+import { paging } from '../../http/schemas'
+import { listAudit } from './service'
+
+export const auditRoutes = [
+  route({
+    method: 'GET', path: '/api/audit', tag: 'audit', summary: 'The audit log, newest first', access: { verb: 'view', resource: 'audit:*' },
+    query: T.Object({
+      user: T.Optional(T.String({ maxLength: 64 })), action: T.Optional(T.String({ maxLength: 64 })),
+      since_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 525600 })), ...paging(500, 100),
+    }),
+    handler: ({ deps, query }) => listAudit(deps, { ...query, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+  }),
+]

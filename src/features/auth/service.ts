@@ -1,0 +1,218 @@
+/** Passwords, login, sessions, API tokens, throttling and the first admin. */
+import { and, asc, eq, gt, isNull, ne, or } from 'drizzle-orm'
+import { chmodSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomInt } from 'node:crypto'
+import type { AppDeps } from '../../deps'
+import { sessions, userRoles, users } from '../../db/schema'
+import { AppError, notFound } from '../../http/errors'
+import { iso, isoOrNull } from '../../lib/clock'
+import { newId, newToken, tokenHash } from '../../lib/ids'
+import { ensureBuiltinRoles, type Grant } from '../roles/service'
+
+/** The caller of a request, or null on public routes. */
+export type Principal = {
+  userId: string
+  username: string
+  displayName: string
+  mustChangePw: boolean
+  grants: Grant[]
+  sessionId: string
+  via: 'cookie' | 'bearer'
+} | null
+
+/** Hashes a password with Argon2id. */
+export function hashPassword(deps: AppDeps, password: string): Promise<string> {
+  return Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: deps.config.passwordMemoryKib, timeCost: 2 })
+}
+
+let dummyHash: Promise<string> | null = null
+/** Checks a password against a hash; with no hash, burns the same time against a dummy so timing tells nothing. */
+export async function verifyPassword(deps: AppDeps, password: string, hash: string | null): Promise<boolean> {
+  if (hash) return Bun.password.verify(password, hash)
+  dummyHash ??= hashPassword(deps, 'saltdeck-dummy-password')
+  await Bun.password.verify(password, await dummyHash)
+  return false
+}
+
+/** The union of a user's grants, sorted by verb then glob, without duplicates. */
+export function grantsOf(deps: AppDeps, userId: string): Grant[] {
+  return deps.db.$client
+    .query<Grant, [string]>(
+      `SELECT DISTINCT p.verb AS verb, p.resource_glob AS resource_glob FROM user_roles ur
+       JOIN role_permissions p ON p.role_id = ur.role_id WHERE ur.user_id = ?1 ORDER BY p.verb, p.resource_glob`,
+    )
+    .all(userId)
+}
+
+interface SessionRow {
+  session_id: string
+  expires_at: number | null
+  user_id: string
+  username: string
+  display_name: string
+  must_change_pw: number
+  is_active: number
+}
+
+/** Resolves a session or API token to its user; null when unknown, expired or the user is inactive. */
+export function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): Principal {
+  const row = deps.db.$client
+    .query<SessionRow, [string]>(
+      `SELECT s.id AS session_id, s.expires_at, u.id AS user_id, u.username, u.display_name, u.must_change_pw, u.is_active
+       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?1`,
+    )
+    .get(tokenHash(token))
+  if (!row || !row.is_active || (row.expires_at !== null && row.expires_at <= deps.clock.now())) return null
+  return {
+    userId: row.user_id,
+    username: row.username,
+    displayName: row.display_name,
+    mustChangePw: !!row.must_change_pw,
+    grants: grantsOf(deps, row.user_id),
+    sessionId: row.session_id,
+    via,
+  }
+}
+
+/** The body of login and me. */
+export function userSummary(deps: AppDeps, userId: string) {
+  const u = deps.db.select().from(users).where(eq(users.id, userId)).get()
+  if (!u) throw notFound('User')
+  return { username: u.username, display_name: u.displayName, must_change_pw: u.mustChangePw, permissions: u.isActive ? grantsOf(deps, u.id) : [] }
+}
+
+const WINDOW_MS = 15 * 60_000
+const PER_USER = 5
+const PER_CLIENT = 20
+
+/** Failed-login counters per username and per client address over a sliding 15-minute window. */
+export class LoginThrottle {
+  private byUser = new Map<string, number[]>()
+  private byClient = new Map<string, number[]>()
+
+  private recent(map: Map<string, number[]>, key: string, now: number) {
+    const xs = (map.get(key) ?? []).filter((t) => t > now - WINDOW_MS)
+    if (xs.length) map.set(key, xs)
+    else map.delete(key)
+    return xs
+  }
+
+  /** Seconds to wait when this username or client is over its limit, else 0. */
+  retryAfter(user: string, client: string, now: number): number {
+    const u = this.recent(this.byUser, user, now)
+    const c = this.recent(this.byClient, client, now)
+    let until = 0
+    if (u.length >= PER_USER) until = Math.max(until, u[u.length - PER_USER]! + WINDOW_MS)
+    if (c.length >= PER_CLIENT) until = Math.max(until, c[c.length - PER_CLIENT]! + WINDOW_MS)
+    return until ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
+  }
+
+  /** Counts one failure. */
+  fail(user: string, client: string, now: number) {
+    this.byUser.set(user, [...this.recent(this.byUser, user, now), now])
+    this.byClient.set(client, [...this.recent(this.byClient, client, now), now])
+  }
+
+  /** A success resets the username's count. */
+  succeed(user: string) {
+    this.byUser.delete(user)
+  }
+}
+
+const throttles = new WeakMap<AppDeps, LoginThrottle>()
+/** The throttle of one app instance. */
+export const throttleOf = (deps: AppDeps) => {
+  let t = throttles.get(deps)
+  if (!t) throttles.set(deps, (t = new LoginThrottle()))
+  return t
+}
+
+/** Creates a browser session; returns the secret token (only its hash is stored). */
+export function createSession(deps: AppDeps, userId: string): { token: string; maxAge: number } {
+  const token = newToken()
+  const ttl = deps.config.sessionTtlMinutes * 60
+  deps.db.insert(sessions).values({ id: newId(), tokenHash: tokenHash(token), userId, kind: 'session', createdAt: deps.clock.now(), expiresAt: deps.clock.now() + ttl * 1000 }).run()
+  return { token, maxAge: ttl }
+}
+
+/** Checks credentials with throttling; returns the user id or throws 401/429. */
+export async function checkLogin(deps: AppDeps, username: string, password: string, client: string): Promise<string> {
+  const key = username.toLowerCase()
+  const throttle = throttleOf(deps)
+  const wait = throttle.retryAfter(key, client, deps.clock.now())
+  if (wait) throw new AppError(429, 'Too many failed logins, retry later', { 'Retry-After': String(wait) })
+  const u = deps.db.select().from(users).where(eq(users.usernameKey, key)).get()
+  const ok = await verifyPassword(deps, password, u?.passwordHash ?? null)
+  if (!u || !ok || !u.isActive) {
+    throttle.fail(key, client, deps.clock.now())
+    throw new AppError(401, 'Invalid credentials')
+  }
+  throttle.succeed(key)
+  return u.id
+}
+
+/** Deletes one session or token by id. */
+export function deleteSession(deps: AppDeps, sessionId: string) {
+  deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run()
+}
+
+/** Ends a user's browser sessions, except `keep` when given. */
+export function endSessions(deps: AppDeps, userId: string, keep?: string) {
+  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.kind, 'session'), keep ? ne(sessions.id, keep) : undefined)).run()
+}
+
+/** Creates an API token for scripts; the secret is returned once. */
+export function createApiToken(deps: AppDeps, userId: string, name: string, expiresInDays: number | null | undefined) {
+  const token = newToken()
+  const now = deps.clock.now()
+  const expiresAt = expiresInDays ? now + expiresInDays * 86_400_000 : null
+  const id = newId()
+  deps.db.insert(sessions).values({ id, tokenHash: tokenHash(token), userId, kind: 'api_token', name, createdAt: now, expiresAt }).run()
+  return { id, name, token, expires_at: isoOrNull(expiresAt) }
+}
+
+/** Lists the caller's live API tokens (never their secrets). */
+export function listApiTokens(deps: AppDeps, userId: string) {
+  const rows = deps.db.select().from(sessions)
+    .where(and(eq(sessions.userId, userId), eq(sessions.kind, 'api_token'), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, deps.clock.now()))))
+    .orderBy(asc(sessions.createdAt)).all()
+  const tokens = rows.map((r) => ({ id: r.id, name: r.name, created_at: iso(r.createdAt), expires_at: isoOrNull(r.expiresAt) }))
+  return { total: tokens.length, tokens }
+}
+
+/** Revokes one of the caller's API tokens. */
+export function revokeApiToken(deps: AppDeps, userId: string, id: string) {
+  const res = deps.db.$client.query("DELETE FROM sessions WHERE id = ?1 AND user_id = ?2 AND kind = 'api_token'").run(id, userId)
+  if (res.changes === 0) throw notFound('Token')
+}
+
+const PW_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
+/** A random 20-character password for the first admin. */
+export const randomPassword = () => Array.from({ length: 20 }, () => PW_ALPHABET[randomInt(PW_ALPHABET.length)]).join('')
+
+/**
+ * First start: repairs the built-in roles and, when there are no users, creates `admin` with
+ * SALTDECK_ADMIN_PASSWORD or a random password written to `<data dir>/initial-admin-password`.
+ */
+export async function bootstrap(deps: AppDeps, dataDir: string | null, announce: (line: string) => void = console.log) {
+  const roleIds = ensureBuiltinRoles(deps)
+  if (deps.db.select({ id: users.id }).from(users).limit(1).get()) return
+  const fromEnv = deps.config.adminPassword
+  const password = fromEnv ?? randomPassword()
+  const now = deps.clock.now()
+  const id = newId()
+  deps.db.insert(users).values({
+    id, username: 'admin', usernameKey: 'admin', displayName: 'Administrator', passwordHash: await hashPassword(deps, password),
+    mustChangePw: !fromEnv, isActive: true, isBuiltin: true, createdAt: now, updatedAt: now,
+  }).run()
+  deps.db.insert(userRoles).values({ userId: id, roleId: roleIds.admin! }).run()
+  if (!fromEnv) {
+    if (dataDir) {
+      const file = join(dataDir, 'initial-admin-password')
+      writeFileSync(file, password + '\n', { mode: 0o600 })
+      chmodSync(file, 0o600)
+      announce(`Created user 'admin' with password: ${password}  (also in ${file}; you must change it at first login)`)
+    } else announce(`Created user 'admin' with password: ${password}  (you must change it at first login)`)
+  }
+}

@@ -1,0 +1,34 @@
+/** The package inventory reads (interface.md GET /api/inventory/packages, contract §8). */
+import { Type as T } from '@sinclair/typebox'
+import { route } from '../../http/route'
+import { OneOf, paging } from '../../http/schemas'
+import { notFound } from '../../http/errors'
+import { listPackages, packageVersions, PACKAGE_SORTS } from './service'
+
+const view = { verb: 'view', resource: 'inventory:*' }
+const Source = T.String({ minLength: 1, maxLength: 64 })
+
+/** The package row of interface.md. */
+export const PackageRow = T.Object({ name: T.String(), minion_count: T.Integer(), version_count: T.Integer(), last_seen: T.String({ format: 'date-time' }) })
+
+export const inventoryRoutes = [
+  route({
+    method: 'GET', path: '/api/inventory/packages', tag: 'inventory', summary: 'Fleet-wide packages, one row per name', access: view,
+    query: T.Object({
+      q: T.Optional(T.String({ maxLength: 200 })), source: T.Optional(Source),
+      sort: T.Optional(OneOf(PACKAGE_SORTS)), order: T.Optional(OneOf(['asc', 'desc'])), ...paging(500, 100),
+    }),
+    response: T.Object({ total: T.Integer(), items: T.Array(PackageRow) }),
+    handler: ({ deps, query }) => listPackages(deps, { ...query, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+  }),
+  route({
+    method: 'GET', path: '/api/inventory/packages/:name/versions', tag: 'inventory', summary: 'Versions of one package, most common first', access: view,
+    params: T.Object({ name: T.String({ minLength: 1, maxLength: 512 }) }), query: T.Object({ source: T.Optional(Source) }),
+    response: T.Object({ name: T.String(), total: T.Integer(), versions: T.Array(T.Object({ version: T.String(), arch: T.String(), source: T.String(), minion_count: T.Integer() })) }),
+    handler({ deps, params, query }) {
+      const out = packageVersions(deps, params.name, query.source)
+      if (!out) throw notFound('Package')
+      return out
+    },
+  }),
+]

@@ -1,0 +1,95 @@
+/** Minion facts (key state, presence, grains) written by pollers, and the minion list and detail. */
+import type { AppDeps } from '../../deps'
+import { notFound } from '../../http/errors'
+import { isoOrNull } from '../../lib/clock'
+
+/** Creates an empty minion row when the id is new. */
+export function ensureMinion(deps: AppDeps, id: string) {
+  deps.db.$client.query('INSERT INTO minions (id, updated_at) VALUES (?1, ?2) ON CONFLICT (id) DO NOTHING').run(id, deps.clock.now())
+}
+
+/** Facts about one minion; only the given ones change. */
+export interface MinionFacts {
+  id: string
+  keyState?: 'accepted' | 'pending' | 'rejected' | 'denied' | null
+  online?: boolean
+  lastSeen?: number
+  grains?: Record<string, unknown>
+}
+
+const str = (v: unknown, max = 255) => (typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : null)
+
+/** The address shown for a minion: its first non-loopback IPv4 grain. */
+function firstIp(grains: Record<string, unknown>): string | null {
+  const v4 = Array.isArray(grains.ipv4) ? (grains.ipv4 as unknown[]) : []
+  const ip = v4.find((a) => typeof a === 'string' && !a.startsWith('127.'))
+  return typeof ip === 'string' ? ip : null
+}
+
+/** Upserts facts for many minions in one transaction (pollers call this with a whole batch). */
+export function upsertMinionFacts(deps: AppDeps, facts: MinionFacts[]) {
+  const db = deps.db.$client
+  const now = deps.clock.now()
+  db.transaction(() => {
+    for (const f of facts) {
+      ensureMinion(deps, f.id)
+      if (f.keyState !== undefined) db.query('UPDATE minions SET key_state = ?2, updated_at = ?3 WHERE id = ?1').run(f.id, f.keyState, now)
+      if (f.online !== undefined)
+        db.query('UPDATE minions SET online = ?2, last_seen = CASE WHEN ?2 THEN ?3 ELSE last_seen END, updated_at = ?4 WHERE id = ?1').run(f.id, f.online ? 1 : 0, f.lastSeen ?? now, now)
+      if (f.grains !== undefined) {
+        const g = f.grains
+        db.query('UPDATE minions SET grains = ?2, os = ?3, osrelease = ?4, ip = ?5, salt_version = ?6, os_family = ?7, updated_at = ?8 WHERE id = ?1').run(
+          f.id, JSON.stringify(g), str(g.os), str(g.osrelease), firstIp(g), str(g.saltversion), str(g.os_family), now,
+        )
+      }
+    }
+  })()
+}
+
+/** Values of the minion list's `status` filter. */
+export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
+
+const STATUS_SQL: Record<(typeof MINION_STATUSES)[number], string> = {
+  online: 'online = 1', offline: 'online = 0',
+  accepted: "key_state = 'accepted'", pending: "key_state = 'pending'", rejected: "key_state = 'rejected'", denied: "key_state = 'denied'",
+  healthy: "last_run_status = 'healthy'", changed: "last_run_status = 'changed'", unhealthy: "last_run_status = 'unhealthy'", blocked: "last_run_status = 'blocked'",
+}
+
+const SUMMARY = 'id, key_state, online, last_seen, os, osrelease, ip, salt_version, last_run_status, last_run_completed_at'
+function minionOut(r: Record<string, any>) {
+  return {
+    id: r.id, key_state: r.key_state, online: r.online === 1, last_seen: isoOrNull(r.last_seen), os: r.os, osrelease: r.osrelease, ip: r.ip,
+    salt_version: r.salt_version, last_run: r.last_run_status ? { status: r.last_run_status, completed_at: isoOrNull(r.last_run_completed_at) } : null,
+  }
+}
+
+/** Lists minions by id with an id substring filter and a status filter. */
+export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MINION_STATUSES)[number]; limit: number; offset: number }) {
+  const where: string[] = []
+  const args: string[] = []
+  if (q.q) {
+    args.push(`%${q.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
+    where.push(`id LIKE ?1 ESCAPE '\\'`)
+  }
+  if (q.status) where.push(STATUS_SQL[q.status])
+  const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
+  const db = deps.db.$client
+  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM minions ${w}`).get(...args)!.n
+  const rows = db.query<Record<string, any>, any[]>(`SELECT ${SUMMARY} FROM minions ${w} ORDER BY id LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
+  return { total, minions: rows.map(minionOut) }
+}
+
+/** One minion with its grains; 404 when unknown. */
+export function minionDetail(deps: AppDeps, id: string) {
+  const r = deps.db.$client.query<Record<string, any>, [string]>(`SELECT ${SUMMARY}, grains FROM minions WHERE id = ?1`).get(id)
+  if (!r) throw notFound('Minion')
+  return { ...minionOut(r), grains: r.grains ? JSON.parse(r.grains) : {} }
+}
+
+/** Fleet counts for the overview. */
+export function minionCounts(deps: AppDeps) {
+  return deps.db.$client.query<Record<string, number>, []>(
+    `SELECT count(*) AS total, coalesce(sum(online = 1), 0) AS online, coalesce(sum(online = 0), 0) AS offline,
+            coalesce(sum(key_state = 'pending'), 0) AS keys_pending, coalesce(sum(last_run_status = 'unhealthy'), 0) AS runs_failing FROM minions`,
+  ).get()!
+}

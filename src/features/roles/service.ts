@@ -1,0 +1,127 @@
+/** Roles, their grants, the built-in roles and permission matching. */
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { rolePermissions, roles } from '../../db/schema'
+import { conflict, notFound } from '../../http/errors'
+import { globMatch } from '../../lib/glob'
+import { newId } from '../../lib/ids'
+
+/** A (verb, resource_glob) pair. */
+export interface Grant {
+  verb: string
+  resource_glob: string
+}
+
+/** The built-in roles and their grants (contract §4); repaired at every start. */
+export const BUILTIN_ROLES: Record<string, { description: string; grants: [string, string][] }> = {
+  admin: { description: 'Full access', grants: [['*', '*']] },
+  operator: {
+    description: 'Runs jobs, manages keys and collects inventory',
+    grants: [['view', '*'], ['run', '*'], ['accept', 'key:*'], ['reject', 'key:*'], ['delete', 'key:*'], ['execute', 'salt:*'], ['kill', 'job:*'], ['collect', 'inventory:*']],
+  },
+  viewer: {
+    description: 'Reads the fleet',
+    grants: [['view', 'minion:*'], ['view', 'key:*'], ['view', 'job:*'], ['view', 'inventory:*'], ['view', 'event:*']],
+  },
+}
+
+/** True when any grant's globs match the verb and the resource. */
+export function holds(grants: Grant[], verb: string, resource: string): boolean {
+  return grants.some((g) => globMatch(g.verb, verb) && globMatch(g.resource_glob, resource))
+}
+
+/** Creates missing built-in roles and re-adds missing grants; returns the role ids by name. */
+export function ensureBuiltinRoles(deps: AppDeps): Record<string, string> {
+  const ids: Record<string, string> = {}
+  deps.db.transaction((tx) => {
+    for (const [name, spec] of Object.entries(BUILTIN_ROLES)) {
+      let row = tx.select().from(roles).where(eq(roles.nameKey, name)).get()
+      if (!row) {
+        row = { id: newId(), name, nameKey: name, description: spec.description, isBuiltin: true, createdAt: deps.clock.now() }
+        tx.insert(roles).values(row).run()
+      } else if (!row.isBuiltin) tx.update(roles).set({ isBuiltin: true }).where(eq(roles.id, row.id)).run()
+      for (const [verb, resourceGlob] of spec.grants)
+        tx.insert(rolePermissions).values({ id: newId(), roleId: row.id, verb, resourceGlob }).onConflictDoNothing().run()
+      ids[name] = row.id
+    }
+  })
+  return ids
+}
+
+type RoleRow = typeof roles.$inferSelect
+/** The public shape of a role. */
+export const roleOut = (r: RoleRow) => ({ id: r.id, name: r.name, is_builtin: r.isBuiltin, description: r.description })
+
+/** Reads a role or throws 404. */
+export function getRole(deps: AppDeps, id: string): RoleRow {
+  const r = deps.db.select().from(roles).where(eq(roles.id, id)).get()
+  if (!r) throw notFound('Role')
+  return r
+}
+
+/** Lists every role sorted by name. */
+export function listRoles(deps: AppDeps) {
+  const rows = deps.db.select().from(roles).orderBy(asc(roles.nameKey), asc(roles.name)).all()
+  return { total: rows.length, roles: rows.map(roleOut) }
+}
+
+/** A role with its grants. */
+export function roleDetail(deps: AppDeps, id: string) {
+  const r = getRole(deps, id)
+  const perms = deps.db.select().from(rolePermissions).where(eq(rolePermissions.roleId, id)).orderBy(asc(rolePermissions.verb), asc(rolePermissions.resourceGlob)).all()
+  return { ...roleOut(r), permissions: perms.map((p) => ({ id: p.id, verb: p.verb, resource_glob: p.resourceGlob })) }
+}
+
+/** Creates a role; names are unique case-insensitively. */
+export function createRole(deps: AppDeps, name: string, description: string) {
+  const key = name.toLowerCase()
+  if (deps.db.select({ id: roles.id }).from(roles).where(eq(roles.nameKey, key)).get()) throw conflict('Role name already exists')
+  const row = { id: newId(), name, nameKey: key, description, isBuiltin: false, createdAt: deps.clock.now() }
+  deps.db.insert(roles).values(row).run()
+  return roleOut(row)
+}
+
+/** Changes a role's description (built-in roles included). */
+export function updateRole(deps: AppDeps, id: string, description: string | null | undefined) {
+  const r = getRole(deps, id)
+  if (description != null) {
+    deps.db.update(roles).set({ description }).where(eq(roles.id, id)).run()
+    r.description = description
+  }
+  return roleOut(r)
+}
+
+/** Deletes a custom role and, through the foreign keys, its assignments and grants. */
+export function deleteRole(deps: AppDeps, id: string) {
+  const r = getRole(deps, id)
+  if (r.isBuiltin) throw conflict('Cannot delete a built-in role')
+  deps.db.delete(roles).where(eq(roles.id, id)).run()
+  return r
+}
+
+/** Adds a grant to a custom role. */
+export function addPermission(deps: AppDeps, roleId: string, verb: string, resourceGlob: string) {
+  const r = getRole(deps, roleId)
+  if (r.isBuiltin) throw conflict("Cannot change a built-in role's permissions")
+  const existing = deps.db.select().from(rolePermissions)
+    .where(and(eq(rolePermissions.roleId, roleId), eq(rolePermissions.verb, verb), eq(rolePermissions.resourceGlob, resourceGlob))).get()
+  if (existing) throw conflict('Permission already exists')
+  const row = { id: newId(), roleId, verb, resourceGlob }
+  deps.db.insert(rolePermissions).values(row).run()
+  return { id: row.id, verb, resource_glob: resourceGlob }
+}
+
+/** Removes a grant from a custom role. */
+export function removePermission(deps: AppDeps, roleId: string, permId: string) {
+  const r = getRole(deps, roleId)
+  if (r.isBuiltin) throw conflict("Cannot change a built-in role's permissions")
+  const res = deps.db.$client.query('DELETE FROM role_permissions WHERE role_id = ?1 AND id = ?2').run(roleId, permId)
+  if (res.changes === 0) throw notFound('Permission')
+}
+
+/** The ids among `ids` that name no role. */
+export function unknownRoleIds(deps: AppDeps, ids: string[]): string[] {
+  if (!ids.length) return []
+  const found = new Set(deps.db.select({ id: roles.id }).from(roles).where(sql`${roles.id} in ${ids}`).all().map((r) => r.id))
+  return ids.filter((i) => !found.has(i))
+}

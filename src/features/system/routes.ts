@@ -1,0 +1,30 @@
+/** Liveness, readiness, version and the API document (contract §2). */
+import { Type as T } from '@sinclair/typebox'
+import { route, type RouteDef } from '../../http/route'
+import { AppError } from '../../http/errors'
+import { API_VERSION, openApiDocument } from '../../http/openapi'
+import { VERSION } from '../../version'
+
+/** System routes; the OpenAPI route describes `all` (every route of the app). */
+export const systemRoutes = (all: () => RouteDef[]) => {
+  let doc: unknown = null
+  return [
+    route({ method: 'GET', path: '/healthz', tag: 'system', summary: 'Process is alive', access: 'public', response: T.Object({ status: T.Literal('ok') }), handler: () => ({ status: 'ok' }) }),
+    route({
+      method: 'GET', path: '/readyz', tag: 'system', summary: 'Database answers', access: 'public', response: T.Object({ status: T.Literal('ok') }),
+      handler({ deps }) {
+        try {
+          deps.db.$client.query('SELECT 1').get()
+        } catch {
+          throw new AppError(503, 'Database unavailable')
+        }
+        return { status: 'ok' }
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/version', tag: 'system', summary: 'Service and API version', access: 'public',
+      response: T.Object({ version: T.String(), api: T.String() }), handler: () => ({ version: VERSION, api: API_VERSION }),
+    }),
+    route({ method: 'GET', path: '/api/openapi.json', tag: 'system', summary: 'This document', access: 'public', handler: () => (doc ??= openApiDocument(all())) }),
+  ]
+}

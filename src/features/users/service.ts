@@ -1,0 +1,116 @@
+/** Local user accounts and their role assignments. */
+import { asc, eq, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { roles, userRoles, users } from '../../db/schema'
+import { conflict, notFound, ValidationFailed } from '../../http/errors'
+import { iso } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import { endSessions, hashPassword } from '../auth/service'
+import { unknownRoleIds } from '../roles/service'
+
+type UserRow = typeof users.$inferSelect
+
+/** The roles of a user as `{id, name}`, sorted by name. */
+export function rolesOf(deps: AppDeps, userId: string) {
+  return deps.db.select({ id: roles.id, name: roles.name }).from(userRoles).innerJoin(roles, eq(roles.id, userRoles.roleId))
+    .where(eq(userRoles.userId, userId)).orderBy(asc(roles.nameKey)).all()
+}
+
+/** The public shape of a user: never the password hash. */
+export function userOut(deps: AppDeps, u: UserRow) {
+  return {
+    id: u.id, username: u.username, display_name: u.displayName, must_change_pw: u.mustChangePw, is_active: u.isActive,
+    is_builtin: u.isBuiltin, roles: rolesOf(deps, u.id), created_at: iso(u.createdAt), updated_at: iso(u.updatedAt),
+  }
+}
+
+/** Reads a user or throws 404. */
+export function getUser(deps: AppDeps, id: string): UserRow {
+  const u = deps.db.select().from(users).where(eq(users.id, id)).get()
+  if (!u) throw notFound('User')
+  return u
+}
+
+/** Lists users sorted by username. */
+export function listUsers(deps: AppDeps) {
+  const rows = deps.db.select().from(users).orderBy(asc(users.usernameKey)).all()
+  return { total: rows.length, users: rows.map((u) => userOut(deps, u)) }
+}
+
+function checkRoleIds(deps: AppDeps, ids: string[], loc: (string | number)[]) {
+  const bad = unknownRoleIds(deps, ids)
+  if (bad.length)
+    throw new ValidationFailed(bad.map((id) => ({ type: 'value_error', loc: [...loc, ids.indexOf(id)], msg: 'Value error, unknown role id', input: id, ctx: { error: 'unknown role id' } })))
+}
+
+/** Input of user creation. */
+export interface NewUser {
+  username: string
+  password: string
+  display_name?: string
+  must_change_pw?: boolean
+  is_active?: boolean
+  roles?: string[]
+}
+
+/** Creates a user; usernames are unique case-insensitively. */
+export async function createUser(deps: AppDeps, input: NewUser) {
+  const key = input.username.toLowerCase()
+  if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw conflict('Username already exists')
+  const roleIds = [...new Set(input.roles ?? [])]
+  checkRoleIds(deps, roleIds, ['body', 'roles'])
+  const now = deps.clock.now()
+  const row: UserRow = {
+    id: newId(), username: input.username, usernameKey: key, displayName: input.display_name ?? '', passwordHash: await hashPassword(deps, input.password),
+    mustChangePw: input.must_change_pw ?? true, isActive: input.is_active ?? true, isBuiltin: false, createdAt: now, updatedAt: now,
+  }
+  deps.db.transaction((tx) => {
+    tx.insert(users).values(row).run()
+    for (const roleId of roleIds) tx.insert(userRoles).values({ userId: row.id, roleId }).run()
+  })
+  return userOut(deps, row)
+}
+
+/** Replaces a user's roles. */
+export function setRoles(deps: AppDeps, userId: string, roleIds: string[], loc: (string | number)[] = ['body', 'role_ids']) {
+  getUser(deps, userId)
+  const ids = [...new Set(roleIds)]
+  checkRoleIds(deps, ids, loc)
+  deps.db.transaction((tx) => {
+    tx.delete(userRoles).where(eq(userRoles.userId, userId)).run()
+    for (const roleId of ids) tx.insert(userRoles).values({ userId, roleId }).run()
+  })
+}
+
+/** Changes display name, active flag and roles. */
+export function updateUser(deps: AppDeps, id: string, patch: { display_name?: string | null; is_active?: boolean | null; roles?: string[] | null }, actorId: string) {
+  const u = getUser(deps, id)
+  if (patch.is_active === false && (u.id === actorId || u.isBuiltin)) throw conflict(u.isBuiltin ? 'Cannot deactivate a built-in user' : 'Cannot deactivate yourself')
+  if (patch.roles != null) setRoles(deps, id, patch.roles, ['body', 'roles'])
+  const set: Partial<UserRow> = { updatedAt: deps.clock.now() }
+  if (patch.display_name != null) set.displayName = patch.display_name
+  if (patch.is_active != null) set.isActive = patch.is_active
+  deps.db.update(users).set(set).where(eq(users.id, id)).run()
+  if (patch.is_active === false) endSessions(deps, id)
+  return userOut(deps, getUser(deps, id))
+}
+
+/** Deletes a user; not yourself, not a built-in user. */
+export function deleteUser(deps: AppDeps, id: string, actorId: string) {
+  const u = getUser(deps, id)
+  if (u.id === actorId) throw conflict('Cannot delete yourself')
+  if (u.isBuiltin) throw conflict('Cannot delete a built-in user')
+  deps.db.delete(users).where(eq(users.id, id)).run()
+  return u
+}
+
+/** Sets a user's password (by an admin) and ends that user's sessions. */
+export async function setPassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
+  getUser(deps, id)
+  const hash = await hashPassword(deps, password)
+  deps.db.update(users).set({ passwordHash: hash, mustChangePw: mustChange, updatedAt: deps.clock.now() }).where(eq(users.id, id)).run()
+  endSessions(deps, id)
+}
+
+/** Number of users (for status pages). */
+export const countUsers = (deps: AppDeps) => deps.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n

@@ -1,0 +1,34 @@
+/** Schema pieces shared by several routes. */
+import { Type as T, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox'
+
+/** A string enum: a union of literals (reported as `literal_error`). */
+export const OneOf = <const X extends string>(xs: readonly X[]) => T.Union(xs.map((x) => T.Literal(x))) as unknown as TUnion<TLiteral<X>[]>
+
+/** A value of `schema` or null. */
+export const Nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()])
+
+/** A path object of UUID parameters. */
+export const UuidPath = <K extends string>(...names: K[]) =>
+  T.Object(Object.fromEntries(names.map((n) => [n, T.String({ format: 'uuid' })])) as Record<K, ReturnType<typeof T.String>>)
+
+/** `limit` (1..max, default) and `offset` (≥ 0) query parameters. */
+export const paging = (max: number, dflt: number) => ({
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: max, default: dflt })),
+  offset: T.Optional(T.Integer({ minimum: 0, default: 0 })),
+})
+
+/** The `{detail}` body of every non-validation error. */
+export const ErrorOut = T.Object({ detail: T.String() })
+
+/** Usernames: 1..64 of A-Z a-z 0-9 . _ @ - (contract §3). */
+export const Username = T.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$' })
+
+/** A new password: 8..1024 characters, never echoed back in errors. */
+export const NewPassword = T.String({ minLength: 8, maxLength: 1024, writeOnly: true })
+
+/** A role id list. */
+export const RoleIds = T.Array(T.String({ format: 'uuid' }))
+
+/** A string of at most `max` chars with no control characters. */
+export const PlainText = (min: number, max: number, trim = false) =>
+  T.String({ minLength: min, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]*$', ...(trim ? { trim: true } : {}) })

@@ -1,0 +1,201 @@
+/**
+ * The one validation step of every route: pydantic-lax coercion driven by the route's TypeBox schemas,
+ * then TypeBox's error list mapped to the 422 vocabulary of contract §1.1.
+ */
+import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
+import type { ErrorEntry } from './errors'
+
+/** The three places a request carries input, as named in `loc`. */
+export type Part = 'path' | 'query' | 'body'
+
+const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/
+
+/** Why a string is not a UUID, worded like the uuid parser behind pydantic; null when it is one. */
+export function uuidProblem(s: string): string | null {
+  if (UUID_RE.test(s) && (s.length === 32 || s.length === 36)) return null
+  const bad = [...s].findIndex((c) => !/[0-9a-fA-F-]/.test(c))
+  if (bad >= 0) return `invalid character: expected an optional prefix of \`urn:uuid:\` followed by [0-9a-fA-F-], found \`${[...s][bad]}\` at ${bad + 1}`
+  if (!s.includes('-')) return `invalid length: expected length 32 for simple format, found ${s.length}`
+  const groups = s.split('-')
+  if (groups.length !== 5) return `invalid group count: expected 5, found ${groups.length}`
+  const want = [8, 4, 4, 4, 12]
+  const g = groups.findIndex((x, n) => x.length !== want[n])
+  return `invalid group length in group ${g}: expected ${want[g]}, found ${groups[g]!.length}`
+}
+
+/** Why a string is not an http(s) URL: [type, reason]; null when it is one. */
+export function urlProblem(s: string): [string, string] | null {
+  let u: URL
+  try {
+    u = new URL(s)
+  } catch {
+    return ['url_parsing', s.includes(':') ? 'invalid international domain name' : 'relative URL without a base']
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return ['url_scheme', "URL scheme should be 'http' or 'https'"]
+  if (!u.hostname) return ['url_parsing', 'empty host']
+  return null
+}
+
+FormatRegistry.Set('uuid', (s) => uuidProblem(s) === null)
+FormatRegistry.Set('http-url', (s) => urlProblem(s) === null)
+
+const TRUE = new Set(['true', '1', 'yes', 'on', 't', 'y'])
+const FALSE = new Set(['false', '0', 'no', 'off', 'f', 'n'])
+const INT_STRING = /^\s*[+-]?\d+(\.0*)?\s*$/
+
+/** The non-null branch of an "X or null" union, else undefined. */
+function nullableInner(schema: TSchema): TSchema | undefined {
+  if (schema[Kind] !== 'Union') return undefined
+  const inner = (schema.anyOf as TSchema[]).filter((s) => s[Kind] !== 'Null')
+  return inner.length === 1 && inner.length < schema.anyOf.length ? inner[0] : undefined
+}
+
+/** Pydantic lax mode: integers from integral strings, booleans from their usual spellings, trimmed names. */
+export function coerce(schema: TSchema, value: unknown): unknown {
+  switch (schema[Kind]) {
+    case 'Integer':
+      if (typeof value === 'string' && INT_STRING.test(value)) return Number.parseInt(value.trim(), 10)
+      return value
+    case 'Boolean':
+      if (typeof value === 'string') {
+        const v = value.toLowerCase()
+        if (TRUE.has(v)) return true
+        if (FALSE.has(v)) return false
+      }
+      if (value === 0 || value === 1) return value === 1
+      return value
+    case 'String':
+      return typeof value === 'string' && schema.trim ? value.trim() : value
+    case 'Union': {
+      const inner = nullableInner(schema)
+      return inner && value !== null ? coerce(inner, value) : value
+    }
+    case 'Array':
+      return Array.isArray(value) ? value.map((v) => coerce(schema.items, v)) : value
+    case 'Object': {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+      const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+      for (const [k, s] of Object.entries(schema.properties as Record<string, TSchema>)) if (k in out) out[k] = coerce(s, out[k])
+      return out
+    }
+    default:
+      return value
+  }
+}
+
+const plural = (n: number) => (n === 1 ? '' : 's')
+const quoteAll = (xs: unknown[]) => {
+  const q = xs.map((x) => (typeof x === 'string' ? `'${x}'` : String(x)))
+  return q.length > 1 ? `${q.slice(0, -1).join(', ')} or ${q.at(-1)}` : q[0]!
+}
+
+/** Maps one TypeBox error to its pydantic entry (or entries, for an "X or null" union). */
+function mapError(e: ValueError, loc: (string | number)[], secret: boolean): ErrorEntry[] {
+  const s = e.schema
+  const v = e.value
+  const entry = (type: string, msg: string, ctx?: Record<string, unknown>): ErrorEntry[] => {
+    const out: ErrorEntry = { type, loc, msg }
+    if (!secret && !s.writeOnly) out.input = v
+    if (ctx) out.ctx = ctx
+    return [out]
+  }
+  switch (e.type) {
+    case ValueErrorType.ObjectAdditionalProperties:
+      return entry('extra_forbidden', 'Extra inputs are not permitted')
+    case ValueErrorType.Object:
+      return loc.length === 1
+        ? entry('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from')
+        : entry('dict_type', 'Input should be a valid dictionary')
+    case ValueErrorType.Integer:
+    case ValueErrorType.Number:
+      if (typeof v === 'number' && !Number.isFinite(v)) return entry('finite_number', 'Input should be a finite number')
+      if (typeof v === 'number') return entry('int_from_float', 'Input should be a valid integer, got a number with a fractional part')
+      if (typeof v === 'string') return entry('int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
+      return entry('int_type', 'Input should be a valid integer')
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return entry('greater_than_equal', `Input should be greater than or equal to ${s.minimum}`, { ge: s.minimum })
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return entry('less_than_equal', `Input should be less than or equal to ${s.maximum}`, { le: s.maximum })
+    case ValueErrorType.Boolean:
+      return typeof v === 'string' || typeof v === 'number'
+        ? entry('bool_parsing', 'Input should be a valid boolean, unable to interpret input')
+        : entry('bool_type', 'Input should be a valid boolean')
+    case ValueErrorType.String:
+      return entry('string_type', 'Input should be a valid string')
+    case ValueErrorType.StringMinLength:
+      return entry('string_too_short', `String should have at least ${s.minLength} character${plural(s.minLength)}`, { min_length: s.minLength })
+    case ValueErrorType.StringMaxLength:
+      return entry('string_too_long', `String should have at most ${s.maxLength} character${plural(s.maxLength)}`, { max_length: s.maxLength })
+    case ValueErrorType.StringPattern:
+      return entry('string_pattern_mismatch', `String should match pattern '${s.pattern}'`, { pattern: s.pattern })
+    case ValueErrorType.StringFormat: {
+      if (s.format === 'uuid') {
+        const reason = uuidProblem(String(v))!
+        return entry('uuid_parsing', `Input should be a valid UUID, ${reason}`, { error: reason })
+      }
+      const [type, reason] = urlProblem(String(v))!
+      return type === 'url_scheme'
+        ? entry(type, reason, { expected_schemes: "'http' or 'https'" })
+        : entry(type, `Input should be a valid URL, ${reason}`, { error: reason })
+    }
+    case ValueErrorType.Array:
+      return entry('list_type', 'Input should be a valid list')
+    case ValueErrorType.Literal:
+      return entry('literal_error', `Input should be ${quoteAll([s.const])}`, { expected: quoteAll([s.const]) })
+    case ValueErrorType.Union: {
+      const branches = s.anyOf as TSchema[]
+      if (branches.every((b) => b[Kind] === 'Literal')) {
+        const expected = quoteAll(branches.map((b) => b.const))
+        return entry('literal_error', `Input should be ${expected}`, { expected })
+      }
+      const inner = nullableInner(s)
+      if (inner) return [...Value.Errors(inner, v)].flatMap((ie) => mapError(ie, [...loc, ...pointer(ie.path)], secret))
+      return entry('union_type', 'Input should match one of the allowed types')
+    }
+    default:
+      return entry('value_error', `Value error, ${e.message}`)
+  }
+}
+
+/** JSON-pointer path to loc segments (array indexes as numbers). */
+function pointer(path: string): (string | number)[] {
+  if (!path) return []
+  return path
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p))
+}
+
+/** Validates one part of a request; returns the coerced value and every problem found. */
+export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: unknown; errors: ErrorEntry[] } {
+  if (part === 'body' && raw === undefined) return { value: raw, errors: [{ type: 'missing', loc: ['body'], msg: 'Field required' }] }
+  const value = coerce(schema, raw)
+  const errors: ErrorEntry[] = []
+  const missing = new Set<string>()
+  for (const e of Value.Errors(schema, value)) {
+    if (missing.has(e.path)) continue
+    const loc = [part, ...pointer(e.path)]
+    if (e.type === ValueErrorType.ObjectRequiredProperty) {
+      missing.add(e.path)
+      errors.push({ type: 'missing', loc, msg: 'Field required' })
+      continue
+    }
+    errors.push(...mapError(e, loc, isSecret(schema, e.path)))
+  }
+  // pydantic reports the model's own fields first and unknown properties after them.
+  errors.sort((a, b) => Number(a.type === 'extra_forbidden') - Number(b.type === 'extra_forbidden'))
+  return { value, errors }
+}
+
+/** True when the property at `path` is marked writeOnly (passwords): its input is never echoed. */
+function isSecret(schema: TSchema, path: string): boolean {
+  const key = pointer(path)[0]
+  if (typeof key !== 'string' || schema[Kind] !== 'Object') return false
+  const prop = (schema.properties as Record<string, TSchema>)[key]
+  return !!prop && (prop.writeOnly === true || (nullableInner(prop)?.writeOnly ?? false))
+}

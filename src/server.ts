@@ -1,0 +1,61 @@
+/** Starting and stopping the service on a data directory: the `serve` command's body, also used by tests. */
+import { chmodSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { openDb } from './db/client'
+import { migrate } from './db/migrate'
+import { createApp } from './app'
+import type { Config } from './config'
+import type { AppDeps } from './deps'
+import { systemClock } from './lib/clock'
+import { Logger, type LogFormat } from './lib/log'
+import { loadSecretKey } from './lib/secret'
+import { bootstrap } from './features/auth/service'
+import { applyEnvSalt, readSection } from './features/settings/service'
+import { MAX_BODY } from './http/security'
+
+/** Creates the data directory (0700) and opens, migrates and bootstraps its database. */
+export async function openDataDir(config: Config, log = new Logger()): Promise<AppDeps> {
+  const dir = resolve(config.dataDir)
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  chmodSync(dir, 0o700)
+  const db = openDb(join(dir, 'saltdeck.db'))
+  migrate(db)
+  const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
+  await bootstrap(deps, dir)
+  applyEnvSalt(deps)
+  log.format = readSection(deps, 'logging').log_format as LogFormat
+  return deps
+}
+
+/** A running service: its address and a graceful stop. */
+export interface Running {
+  port: number
+  url: string
+  stop(): Promise<void>
+}
+
+/** Serves the API on host:port until stopped; stop finishes in-flight requests and checkpoints the WAL. */
+export async function serve(config: Config, log = new Logger()): Promise<Running> {
+  const deps = await openDataDir(config, log)
+  const app = createApp(deps)
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    // Bun's own cap is above ours so that our 413 body answers first.
+    maxRequestBodySize: MAX_BODY * 2,
+    fetch: (req, srv) => app.fetch(req),
+  })
+  // Elysia reads the client address through its server handle.
+  ;(app as unknown as { server: unknown }).server = server
+  log.info('saltdeck listening', { url: server.url.href, data_dir: resolve(config.dataDir) })
+  return {
+    port: server.port!,
+    url: server.url.href,
+    async stop() {
+      await server.stop()
+      deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      deps.db.$client.close()
+      log.info('saltdeck stopped')
+    },
+  }
+}
