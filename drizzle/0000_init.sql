@@ -71,6 +71,11 @@ CREATE TABLE `settings` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `activity_counts` (
+	`category` text PRIMARY KEY NOT NULL,
+	`n` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `activity_events` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`ts` integer NOT NULL,
