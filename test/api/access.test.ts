@@ -1,0 +1,84 @@
+// Proves the per-route permission table of contract §4: every route against no session, a role-less user, viewer, operator and admin.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { call, testWorld, type Who } from '../helpers/app'
+import { allRoutes } from '../../src/app'
+
+let w: Awaited<ReturnType<typeof testWorld>>
+let roleId: string
+let userId: string
+beforeAll(async () => {
+  w = await testWorld()
+  roleId = w.roleId('viewer')
+  userId = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'nobody').id
+})
+
+const WHO: Who[] = ['anon', 'nobody', 'viewer', 'operator', 'admin']
+const UUID0 = '00000000-0000-4000-8000-000000000000'
+type Row = [method: string, path: () => string, expected: number[], body?: unknown]
+// Expected status for [anon, nobody, viewer, operator, admin]. Write routes aim at missing records (404) so the matrix changes nothing.
+const ADMIN_ONLY_200 = [401, 403, 403, 403, 200]
+const MATRIX: Row[] = [
+  ['GET', () => '/api/admin/settings', ADMIN_ONLY_200],
+  ['PUT', () => '/api/admin/settings/pollers', ADMIN_ONLY_200, {}],
+  ['PUT', () => '/api/admin/settings/widget', ADMIN_ONLY_200, {}],
+  ['PUT', () => '/api/admin/settings/logging', ADMIN_ONLY_200, {}],
+  ['PUT', () => '/api/admin/settings/salt', ADMIN_ONLY_200, { verify: true }],
+  ['GET', () => '/api/admin/settings/status', ADMIN_ONLY_200],
+  ['GET', () => '/api/activity/widget-config', [401, 200, 200, 200, 200]],
+  ['GET', () => '/api/activity', [401, 200, 200, 200, 200]],
+  ['GET', () => '/api/auth/me', [401, 200, 200, 200, 200]],
+  ['GET', () => '/api/auth/tokens', [401, 200, 200, 200, 200]],
+  ['POST', () => '/api/auth/tokens', [401, 422, 422, 422, 422], { name: '' }],
+  ['DELETE', () => `/api/auth/tokens/${UUID0}`, [401, 404, 404, 404, 404]],
+  ['POST', () => '/api/auth/change-password', [401, 422, 422, 422, 422], {}],
+  ['POST', () => '/api/auth/login', [422, 422, 422, 422, 422], {}],
+  ['GET', () => '/api/roles', [401, 403, 403, 200, 200]],
+  ['GET', () => `/api/roles/${roleId}`, [401, 403, 403, 200, 200]],
+  ['POST', () => '/api/roles', [401, 403, 403, 403, 422], { name: '' }],
+  ['PATCH', () => `/api/roles/${UUID0}`, [401, 403, 403, 403, 404], {}],
+  ['DELETE', () => `/api/roles/${UUID0}`, [401, 403, 403, 403, 404]],
+  ['POST', () => `/api/roles/${UUID0}/permissions`, [401, 403, 403, 403, 404], { verb: 'view', resource_glob: '*' }],
+  ['DELETE', () => `/api/roles/${UUID0}/permissions/${UUID0}`, [401, 403, 403, 403, 404]],
+  ['GET', () => '/api/users', [401, 403, 403, 200, 200]],
+  ['GET', () => `/api/users/${userId}`, [401, 403, 403, 200, 200]],
+  ['GET', () => `/api/users/${userId}/roles`, [401, 403, 403, 200, 200]],
+  ['POST', () => '/api/users', [401, 403, 403, 403, 422], {}],
+  ['PATCH', () => `/api/users/${UUID0}`, [401, 403, 403, 403, 404], {}],
+  ['DELETE', () => `/api/users/${UUID0}`, [401, 403, 403, 403, 404]],
+  ['POST', () => `/api/users/${UUID0}/password`, [401, 403, 403, 403, 404], { new_password: 'long-enough-1' }],
+  ['PUT', () => `/api/users/${UUID0}/roles`, [401, 403, 403, 403, 404], { role_ids: [] }],
+  ['GET', () => '/api/minions', [401, 403, 200, 200, 200]],
+  ['GET', () => '/api/minions/web-01', [401, 403, 404, 404, 404]],
+  ['GET', () => '/api/minions/web-01/runs', [401, 403, 200, 200, 200]],
+  ['GET', () => '/api/minions/web-01/packages', [401, 403, 200, 200, 200]],
+  ['GET', () => '/api/inventory/packages', [401, 403, 200, 200, 200]],
+  ['GET', () => '/api/inventory/packages/bash/versions', [401, 403, 404, 404, 404]],
+  ['GET', () => '/api/audit', [401, 403, 403, 200, 200]],
+  ['GET', () => '/healthz', [200, 200, 200, 200, 200]],
+  ['GET', () => '/readyz', [200, 200, 200, 200, 200]],
+  ['GET', () => '/api/version', [200, 200, 200, 200, 200]],
+  ['GET', () => '/api/openapi.json', [200, 200, 200, 200, 200]],
+  // Last: it ends each caller's session.
+  ['POST', () => '/api/auth/logout', [204, 204, 204, 204, 204]],
+]
+
+test('the matrix lists every route of the app', () => {
+  const norm = (p: string) => p.replace(/:[a-z_]+/g, ':x')
+  const inMatrix = new Set(MATRIX.map(([m, p]) => `${m} ${norm(p().replace(/[0-9a-f]{8}-[0-9a-f-]{27}|web-01|bash/g, ':x'))}`))
+  const routes = allRoutes().map((r) => `${r.method} ${norm(r.path)}`)
+  expect(routes.filter((r) => !inMatrix.has(r))).toEqual([])
+})
+
+describe.each(MATRIX)('%s %s', (method, path, expected, body) => {
+  test.each(WHO.map((who, i) => [who, expected[i]!] as const))('as %p → %p', async (who, status) => {
+    const r = await call(w, method, path(), { who, body })
+    expect(r.status).toBe(status)
+    if (status === 401 && path() !== '/api/auth/login') expect(r.body).toEqual({ detail: 'Not authenticated' })
+    if (status === 403) expect(r.body).toEqual({ detail: 'Forbidden' })
+  })
+})
+
+test('a role-less user sees an empty activity list', async () => {
+  w = await testWorld()
+  expect((await call(w, 'GET', '/api/activity', { who: 'nobody' })).body).toEqual({ total: 0, events: [] })
+})

@@ -1,0 +1,259 @@
+// Proves contract §3: login, cookies, throttling, forced password change, CSRF origin check, API tokens, expiry and the first admin.
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ADMIN_PW, call, testWorld } from '../helpers/app'
+import { openDb } from '../../src/db/client'
+import { migrate } from '../../src/db/migrate'
+import { loadConfig } from '../../src/config'
+import { ManualClock } from '../../src/lib/clock'
+import { Logger } from '../../src/lib/log'
+import { bootstrap } from '../../src/features/auth/service'
+import { createApp } from '../../src/app'
+
+type World = Awaited<ReturnType<typeof testWorld>>
+const login = (w: World, username: string, password: string, headers: Record<string, string> = {}) =>
+  call(w, 'POST', '/api/auth/login', { who: 'anon', body: { username, password }, headers })
+const cookieOf = (r: { headers: Headers }) => /saltdeck_session=([^;]*)/.exec(r.headers.get('set-cookie') ?? '')?.[1] ?? ''
+
+describe('login', () => {
+  test('returns the user summary and a session cookie with the contract flags', async () => {
+    const w = await testWorld()
+    const r = await login(w, 'admin', ADMIN_PW)
+    expect(r.status).toBe(200)
+    expect(r.body).toEqual({ username: 'admin', display_name: 'Administrator', must_change_pw: false, permissions: [{ verb: '*', resource_glob: '*' }] })
+    const c = r.headers.get('set-cookie')!
+    expect(c).toMatch(/saltdeck_session=[A-Za-z0-9_-]{43};/)
+    expect(c).toContain('HttpOnly')
+    expect(c).toContain('SameSite=Lax')
+    expect(c).toContain('Path=/')
+    expect(c).toContain('Max-Age=28800')
+    expect(c).not.toContain('Secure')
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: cookieOf(r) } })).body.username).toBe('admin')
+  })
+  test('only the SHA-256 of the session token is stored', async () => {
+    const w = await testWorld()
+    const token = cookieOf(await login(w, 'admin', ADMIN_PW))
+    const hashes = w.deps.db.$client.query<{ token_hash: string }, []>('SELECT token_hash FROM sessions').all().map((r) => r.token_hash)
+    expect(hashes).not.toContain(token)
+    expect(hashes).toContain(new Bun.CryptoHasher('sha256').update(token).digest('hex'))
+  })
+  test('Secure is added with SALTDECK_COOKIE_SECURE', async () => {
+    const w = await testWorld({ cookieSecure: true })
+    expect((await login(w, 'admin', ADMIN_PW)).headers.get('set-cookie')).toContain('Secure')
+  })
+  test('usernames match case-insensitively', async () => {
+    const w = await testWorld()
+    expect((await login(w, 'ADMIN', ADMIN_PW)).status).toBe(200)
+  })
+  test('operator permissions are the union of its grants, sorted by verb then glob', async () => {
+    const w = await testWorld()
+    const r = await login(w, 'oper', 'password-123')
+    expect(r.body.permissions).toEqual([
+      { verb: 'accept', resource_glob: 'key:*' }, { verb: 'collect', resource_glob: 'inventory:*' }, { verb: 'delete', resource_glob: 'key:*' },
+      { verb: 'execute', resource_glob: 'salt:*' }, { verb: 'kill', resource_glob: 'job:*' }, { verb: 'reject', resource_glob: 'key:*' },
+      { verb: 'run', resource_glob: '*' }, { verb: 'view', resource_glob: '*' },
+    ])
+  })
+  test.each([
+    ['wrong password', 'admin', 'nope'],
+    ['unknown user', 'ghost', 'whatever'],
+  ])('%s is 401 Invalid credentials', async (_, u, p) => {
+    const w = await testWorld()
+    expect(await login(w, u, p)).toMatchObject({ status: 401, body: { detail: 'Invalid credentials' } })
+  })
+  test('an inactive user cannot log in and loses its sessions', async () => {
+    const w = await testWorld()
+    const id = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'view').id
+    expect((await call(w, 'PATCH', `/api/users/${id}`, { body: { is_active: false } })).status).toBe(200)
+    expect(await login(w, 'view', 'password-123')).toMatchObject({ status: 401, body: { detail: 'Invalid credentials' } })
+    expect((await call(w, 'GET', '/api/auth/me', { who: 'viewer' })).status).toBe(401)
+  })
+  test('logins are audited, failed ones too', async () => {
+    const w = await testWorld()
+    await login(w, 'admin', 'bad')
+    await login(w, 'admin', ADMIN_PW)
+    const entries = (await call(w, 'GET', '/api/audit?action=auth.login')).body.entries
+    expect(entries.map((e: any) => [e.username, e.ok])).toEqual([['admin', true], ['admin', false]])
+    expect(entries[1].detail).toBe('Invalid credentials')
+  })
+  test('unknown properties are ignored at login only', async () => {
+    const w = await testWorld()
+    expect((await call(w, 'POST', '/api/auth/login', { who: 'anon', body: { username: 'admin', password: ADMIN_PW, remember: true } })).status).toBe(200)
+  })
+})
+
+describe('throttling', () => {
+  test('5 failures for one username give 429 with Retry-After until the window passes', async () => {
+    const w = await testWorld()
+    for (let i = 0; i < 5; i++) expect((await login(w, 'admin', 'bad')).status).toBe(401)
+    const r = await login(w, 'admin', ADMIN_PW)
+    expect(r).toMatchObject({ status: 429, body: { detail: 'Too many failed logins, retry later' } })
+    expect(Number(r.headers.get('retry-after'))).toBe(900)
+    w.clock.advance(10 * 60_000)
+    expect(Number((await login(w, 'Admin', ADMIN_PW)).headers.get('retry-after'))).toBe(300)
+    w.clock.advance(5 * 60_000 + 1)
+    expect((await login(w, 'admin', ADMIN_PW)).status).toBe(200)
+  })
+  test('a success resets the username count', async () => {
+    const w = await testWorld()
+    for (let i = 0; i < 4; i++) await login(w, 'admin', 'bad')
+    expect((await login(w, 'admin', ADMIN_PW)).status).toBe(200)
+    for (let i = 0; i < 4; i++) expect((await login(w, 'admin', 'bad')).status).toBe(401)
+    expect((await login(w, 'admin', ADMIN_PW)).status).toBe(200)
+  })
+  test('20 failures from one client across usernames give 429', async () => {
+    const w = await testWorld()
+    for (let i = 0; i < 20; i++) expect((await login(w, `user${i}`, 'bad')).status).toBe(401)
+    expect((await login(w, 'admin', ADMIN_PW)).status).toBe(429)
+  })
+})
+
+describe('sessions', () => {
+  test('logout deletes the session and clears the cookie; 204 also without one', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    const r = await call(w, 'POST', '/api/auth/logout', { who: { cookie: c }, headers: { 'content-type': 'application/json' } })
+    expect(r.status).toBe(204)
+    expect(r.headers.get('set-cookie')).toContain('Max-Age=0')
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).status).toBe(401)
+    expect((await call(w, 'POST', '/api/auth/logout', { who: 'anon' })).status).toBe(204)
+  })
+  test('a session ends after its 8-hour lifetime', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    w.clock.advance(8 * 3600_000 - 1)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).status).toBe(200)
+    w.clock.advance(1)
+    expect(await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).toMatchObject({ status: 401, body: { detail: 'Not authenticated' } })
+  })
+  test('the session token also works as a Bearer token', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token: c } })).status).toBe(200)
+  })
+})
+
+describe('CSRF', () => {
+  const put = (w: World, who: any, headers: Record<string, string>) => call(w, 'PUT', '/api/admin/settings/widget', { who, body: {}, headers })
+  test('a cookie write with a foreign Origin is 403, with its own origin 200', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    expect(await put(w, { cookie: c }, { origin: 'http://evil.example' })).toMatchObject({ status: 403, body: { detail: 'Forbidden' } })
+    expect((await put(w, { cookie: c }, { origin: 'http://localhost' })).status).toBe(200)
+    expect((await put(w, { cookie: c }, {})).status).toBe(200)
+  })
+  test('a cookie write without a JSON content type is 415, even with no body', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    const r = await call(w, 'DELETE', `/api/auth/tokens/00000000-0000-4000-8000-000000000000`, { who: { cookie: c } })
+    expect(r).toMatchObject({ status: 415, body: { detail: 'Content-Type must be application/json' } })
+  })
+  test('Bearer requests skip the origin check', async () => {
+    const w = await testWorld()
+    expect((await put(w, 'admin', { origin: 'http://evil.example' })).status).toBe(200)
+  })
+})
+
+describe('forced password change', () => {
+  async function world() {
+    const w = await testWorld()
+    const id = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'oper').id
+    await call(w, 'POST', `/api/users/${id}/password`, { body: { new_password: 'temporary-pw-1' } })
+    const c = cookieOf(await login(w, 'oper', 'temporary-pw-1'))
+    return { w, c }
+  }
+  test('every route but me, change-password and logout answers 403 Password change required', async () => {
+    const { w, c } = await world()
+    const who = { cookie: c }
+    expect((await call(w, 'GET', '/api/auth/me', { who })).body.must_change_pw).toBe(true)
+    expect(await call(w, 'GET', '/api/minions', { who })).toMatchObject({ status: 403, body: { detail: 'Password change required' } })
+    expect(await call(w, 'GET', '/api/activity', { who })).toMatchObject({ status: 403, body: { detail: 'Password change required' } })
+  })
+  test('change-password clears the flag, keeps this session and ends the others', async () => {
+    const { w, c } = await world()
+    const other = cookieOf(await login(w, 'oper', 'temporary-pw-1'))
+    const cp = (body: unknown) => call(w, 'POST', '/api/auth/change-password', { who: { cookie: c }, body })
+    expect(await cp({ current_password: 'wrong', new_password: 'brand-new-pw-2' })).toMatchObject({ status: 403, body: { detail: 'Current password is incorrect' } })
+    expect((await cp({ current_password: 'temporary-pw-1', new_password: 'short' })).body.detail[0]).toMatchObject({ type: 'string_too_short', loc: ['body', 'new_password'] })
+    expect((await cp({ current_password: 'temporary-pw-1', new_password: 'brand-new-pw-2' })).status).toBe(204)
+    expect((await call(w, 'GET', '/api/minions', { who: { cookie: c } })).status).toBe(200)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: other } })).status).toBe(401)
+    expect((await login(w, 'oper', 'brand-new-pw-2')).body.must_change_pw).toBe(false)
+  })
+  test('a new password equal to the username (any case) is refused', async () => {
+    const w = await testWorld()
+    await call(w, 'POST', '/api/users', { body: { username: 'longusername', password: 'first-password', must_change_pw: false } })
+    const c = cookieOf(await login(w, 'longusername', 'first-password'))
+    const r = await call(w, 'POST', '/api/auth/change-password', { who: { cookie: c }, body: { current_password: 'first-password', new_password: 'LongUserName' } })
+    expect(r.status).toBe(422)
+    expect(r.body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body', 'new_password'] })
+    expect((await login(w, 'longusername', 'first-password')).status).toBe(200)
+  })
+})
+
+describe('API tokens', () => {
+  test('create (shown once), use, list without secret, revoke', async () => {
+    const w = await testWorld()
+    const r = await call(w, 'POST', '/api/auth/tokens', { body: { name: 'ci script', expires_in_days: 2 } })
+    expect(r.status).toBe(201)
+    expect(r.body).toMatchObject({ name: 'ci script', expires_at: new Date(w.clock.now() + 2 * 86_400_000).toISOString() })
+    expect(r.body.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token: r.body.token } })).body.username).toBe('admin')
+    const list = (await call(w, 'GET', '/api/auth/tokens')).body
+    expect(list.total).toBe(1)
+    expect(list.tokens[0]).not.toHaveProperty('token')
+    expect((await call(w, 'DELETE', `/api/auth/tokens/${r.body.id}`)).status).toBe(204)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token: r.body.token } })).status).toBe(401)
+    expect((await call(w, 'DELETE', `/api/auth/tokens/${r.body.id}`)).body).toEqual({ detail: 'Token not found' })
+  })
+  test('a token expires', async () => {
+    const w = await testWorld()
+    const t = (await call(w, 'POST', '/api/auth/tokens', { body: { name: 't', expires_in_days: 1 } })).body.token
+    w.clock.advance(86_400_000)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token: t } })).status).toBe(401)
+  })
+  test("one user cannot revoke another's token", async () => {
+    const w = await testWorld()
+    const t = (await call(w, 'POST', '/api/auth/tokens', { who: 'viewer', body: { name: 'mine' } })).body
+    expect((await call(w, 'DELETE', `/api/auth/tokens/${t.id}`)).status).toBe(404)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token: t.token } })).status).toBe(200)
+  })
+})
+
+describe('first start', () => {
+  const fresh = async (adminPassword: string | null) => {
+    const dir = mkdtempSync(join(tmpdir(), 'sd-boot-'))
+    const db = openDb(':memory:')
+    migrate(db)
+    const deps = { db, config: loadConfig({}, { passwordMemoryKib: 256, adminPassword }), clock: new ManualClock(), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) }
+    const printed: string[] = []
+    await bootstrap(deps, dir, (l) => printed.push(l))
+    return { dir, deps, printed, app: createApp(deps) }
+  }
+  test('without SALTDECK_ADMIN_PASSWORD: a random 20-char password, printed once and written 0600, must change', async () => {
+    const a = await fresh(null)
+    const pw = readFileSync(join(a.dir, 'initial-admin-password'), 'utf8').trim()
+    expect(pw).toMatch(/^[A-Za-z0-9]{20}$/)
+    expect(statSync(join(a.dir, 'initial-admin-password')).mode & 0o777).toBe(0o600)
+    expect(a.printed.join('\n')).toContain(pw)
+    const b = await fresh(null)
+    expect(readFileSync(join(b.dir, 'initial-admin-password'), 'utf8').trim()).not.toBe(pw)
+    const r = await a.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: pw }) }))
+    expect((await r.json()).must_change_pw).toBe(true)
+  })
+  test('with SALTDECK_ADMIN_PASSWORD: that password, no file, no forced change', async () => {
+    const a = await fresh('from-env-password')
+    expect(() => readFileSync(join(a.dir, 'initial-admin-password'))).toThrow()
+    const r = await a.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'from-env-password' }) }))
+    expect(await r.json()).toMatchObject({ username: 'admin', must_change_pw: false })
+  })
+  test('a second start creates nothing new and repairs built-in grants', async () => {
+    const a = await fresh('pw-pw-pw-pw')
+    a.deps.db.$client.query("DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE name = 'viewer')").run()
+    await bootstrap(a.deps, a.dir, () => {})
+    expect(a.deps.db.$client.query('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 })
+    expect(a.deps.db.$client.query("SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'").get()).toEqual({ n: 5 })
+  })
+})
