@@ -1,0 +1,136 @@
+// Proves the role and user lifecycles of contract §3-§4, with their conflicts, protections and audit entries.
+import { describe, expect, test } from 'bun:test'
+import { call, testWorld } from '../helpers/app'
+
+describe('roles', () => {
+  test('create → read → patch → grant → use → revoke → delete', async () => {
+    const w = await testWorld()
+    const created = await call(w, 'POST', '/api/roles', { body: { name: '  Auditors  ' } })
+    expect(created.status).toBe(201)
+    expect(created.body).toEqual({ id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), name: 'Auditors', is_builtin: false, description: '' })
+    const id = created.body.id
+    expect((await call(w, 'PATCH', `/api/roles/${id}`, { body: { description: 'reads the audit log' } })).body.description).toBe('reads the audit log')
+    expect((await call(w, 'PATCH', `/api/roles/${id}`, { body: { description: null } })).body.description).toBe('reads the audit log')
+    expect((await call(w, 'PATCH', `/api/roles/${id}`, { body: {} })).status).toBe(200)
+    const grant = await call(w, 'POST', `/api/roles/${id}/permissions`, { body: { verb: 'view', resource_glob: 'audit:*' } })
+    expect(grant.status).toBe(201)
+    expect((await call(w, 'POST', `/api/roles/${id}/permissions`, { body: { verb: 'view', resource_glob: 'audit:*' } })).status).toBe(409)
+    const detail = (await call(w, 'GET', `/api/roles/${id}`)).body
+    expect(detail.permissions).toEqual([{ id: grant.body.id, verb: 'view', resource_glob: 'audit:*' }])
+
+    const nobodyId = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'nobody').id
+    expect((await call(w, 'GET', '/api/audit', { who: 'nobody' })).status).toBe(403)
+    expect((await call(w, 'PUT', `/api/users/${nobodyId}/roles`, { body: { role_ids: [id] } })).status).toBe(200)
+    expect((await call(w, 'GET', '/api/audit', { who: 'nobody' })).status).toBe(200)
+    expect((await call(w, 'DELETE', `/api/roles/${id}/permissions/${grant.body.id}`)).status).toBe(204)
+    expect((await call(w, 'GET', '/api/audit', { who: 'nobody' })).status).toBe(403)
+
+    expect((await call(w, 'DELETE', `/api/roles/${id}`)).status).toBe(204)
+    expect(await call(w, 'GET', `/api/roles/${id}`)).toMatchObject({ status: 404, body: { detail: 'Role not found' } })
+    expect((await call(w, 'GET', `/api/users/${nobodyId}/roles`)).body).toEqual({ total: 0, roles: [] })
+    const actions = (await call(w, 'GET', '/api/audit')).body.entries.map((e: any) => e.action)
+    expect(actions).toEqual(expect.arrayContaining(['role.create', 'role.update', 'role.grant', 'role.revoke', 'role.delete', 'user.set_roles']))
+  })
+  test('names are unique case-insensitively', async () => {
+    const w = await testWorld()
+    expect((await call(w, 'POST', '/api/roles', { body: { name: 'ops' } })).status).toBe(201)
+    expect(await call(w, 'POST', '/api/roles', { body: { name: 'OPS' } })).toMatchObject({ status: 409, body: { detail: 'Role name already exists' } })
+    expect((await call(w, 'POST', '/api/roles', { body: { name: 'Viewer' } })).status).toBe(409)
+  })
+  test.each([
+    [{ name: '' }, 'string_too_short'],
+    [{ name: '   ' }, 'string_too_short'],
+    [{ name: 'x'.repeat(65) }, 'string_too_long'],
+    [{ name: 'bad\u0007name' }, 'string_pattern_mismatch'],
+    [{ name: 'ok', description: 'x'.repeat(256) }, 'string_too_long'],
+    [{ name: 'ok', extra: 1 }, 'extra_forbidden'],
+    [{}, 'missing'],
+    [{ name: 7 }, 'string_type'],
+  ])('POST /api/roles %p → %s', async (body, type) => {
+    const w = await testWorld()
+    const r = await call(w, 'POST', '/api/roles', { body })
+    expect(r.status).toBe(422)
+    expect(r.body.detail[0].type).toBe(type)
+    expect((await call(w, 'GET', '/api/roles')).body.total).toBe(3)
+  })
+  test('bounds that pass: 64-char name, 255-char description', async () => {
+    const w = await testWorld()
+    expect((await call(w, 'POST', '/api/roles', { body: { name: 'n'.repeat(64), description: 'd'.repeat(255) } })).status).toBe(201)
+  })
+  test('PATCH accepts only description', async () => {
+    const w = await testWorld()
+    const id = w.roleId('viewer')
+    const r = await call(w, 'PATCH', `/api/roles/${id}`, { body: { name: 'x' } })
+    expect(r.body.detail).toEqual([{ type: 'extra_forbidden', loc: ['body', 'name'], msg: 'Extra inputs are not permitted', input: 'x' }])
+  })
+  test('built-in roles: description may change; grants and the role itself are protected', async () => {
+    const w = await testWorld()
+    const id = w.roleId('viewer')
+    expect((await call(w, 'PATCH', `/api/roles/${id}`, { body: { description: 'read only' } })).body).toMatchObject({ name: 'viewer', is_builtin: true, description: 'read only' })
+    expect(await call(w, 'DELETE', `/api/roles/${id}`)).toMatchObject({ status: 409, body: { detail: 'Cannot delete a built-in role' } })
+    expect(await call(w, 'POST', `/api/roles/${id}/permissions`, { body: { verb: 'view', resource_glob: 'audit:*' } })).toMatchObject({ status: 409, body: { detail: "Cannot change a built-in role's permissions" } })
+  })
+  test('list is sorted by name', async () => {
+    const w = await testWorld()
+    await call(w, 'POST', '/api/roles', { body: { name: 'Beta' } })
+    await call(w, 'POST', '/api/roles', { body: { name: 'alpha' } })
+    const r = (await call(w, 'GET', '/api/roles')).body
+    expect(r.total).toBe(5)
+    expect(r.roles.map((x: any) => x.name)).toEqual(['admin', 'alpha', 'Beta', 'operator', 'viewer'])
+  })
+})
+
+describe('users', () => {
+  test('create → read → patch → set password → delete, never exposing the hash', async () => {
+    const w = await testWorld()
+    const c = await call(w, 'POST', '/api/users', { body: { username: 'alice', password: 'alice-pass-1', display_name: 'Alice', roles: [w.roleId('viewer')] } })
+    expect(c.status).toBe(201)
+    expect(c.body).toMatchObject({ username: 'alice', display_name: 'Alice', must_change_pw: true, is_active: true, is_builtin: false, roles: [{ id: w.roleId('viewer'), name: 'viewer' }] })
+    expect(JSON.stringify(c.body)).not.toContain('argon2')
+    expect(await call(w, 'POST', '/api/users', { body: { username: 'ALICE', password: 'another-pass' } })).toMatchObject({ status: 409, body: { detail: 'Username already exists' } })
+    const id = c.body.id
+    const p = await call(w, 'PATCH', `/api/users/${id}`, { body: { display_name: 'Alice A.', roles: [w.roleId('operator')] } })
+    expect(p.body).toMatchObject({ display_name: 'Alice A.', roles: [{ name: 'operator' }] })
+    expect((await call(w, 'POST', `/api/users/${id}/password`, { body: { new_password: 'reset-pass-1', must_change_pw: false } })).status).toBe(204)
+    const login = await call(w, 'POST', '/api/auth/login', { who: 'anon', body: { username: 'alice', password: 'reset-pass-1' } })
+    expect(login.body.must_change_pw).toBe(false)
+    const list = (await call(w, 'GET', '/api/users')).body
+    expect(list.total).toBe(5)
+    expect(JSON.stringify(list)).not.toContain('password_hash')
+    expect((await call(w, 'DELETE', `/api/users/${id}`)).status).toBe(204)
+    expect(await call(w, 'GET', `/api/users/${id}`)).toMatchObject({ status: 404, body: { detail: 'User not found' } })
+  })
+  test('deleting yourself or a built-in user is 409', async () => {
+    const w = await testWorld()
+    const users = (await call(w, 'GET', '/api/users')).body.users
+    const admin = users.find((u: any) => u.username === 'admin')
+    expect((await call(w, 'DELETE', `/api/users/${admin.id}`)).status).toBe(409)
+    const r = await call(w, 'POST', '/api/users', { body: { username: 'boss', password: 'boss-pass-1', roles: [w.roleId('admin')], must_change_pw: false } })
+    const tok = (await call(w, 'POST', '/api/auth/login', { who: 'anon', body: { username: 'boss', password: 'boss-pass-1' } })).headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]!
+    expect(await call(w, 'DELETE', `/api/users/${admin.id}`, { who: { token: tok } })).toMatchObject({ status: 409, body: { detail: 'Cannot delete a built-in user' } })
+    expect(await call(w, 'DELETE', `/api/users/${r.body.id}`, { who: { token: tok } })).toMatchObject({ status: 409, body: { detail: 'Cannot delete yourself' } })
+  })
+  test('an unknown role id is 422 and changes nothing', async () => {
+    const w = await testWorld()
+    const id = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'view').id
+    const r = await call(w, 'PUT', `/api/users/${id}/roles`, { body: { role_ids: [w.roleId('admin'), '00000000-0000-4000-8000-000000000000'] } })
+    expect(r.status).toBe(422)
+    expect(r.body.detail[0]).toMatchObject({ loc: ['body', 'role_ids', 1], input: '00000000-0000-4000-8000-000000000000' })
+    expect((await call(w, 'GET', `/api/users/${id}/roles`)).body.roles.map((x: any) => x.name)).toEqual(['viewer'])
+  })
+  test.each([
+    [{ username: 'bad name', password: 'long-enough' }, 'string_pattern_mismatch'],
+    [{ username: 'x'.repeat(65), password: 'long-enough' }, 'string_too_long'],
+    [{ username: 'ok', password: 'short' }, 'string_too_short'],
+    [{ username: 'ok', password: 'long-enough', roles: ['nope'] }, 'uuid_parsing'],
+  ])('POST /api/users %p → %s', async (body, type) => {
+    const w = await testWorld()
+    const r = await call(w, 'POST', '/api/users', { body })
+    expect(r.status).toBe(422)
+    expect(r.body.detail[0].type).toBe(type)
+  })
+  test('accepted usernames use A-Z a-z 0-9 . _ @ -', async () => {
+    const w = await testWorld()
+    expect((await call(w, 'POST', '/api/users', { body: { username: 'J.Doe_1@corp-x', password: 'long-enough' } })).status).toBe(201)
+  })
+})

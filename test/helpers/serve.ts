@@ -1,0 +1,44 @@
+/** Spawns `saltdeck serve` as a real process on port 0 and waits for its address. */
+import { spawn, type Subprocess } from 'bun'
+
+/** A served instance: base URL, process, captured output. */
+export interface Served {
+  url: string
+  proc: Subprocess
+  output: () => string
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number>
+}
+
+/** Starts `cmd` (default: bun run src/main.ts) with `serve --port 0 --data-dir dir` and waits for the listening line. */
+export async function startServe(dataDir: string, env: Record<string, string> = {}, cmd: string[] = ['bun', 'run', 'src/main.ts']): Promise<Served> {
+  const proc = spawn([...cmd, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], {
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let out = ''
+  const decoder = new TextDecoder()
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s) out += decoder.decode(chunk)
+  }
+  void pump(proc.stdout as ReadableStream<Uint8Array>)
+  void pump(proc.stderr as ReadableStream<Uint8Array>)
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const m = /"url":"(http:\/\/[^"]+)"/.exec(out)
+    if (m) {
+      return {
+        url: m[1]!.replace(/\/$/, ''),
+        proc,
+        output: () => out,
+        async stop() {
+          proc.kill('SIGTERM')
+          return await proc.exited
+        },
+      }
+    }
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start:\n${out}`)
+    await Bun.sleep(25)
+  }
+}
