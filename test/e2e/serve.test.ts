@@ -3,7 +3,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { request } from 'node:http'
+import { connect } from 'node:net'
 import { startServe } from '../helpers/serve'
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-serve-'))
@@ -47,16 +47,25 @@ test('settings written by one run are read back by the next', async () => {
 test('a body over 1 MiB on the real server gets the JSON 413', async () => {
   const srv = await startServe(join(root, 'big'), { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' })
   try {
-    // Bun's fetch waits for its upload to drain and stalls when the server answers first; node:http reads the early answer.
+    // Raw HTTP/1.1 over TCP: the clients in bun's runtime stall on an early answer to an unread upload.
     const body = JSON.stringify({ username: 'a'.repeat(1_100_000), password: 'x' })
-    const r = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        // The answer is one small chunk; 'end' waits for the unread upload to drain, so do not wait for it.
-        res.once('data', (c) => resolve({ status: res.statusCode!, text: String(c) }))
+    const { hostname, port } = new URL(srv.url)
+    const raw = await new Promise<string>((resolve, reject) => {
+      let got = ''
+      const sock = connect({ host: hostname, port: Number(port) }, () => {
+        sock.write(`POST /api/auth/login HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`)
+        sock.write(body)
       })
-      req.on('error', reject)
-      req.end(body)
+      sock.on('data', (c) => {
+        got += c
+        if (got.includes('}')) {
+          sock.destroy()
+          resolve(got)
+        }
+      })
+      sock.on('error', (e) => (got ? resolve(got) : reject(e)))
     })
+    const r = { status: Number(raw.split(' ')[1]), text: raw.slice(raw.indexOf('\r\n\r\n') + 4) }
     expect(r.status).toBe(413)
     expect(JSON.parse(r.text)).toEqual({ detail: 'Request body too large' })
   } finally {
