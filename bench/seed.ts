@@ -231,8 +231,8 @@ function buildCatalog(pool: Name[], source: 'apt' | 'rpm'): SourceCatalog {
   const r = prng(SEED, source === 'apt' ? 2 : 3)
   // Popularity rank = pool order among the names this source has.
   const ranked = pool.filter((n) => n.avail === 'both' || n.avail === source).map((n) => n.name)
-  const k = 30
-  const s = 1.05
+  const k = 700
+  const s = 2.2
   const raw = ranked.map((_, i) => Math.pow(i + 1 + k, -s))
   // Bisect the scale so that the expected set size is exactly N_PKGS.
   let lo = 0, hi = 1e9
@@ -639,7 +639,7 @@ const fail = (msg: string): never => {
   const r = prng(SEED, 8)
   interface Ev { ts: number; category: string; type: string; minion: string | null; jid: string | null; fun: string | null; success: number | null; changed: number | null; initiator: string | null; target: string | null; duration: number | null; summary: string }
   const evs: Ev[] = []
-  const recentTarget = Math.round(N_EVENTS * 0.0015)
+  const recentTarget = Math.round(N_EVENTS * 0.002)
   const byRole = new Map<string, string[]>()
   for (const m of minions) {
     if (!byRole.has(m.role)) byRole.set(m.role, [])
@@ -654,7 +654,7 @@ const fail = (msg: string): never => {
   const startTime = (recent: boolean) => {
     if (recent) return NOW - pickInt(r, 60_000, 3_540_000)
     for (;;) {
-      const t = NOW - 3_600_000 - r() * (WINDOW - 3_600_000)
+      const t = NOW - r() * WINDOW
       const hour = new Date(t).getUTCHours()
       if (r() < 0.55 + 0.45 * Math.sin(((hour - 6) / 24) * 2 * Math.PI)) return t
     }
@@ -664,7 +664,8 @@ const fail = (msg: string): never => {
     while (made < budget) {
       const t = Math.round(startTime(recent))
       const u = r()
-      if (u < 0.9) {
+      // Group odds chosen so that events come out about 88% job, 4% key, 8% minion (a job group averages ~8 events).
+      if (u < 0.47) {
         // A job: job.new, then one job.ret per targeted minion.
         const fun = weighted(r, FUNS)
         const user = weighted(r, USERS)
@@ -696,7 +697,7 @@ const fail = (msg: string): never => {
             summary: isState ? `${mid} returned ${fun}: ${total - failed} ok, ${failed} failed, ${changed} changed` : `${mid} returned ${fun}` })
         }
         made += 1 + targets.length
-      } else if (u < 0.93) {
+      } else if (u < 0.65) {
         const mid = pick(r, minions).id
         const type = weighted(r, [['key.pend', 3], ['key.accept', 4], ['key.reject', 1], ['key.delete', 1]] as const)
         const word = { 'key.pend': 'pending', 'key.accept': 'accepted', 'key.reject': 'rejected', 'key.delete': 'deleted' }[type]

@@ -98,6 +98,16 @@ CREATE INDEX `activity_category_ts` ON `activity_events` (`category`,`ts`,`id`);
 CREATE INDEX `activity_minion_ts` ON `activity_events` (`minion_id`,`ts`,`id`);--> statement-breakpoint
 CREATE INDEX `activity_jid` ON `activity_events` (`jid`);--> statement-breakpoint
 CREATE UNIQUE INDEX `activity_job_once` ON `activity_events` (`dedupe_key`);--> statement-breakpoint
+CREATE TABLE `job_returns` (
+	`jid` text NOT NULL,
+	`minion_id` text NOT NULL,
+	`success` integer,
+	`retcode` integer,
+	`ret` text,
+	`received_at` integer NOT NULL,
+	PRIMARY KEY(`jid`, `minion_id`)
+);
+--> statement-breakpoint
 CREATE TABLE `jobs` (
 	`jid` text PRIMARY KEY NOT NULL,
 	`fun` text,
@@ -109,7 +119,9 @@ CREATE TABLE `jobs` (
 	`started_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `jobs_started` ON `jobs` (`started_at`);--> statement-breakpoint
+CREATE INDEX `jobs_started` ON `jobs` (`started_at`,`jid`);--> statement-breakpoint
+CREATE INDEX `jobs_fun` ON `jobs` (`fun`,`started_at`);--> statement-breakpoint
+CREATE INDEX `jobs_user` ON `jobs` (`user`,`started_at`);--> statement-breakpoint
 CREATE TABLE `minions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`key_state` text,

@@ -12,6 +12,7 @@ import { activityRoutes } from './features/activity/routes'
 import { minionRoutes } from './features/minions/routes'
 import { inventoryRoutes } from './features/inventory/routes'
 import { auditRoutes } from './features/audit/routes'
+import { jobRoutes } from './features/jobs/routes'
 import { systemRoutes } from './features/system/routes'
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -20,7 +21,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...auditRoutes,
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...auditRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

@@ -1,5 +1,5 @@
 /** Minions, jobs, state runs and activity events. */
-import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
 
 /** What Saltdeck knows of one minion: key state, presence, grains summary, last run. */
 export const minions = sqliteTable('minions', {
@@ -29,7 +29,17 @@ export const jobs = sqliteTable('jobs', {
   arg: text('arg'),
   minions: text('minions'),
   startedAt: integer('started_at').notNull(),
-}, (t) => [index('jobs_started').on(t.startedAt)])
+}, (t) => [index('jobs_started').on(t.startedAt, t.jid), index('jobs_fun').on(t.fun, t.startedAt), index('jobs_user').on(t.user, t.startedAt)])
+
+/** One minion's return of a job; the return value is kept as bounded JSON text. */
+export const jobReturns = sqliteTable('job_returns', {
+  jid: text('jid').notNull(),
+  minionId: text('minion_id').notNull(),
+  success: integer('success', { mode: 'boolean' }),
+  retcode: integer('retcode'),
+  ret: text('ret'),
+  receivedAt: integer('received_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.jid, t.minionId] })])
 
 /** One minion's return of a state function, stored once per (minion, jid). */
 export const runs = sqliteTable('runs', {

@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import { OneOf, paging } from '../../http/schemas'
 import { notFound } from '../../http/errors'
-import { listPackages, packageVersions, PACKAGE_SORTS } from './service'
+import { listPackages, packageVersions, PACKAGE_SORTS, refreshStatus } from './service'
 
 const view = { verb: 'view', resource: 'inventory:*' }
 const Source = T.String({ minLength: 1, maxLength: 64 })
@@ -30,5 +30,9 @@ export const inventoryRoutes = [
       if (!out) throw notFound('Package')
       return out
     },
+  }),
+  route({
+    method: 'GET', path: '/api/inventory/status', tag: 'inventory', summary: 'The running and the last inventory refresh', access: view,
+    handler: ({ deps }) => refreshStatus(deps),
   }),
 ]

@@ -170,3 +170,42 @@ export function minionPackages(deps: AppDeps, minionId: string, p: { q?: string;
   const m = db.query<{ t: number | null }, [string]>('SELECT inventory_collected_at AS t FROM minions WHERE id = ?1').get(minionId)
   return { minion_id: minionId, collected_at: isoOrNull(m?.t), total, packages }
 }
+
+type RefreshRow = { id: string; started_at: number; finished_at: number | null; target: string; minions_asked: number; minions_answered: number; packages_stored: number; error: string | null }
+const refreshOut = (r: RefreshRow | null) =>
+  r && {
+    refresh_id: r.id, started_at: iso(r.started_at), finished_at: isoOrNull(r.finished_at), target: r.target, minions_asked: r.minions_asked,
+    minions_answered: r.minions_answered, packages_stored: r.packages_stored, error: r.error,
+  }
+
+/** Records the start of a refresh; null when one is already running. */
+export function startRefresh(deps: AppDeps, target: string): { refresh_id: string; started_at: string } | null {
+  const db = deps.db.$client
+  const id = crypto.randomUUID()
+  const now = deps.clock.now()
+  let started = false
+  db.transaction(() => {
+    if (db.query('SELECT 1 FROM inventory_refreshes WHERE finished_at IS NULL').get()) return
+    db.query('INSERT INTO inventory_refreshes (id, started_at, target) VALUES (?1, ?2, ?3)').run(id, now, target)
+    started = true
+  })()
+  return started ? { refresh_id: id, started_at: iso(now) } : null
+}
+
+/** Updates a running refresh's counters (after each batch). */
+export function progressRefresh(deps: AppDeps, id: string, p: { asked: number; answered: number; stored: number }) {
+  deps.db.$client.query('UPDATE inventory_refreshes SET minions_asked = ?2, minions_answered = ?3, packages_stored = ?4 WHERE id = ?1').run(id, p.asked, p.answered, p.stored)
+}
+
+/** Marks a refresh finished, with its error text if it failed. */
+export function finishRefresh(deps: AppDeps, id: string, error: string | null = null) {
+  deps.db.$client.query('UPDATE inventory_refreshes SET finished_at = ?2, error = ?3 WHERE id = ?1').run(id, deps.clock.now(), error)
+}
+
+/** The running refresh (if any) and the last finished one. */
+export function refreshStatus(deps: AppDeps) {
+  const db = deps.db.$client
+  const current = db.query<RefreshRow, []>('SELECT * FROM inventory_refreshes WHERE finished_at IS NULL ORDER BY started_at DESC LIMIT 1').get()
+  const last = db.query<RefreshRow, []>('SELECT * FROM inventory_refreshes WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1').get()
+  return { running: !!current, current: refreshOut(current), last: refreshOut(last) }
+}

@@ -93,3 +93,11 @@ export function minionCounts(deps: AppDeps) {
             coalesce(sum(key_state = 'pending'), 0) AS keys_pending, coalesce(sum(last_run_status = 'unhealthy'), 0) AS runs_failing FROM minions`,
   ).get()!
 }
+
+/** Minion ids by key state, each list sorted. */
+export function listKeys(deps: AppDeps) {
+  const out = { accepted: [] as string[], pending: [] as string[], rejected: [] as string[], denied: [] as string[] }
+  for (const r of deps.db.$client.query<{ id: string; key_state: keyof typeof out }, []>('SELECT id, key_state FROM minions WHERE key_state IS NOT NULL ORDER BY key_state, id').all())
+    out[r.key_state]?.push(r.id)
+  return out
+}

@@ -1,0 +1,24 @@
+/** The job reads and the key list (contract §7); actions through salt-api come with the salt client. */
+import { Type as T } from '@sinclair/typebox'
+import { route } from '../../http/route'
+import { paging } from '../../http/schemas'
+import { jobDetail, listJobs } from './service'
+import { listKeys } from '../minions/service'
+
+export const jobRoutes = [
+  route({
+    method: 'GET', path: '/api/jobs', tag: 'jobs', summary: 'Jobs, newest first', access: { verb: 'view', resource: 'job:*' },
+    query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })), ...paging(500, 100) }),
+    handler: ({ deps, query }) => listJobs(deps, { ...query, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+  }),
+  route({
+    method: 'GET', path: '/api/jobs/:jid', tag: 'jobs', summary: 'One job with its per-minion returns', access: { verb: 'view', resource: 'job:*' },
+    params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64 }) }),
+    handler: ({ deps, params }) => jobDetail(deps, params.jid),
+  }),
+  route({
+    method: 'GET', path: '/api/keys', tag: 'keys', summary: 'Minion keys by state', access: { verb: 'view', resource: 'key:*' },
+    response: T.Object({ accepted: T.Array(T.String()), pending: T.Array(T.String()), rejected: T.Array(T.String()), denied: T.Array(T.String()) }),
+    handler: ({ deps }) => listKeys(deps),
+  }),
+]

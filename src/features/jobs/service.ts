@@ -1,0 +1,100 @@
+/** The job index and per-minion returns: written by the event stream and the jobs poller, read by the jobs API. */
+import type { AppDeps } from '../../deps'
+import { notFound } from '../../http/errors'
+import { iso } from '../../lib/clock'
+
+/** A job as the stream (`salt/job/<jid>/new`) or the job cache describes it. */
+export interface JobInput {
+  jid: string
+  fun: string | null
+  target: string | null
+  tgtType: string | null
+  user: string | null
+  arg?: unknown
+  minions?: string[] | null
+  startedAt: number
+}
+
+/** Largest stored return value; bigger ones are cut (the raw return stays in salt's job cache). */
+export const MAX_RETURN_CHARS = 64 * 1024
+
+/** Inserts jobs not yet indexed and fills fields still unknown on known ones; returns the jids that were new. */
+export function upsertJobs(deps: AppDeps, jobs: JobInput[]): string[] {
+  const db = deps.db.$client
+  const fresh: string[] = []
+  const ins = db.prepare(`INSERT INTO jobs (jid, fun, target, tgt_type, user, arg, minions, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+    ON CONFLICT (jid) DO UPDATE SET fun = coalesce(jobs.fun, excluded.fun), target = coalesce(jobs.target, excluded.target),
+      tgt_type = coalesce(jobs.tgt_type, excluded.tgt_type), user = coalesce(jobs.user, excluded.user), arg = coalesce(jobs.arg, excluded.arg),
+      minions = coalesce(jobs.minions, excluded.minions)`)
+  const exists = db.prepare<{ n: number }, [string]>('SELECT count(*) AS n FROM jobs WHERE jid = ?1')
+  db.transaction(() => {
+    for (const j of jobs) {
+      const known = exists.get(j.jid)!.n > 0
+      ins.run(j.jid, j.fun, j.target, j.tgtType, j.user, j.arg === undefined ? null : JSON.stringify(j.arg), j.minions ? JSON.stringify(j.minions) : null, j.startedAt)
+      if (!known) fresh.push(j.jid)
+    }
+  })()
+  return fresh
+}
+
+/** One minion's return of a job. */
+export interface JobReturnInput {
+  jid: string
+  minionId: string
+  success: boolean | null
+  retcode: number | null
+  ret: unknown
+  receivedAt: number
+}
+
+/** Stores returns once per (jid, minion); returns how many were new. */
+export function recordJobReturns(deps: AppDeps, rets: JobReturnInput[]): number {
+  const db = deps.db.$client
+  const ins = db.prepare(`INSERT INTO job_returns (jid, minion_id, success, retcode, ret, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+    ON CONFLICT (jid, minion_id) DO NOTHING`)
+  let n = 0
+  db.transaction(() => {
+    for (const r of rets) {
+      let text = JSON.stringify(r.ret ?? null)
+      if (text.length > MAX_RETURN_CHARS) text = JSON.stringify({ truncated: true, preview: text.slice(0, 1024) })
+      n += ins.run(r.jid, r.minionId, r.success === null ? null : r.success ? 1 : 0, r.retcode, text, r.receivedAt).changes
+    }
+  })()
+  return n
+}
+
+/** The job of a jid, or null. */
+export function findJob(deps: AppDeps, jid: string) {
+  return deps.db.$client.query<Record<string, any>, [string]>('SELECT * FROM jobs WHERE jid = ?1').get(jid)
+}
+
+const jobOut = (r: Record<string, any>) => ({
+  jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, started_at: iso(r.started_at),
+  arg: r.arg ? JSON.parse(r.arg) : null, minions: r.minions ? JSON.parse(r.minions) : null, returned: r.returned ?? 0,
+})
+
+/** Jobs newest first, filtered by function and user. */
+export function listJobs(deps: AppDeps, q: { fun?: string; user?: string; limit: number; offset: number }) {
+  const where: string[] = []
+  const args: string[] = []
+  if (q.fun) where.push(`fun = ?${args.push(q.fun)}`)
+  if (q.user) where.push(`user = ?${args.push(q.user)}`)
+  const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
+  const db = deps.db.$client
+  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM jobs ${w}`).get(...args)!.n
+  const rows = db.query<Record<string, any>, any[]>(
+    `SELECT j.*, (SELECT count(*) FROM job_returns r WHERE r.jid = j.jid) AS returned FROM jobs j ${w} ORDER BY started_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
+  ).all(...args)
+  return { total, jobs: rows.map(jobOut) }
+}
+
+/** One job with its per-minion returns; 404 when unknown. */
+export function jobDetail(deps: AppDeps, jid: string) {
+  const j = findJob(deps, jid)
+  if (!j) throw notFound('Job')
+  const rets = deps.db.$client.query<Record<string, any>, [string]>('SELECT * FROM job_returns WHERE jid = ?1 ORDER BY minion_id').all(jid)
+  return {
+    ...jobOut({ ...j, returned: rets.length }),
+    returns: rets.map((r) => ({ minion_id: r.minion_id, success: r.success === null ? null : r.success === 1, retcode: r.retcode, return: JSON.parse(r.ret ?? 'null'), received_at: iso(r.received_at) })),
+  }
+}

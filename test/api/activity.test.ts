@@ -1,0 +1,330 @@
+// Proves recordEvents/pruneEvents keep the activity feed (job events once, others always) and GET /api/activity filters, orders, pages, counts and hides per contract §6.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { call, testWorld } from '../helpers/app'
+import { pruneEvents, recordEvents, type EventInput, type EventOut } from '../../src/features/activity/service'
+import { addPermission, createRole } from '../../src/features/roles/service'
+import { createUser } from '../../src/features/users/service'
+import { createSession } from '../../src/features/auth/service'
+
+type World = Awaited<ReturnType<typeof testWorld>>
+const MIN = 60_000
+const DAY = 86_400_000
+const FIELDS = ['id', 'ts', 'category', 'event_type', 'minion_id', 'jid', 'fun', 'success', 'changed', 'initiator', 'target', 'duration_ms', 'summary']
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** A user whose only role grants (view, key:*); returns its bearer token. */
+async function keyOnlyUser(w: World) {
+  const role = createRole(w.deps, 'key-watcher', 'sees keys only')
+  addPermission(w.deps, role.id, 'view', 'key:*')
+  const u = await createUser(w.deps, { username: 'keys', password: 'password-123', must_change_pw: false, roles: [role.id] })
+  return createSession(w.deps, u.id).token
+}
+
+const J1 = '20261121071000000001'
+const J2 = '20261121073000000002'
+const J3 = '20261121075000000003'
+const J4 = '20261121074000000004'
+/** The feed used by the filter tests; `ago` is minutes before the clock's now. */
+const FEED: (Omit<EventInput, 'ts'> & { ago: number })[] = [
+  { ago: 50, category: 'job', event_type: 'job.new', jid: J1, fun: 'state.apply', target: 'web*', initiator: 'alice', summary: 'state.apply dispatched to web* (2 minions)' },
+  { ago: 49, category: 'job', event_type: 'job.ret', jid: J1, minion_id: 'web-01', fun: 'state.apply', success: true, changed: true, duration_ms: 75.9, initiator: 'alice', target: 'web*', summary: 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed' },
+  { ago: 49, category: 'job', event_type: 'job.ret', jid: J1, minion_id: 'web-02', fun: 'state.apply', success: true, changed: false, duration_ms: 109, initiator: 'alice', target: 'web*', summary: 'web-02 returned state.apply: 2 ok, 0 failed, 0 changed' },
+  { ago: 30, category: 'job', event_type: 'job.ret', jid: J2, minion_id: 'db-01', fun: 'state.apply', success: false, changed: false, duration_ms: 97, initiator: 'alice', target: 'db-01', summary: 'db-01 returned state.apply: 2 ok, 1 failed, 0 changed' },
+  { ago: 10, category: 'job', event_type: 'job.new', jid: J3, fun: 'test.ping', target: '*', initiator: 'Bob_Admin', summary: 'test.ping dispatched to * (3 minions)' },
+  { ago: 10, category: 'job', event_type: 'job.ret', jid: J3, minion_id: 'web-01', fun: 'test.ping', success: true, changed: null, initiator: 'Bob_Admin', target: '*', summary: 'web-01 returned test.ping' },
+  { ago: 120, category: 'key', event_type: 'key.pend', minion_id: 'new_host', summary: 'new_host key pending' },
+  { ago: 60, category: 'key', event_type: 'key.accept', minion_id: 'new_host', initiator: 'alice', summary: 'new_host key accepted' },
+  { ago: 5, category: 'minion', event_type: 'minion.start', minion_id: 'web-01', summary: 'web-01 started' },
+  { ago: 1, category: 'minion', event_type: 'minion.offline', minion_id: 'db-01', summary: 'db-01 went offline' },
+  { ago: 20, category: 'job', event_type: 'job.ret', jid: J4, minion_id: 'cache-01', fun: 'pkg.list_pkgs', success: true, changed: null, initiator: 'ops%team', target: 'cache-01', summary: 'cache-01 returned pkg.list_pkgs' },
+  { ago: 3 * 24 * 60, category: 'job', event_type: 'job.new', jid: '20261118080000000000', fun: 'test.ping', target: '*', summary: 'test.ping dispatched to * (3 minions)' },
+  { ago: 8 * 24 * 60, category: 'key', event_type: 'key.delete', minion_id: 'gone-01', summary: 'gone-01 key deleted' },
+]
+
+/** A world holding FEED, with the stored events as recordEvents returned them. */
+async function feedWorld() {
+  const w = await testWorld()
+  const now = w.clock.now()
+  const stored = recordEvents(w.deps, FEED.map(({ ago, ...e }) => ({ ...e, ts: now - ago * MIN })))
+  expect(stored.length).toBe(FEED.length)
+  return { w, stored }
+}
+
+/** The contract §6 filters, computed independently over the stored events. */
+function oracle(all: EventOut[], q: Record<string, string>, now: number, visible = ['job', 'key', 'minion']) {
+  const asked = [...(q.category ? [q.category] : []), ...(q.categories ? q.categories.split(',').map((s) => s.trim()) : [])]
+  const cats = asked.length ? visible.filter((c) => asked.includes(c)) : visible
+  const s = q.search?.toLowerCase()
+  const yes = (v?: string) => v !== undefined && ['true', '1', 'yes', 'on'].includes(v.toLowerCase())
+  return all
+    .filter((e) => cats.includes(e.category))
+    .filter((e) => !q.since_minutes || Date.parse(e.ts) >= now - Number(q.since_minutes) * MIN)
+    .filter((e) => (!q.event_type || e.event_type === q.event_type) && (!q.minion_id || e.minion_id === q.minion_id) && (!q.jid || e.jid === q.jid))
+    .filter((e) => !s || [e.summary, e.minion_id, e.fun, e.initiator, e.target].some((v) => v?.toLowerCase().includes(s)))
+    .filter((e) => !yes(q.hide_dispatch) || e.event_type !== 'job.new')
+    .filter((e) => !yes(q.hide_routine) || !(e.event_type === 'job.ret' && e.success === true && e.changed !== true))
+    .sort((a, b) => Date.parse(b.ts) - Date.parse(a.ts) || b.id - a.id)
+}
+
+const list = (w: World, q: Record<string, string> = {}, who: Parameters<typeof call>[3]['who'] = 'viewer') =>
+  call(w, 'GET', `/api/activity?${new URLSearchParams(q)}`, { who })
+const summaries = (body: any) => body.events.map((e: EventOut) => e.summary)
+
+describe('recordEvents', () => {
+  test('stores a batch and returns every event with its id and API shape', async () => {
+    const { w, stored } = await feedWorld()
+    expect(stored.map((e) => e.id)).toEqual([...stored.map((e) => e.id)].sort((a, b) => a - b))
+    expect(new Set(stored.map((e) => e.id)).size).toBe(FEED.length)
+    expect(stored[1]).toMatchObject({ event_type: 'job.ret', minion_id: 'web-01', duration_ms: 76, success: true, changed: true })
+    expect(stored[6]).toMatchObject({ event_type: 'key.pend', jid: null, fun: null, success: null, changed: null, target: null, duration_ms: null, initiator: null })
+    expect((await list(w)).body.total).toBe(FEED.length)
+  })
+
+  test('an empty batch stores nothing', async () => {
+    const w = await testWorld()
+    expect(recordEvents(w.deps, [])).toEqual([])
+    expect((await list(w)).body).toEqual({ total: 0, events: [] })
+  })
+
+  test('a job event repeated in the same batch or a later batch is ignored, not an error', async () => {
+    const w = await testWorld()
+    const ts = w.clock.now()
+    const ret = (minion: string, summary = `${minion} returned state.apply`): EventInput =>
+      ({ ts, category: 'job', event_type: 'job.ret', jid: J1, minion_id: minion, fun: 'state.apply', success: true, changed: false, summary })
+    const first = recordEvents(w.deps, [ret('web-01'), ret('web-01', 'the same return seen again'), ret('web-02')])
+    expect(first.map((e) => e.minion_id)).toEqual(['web-01', 'web-02'])
+    expect(first[0]!.summary).toBe('web-01 returned state.apply')
+    // The poller backfills the same returns later, plus one the stream missed.
+    const later = recordEvents(w.deps, [ret('web-02', 'backfilled'), ret('db-01'), ret('web-01', 'backfilled')])
+    expect(later.map((e) => e.minion_id)).toEqual(['db-01'])
+    const r = await list(w)
+    expect(r.body.total).toBe(3)
+    expect(r.body.events.map((e: EventOut) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    expect(summaries(r.body)).not.toContain('backfilled')
+  })
+
+  test('job events differing in event_type, jid or minion_id are all kept', async () => {
+    const w = await testWorld()
+    const ts = w.clock.now()
+    const ev = (event_type: string, jid: string, minion_id: string | null): EventInput => ({ ts, category: 'job', event_type, jid, minion_id, summary: 's' })
+    const stored = recordEvents(w.deps, [ev('job.new', J1, null), ev('job.ret', J1, 'web-01'), ev('job.ret', J2, 'web-01'), ev('job.ret', J1, 'web-02'), ev('job.new', J2, null), ev('job.new', J1, null)])
+    expect(stored.length).toBe(5)
+    expect((await list(w)).body.total).toBe(5)
+  })
+
+  test('non-job events are never de-duplicated', async () => {
+    const w = await testWorld()
+    const ts = w.clock.now()
+    const key: EventInput = { ts, category: 'key', event_type: 'key.accept', minion_id: 'web-01', summary: 'web-01 key accepted' }
+    const start: EventInput = { ts, category: 'minion', event_type: 'minion.start', minion_id: 'web-01', summary: 'web-01 started' }
+    expect(recordEvents(w.deps, [key, key, start, start]).length).toBe(4)
+    expect(recordEvents(w.deps, [key, start]).length).toBe(2)
+    expect((await list(w)).body.total).toBe(6)
+    expect((await list(w, { category: 'key' })).body.total).toBe(3)
+  })
+})
+
+describe('pruneEvents', () => {
+  test('removes events older than the retention and returns how many went; totals follow', async () => {
+    const { w, stored } = await feedWorld()
+    const keyUser = await keyOnlyUser(w)
+    const now = w.clock.now()
+    const check = async (remaining: EventOut[]) => {
+      // Unfiltered, category-only and filtered totals all agree with the rows left, before and after paging.
+      for (const q of [{}, { category: 'key' }, { categories: 'job,minion' }, { search: 'dispatched' }, { limit: '1' }, { limit: '2', offset: '3' }]) {
+        const want = oracle(remaining, q, now)
+        const r = await list(w, q)
+        expect(r.body.total).toBe(want.length)
+        expect(r.body.events.map((e: EventOut) => e.id)).toEqual(want.slice(Number(q.offset ?? 0), Number(q.offset ?? 0) + Number(q.limit ?? 100)).map((e) => e.id))
+      }
+      expect((await list(w, {}, { token: keyUser })).body.total).toBe(remaining.filter((e) => e.category === 'key').length)
+    }
+    await check(stored)
+    expect(pruneEvents(w.deps, 7)).toBe(1)
+    await check(stored.filter((e) => e.summary !== 'gone-01 key deleted'))
+    expect(pruneEvents(w.deps, 7)).toBe(0)
+    expect(pruneEvents(w.deps, 1)).toBe(1)
+    const recent = stored.filter((e) => Date.parse(e.ts) >= now - DAY)
+    expect(recent.length).toBe(FEED.length - 2)
+    await check(recent)
+    // (Moving the clock two days on would expire the sessions; a zero-day retention empties the past instead.)
+    expect(pruneEvents(w.deps, 0)).toBe(recent.length)
+    await check([])
+    expect((await list(w)).body).toEqual({ total: 0, events: [] })
+  })
+
+  test('keeps an event exactly at the cutoff', async () => {
+    const w = await testWorld()
+    const now = w.clock.now()
+    recordEvents(w.deps, [
+      { ts: now - DAY, category: 'minion', event_type: 'minion.start', minion_id: 'a', summary: 'a started' },
+      { ts: now - DAY - 1, category: 'minion', event_type: 'minion.start', minion_id: 'b', summary: 'b started' },
+    ])
+    expect(pruneEvents(w.deps, 1)).toBe(1)
+    expect(summaries((await list(w)).body)).toEqual(['a started'])
+  })
+})
+
+describe('GET /api/activity', () => {
+  let w: World
+  let stored: EventOut[]
+  let now: number
+  beforeAll(async () => {
+    ;({ w, stored } = await feedWorld())
+    now = w.clock.now()
+  })
+
+  const QUERIES: Record<string, string>[] = [
+    {},
+    { since_minutes: '60' }, { since_minutes: '1' }, { since_minutes: '10080' },
+    { limit: '3' }, { limit: '3', offset: '3' }, { offset: '12' }, { offset: '50' },
+    { category: 'job' }, { category: 'key' }, { category: 'minion' }, { category: 'nonsense' },
+    { categories: 'key,minion' }, { categories: ' job , key ' }, { categories: 'minion,nonsense' },
+    { event_type: 'job.ret' }, { event_type: 'key.accept' }, { event_type: 'job' },
+    { minion_id: 'web-01' }, { minion_id: 'web' }, { jid: J1 }, { jid: J3 },
+    { search: 'WEB-01' }, { search: 'alice' }, { search: 'ALICE' }, { search: 'bob_admin' }, { search: 'dispatched' }, { search: 'cache-01' },
+    { search: '%' }, { search: '_' }, { search: 'list%pkgs' }, { search: 'web_01' }, { search: 'ops%t' }, { search: '\\' }, { search: 'state.apply: 2 ok' },
+    { hide_dispatch: 'true' }, { hide_dispatch: 'false' }, { hide_routine: 'true' }, { hide_routine: '1' }, { hide_dispatch: 'yes', hide_routine: 'on' },
+    { category: 'job', hide_routine: 'true', search: 'state.apply' },
+    { since_minutes: '30', categories: 'job,minion', hide_dispatch: 'true', limit: '2', offset: '1' },
+    { minion_id: 'web-01', category: 'minion' }, { jid: J1, event_type: 'job.ret', search: 'WEB-02' },
+  ]
+  test.each(QUERIES.map((q) => [new URLSearchParams(q).toString() || '(no filter)', q] as const))('%s: matches the independent filter, order and total', async (_label, q) => {
+    const want = oracle(stored, q, now)
+    const off = Number(q.offset ?? 0)
+    const r = await list(w, q)
+    expect(r.status).toBe(200)
+    expect(r.body.total).toBe(want.length)
+    expect(r.body.events).toEqual(want.slice(off, off + Number(q.limit ?? 100)))
+  })
+
+  // Literal answers read off FEED, so the oracle itself is checked.
+  test.each([
+    [{ search: '%' }, ['cache-01 returned pkg.list_pkgs']],
+    [{ search: '_' }, ['web-01 returned test.ping', 'test.ping dispatched to * (3 minions)', 'cache-01 returned pkg.list_pkgs', 'new_host key accepted', 'new_host key pending']],
+    [{ search: 'web_01' }, []],
+    [{ search: 'list%pkgs' }, []],
+    [{ search: 'WEB-01' }, ['web-01 started', 'web-01 returned test.ping', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
+    [{ since_minutes: '60', category: 'key' }, ['new_host key accepted']],
+    [{ category: 'job', hide_dispatch: 'true', hide_routine: 'true' }, ['db-01 returned state.apply: 2 ok, 1 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
+    [{ jid: J1 }, ['web-02 returned state.apply: 2 ok, 0 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed', 'state.apply dispatched to web* (2 minions)']],
+  ].map(([q, want]) => [new URLSearchParams(q).toString(), q, want] as const))('%s lists exactly the expected events', async (_label, q, want) => {
+    const r = await list(w, q)
+    expect(summaries(r.body)).toEqual(want)
+    expect(r.body.total).toBe(want.length)
+  })
+
+  test('orders ts descending, then id descending', async () => {
+    const r = await list(w)
+    const ev: EventOut[] = r.body.events
+    for (let i = 1; i < ev.length; i++) {
+      const [a, b] = [ev[i - 1]!, ev[i]!]
+      expect(Date.parse(a.ts) > Date.parse(b.ts) || (a.ts === b.ts && a.id > b.id)).toBe(true)
+    }
+    // The two returns of J1 share a timestamp: the later-stored (web-02) comes first.
+    const tied = ev.filter((e) => e.jid === J1 && e.event_type === 'job.ret').map((e) => e.minion_id)
+    expect(tied).toEqual(['web-02', 'web-01'])
+  })
+
+  test('every event has the full record shape', async () => {
+    const r = await list(w)
+    for (const e of r.body.events) {
+      expect(Object.keys(e).sort()).toEqual([...FIELDS].sort())
+      expect(e.ts).toMatch(ISO_MS)
+      expect(typeof e.id).toBe('number')
+      for (const f of ['category', 'event_type', 'summary']) expect(typeof e[f]).toBe('string')
+    }
+    const pend = r.body.events.find((e: EventOut) => e.event_type === 'key.pend')
+    expect(pend).toEqual({
+      id: pend.id, ts: new Date(now - 120 * MIN).toISOString(), category: 'key', event_type: 'key.pend', minion_id: 'new_host',
+      jid: null, fun: null, success: null, changed: null, initiator: null, target: null, duration_ms: null, summary: 'new_host key pending',
+    })
+  })
+
+  describe('visibility', () => {
+    test('admin, operator and viewer see every category', async () => {
+      for (const who of ['admin', 'operator', 'viewer'] as const) {
+        const r = await list(w, {}, who)
+        expect(r.body.total).toBe(FEED.length)
+        expect(new Set(r.body.events.map((e: EventOut) => e.category))).toEqual(new Set(['job', 'key', 'minion']))
+      }
+    })
+
+    test('a role with only (view, key:*) sees only key events, whatever it asks for', async () => {
+      const token = await keyOnlyUser(w)
+      const keys = oracle(stored, {}, now, ['key'])
+      expect(keys.length).toBe(3)
+      const cases: [Record<string, string>, EventOut[]][] = [
+        [{}, keys],
+        [{ limit: '1' }, keys],
+        [{ category: 'job' }, []],
+        [{ categories: 'job,key' }, keys],
+        [{ minion_id: 'web-01' }, []],
+        [{ search: 'new_host' }, oracle(stored, { search: 'new_host' }, now, ['key'])],
+        [{ hide_dispatch: 'true' }, keys],
+      ]
+      for (const [q, want] of cases) {
+        const r = await list(w, q, { token })
+        expect(r.status).toBe(200)
+        expect(r.body.total).toBe(want.length)
+        expect(r.body.events).toEqual(want.slice(0, Number(q.limit ?? 100)))
+      }
+    })
+
+    test('a user with no roles gets 200 with nothing', async () => {
+      for (const q of [{}, { category: 'job' }, { search: 'web' }]) {
+        const r = await list(w, q, 'nobody')
+        expect(r.status).toBe(200)
+        expect(r.body).toEqual({ total: 0, events: [] })
+      }
+    })
+
+    test('no session is 401', async () => {
+      expect(await list(w, {}, 'anon')).toMatchObject({ status: 401, body: { detail: 'Not authenticated' } })
+    })
+  })
+
+  test.each([
+    [{ since_minutes: '0' }, 'since_minutes', 'greater_than_equal'],
+    [{ since_minutes: '10081' }, 'since_minutes', 'less_than_equal'],
+    [{ limit: '0' }, 'limit', 'greater_than_equal'],
+    [{ limit: '501' }, 'limit', 'less_than_equal'],
+    [{ offset: '-1' }, 'offset', 'greater_than_equal'],
+    [{ search: 'x'.repeat(201) }, 'search', 'string_too_long'],
+    [{ hide_routine: 'maybe' }, 'hide_routine', 'bool_parsing'],
+  ].map(([q, f, t]) => [new URLSearchParams(q).toString().slice(0, 40), q, f, t] as const))('%s is a 422', async (_label, q, field, type) => {
+    const r = await list(w, q)
+    expect(r.status).toBe(422)
+    expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['query', field], type })])
+  })
+})
+
+describe('GET /api/activity paging defaults', () => {
+  test('limit defaults to 100 and total counts every event', async () => {
+    const w = await testWorld()
+    const now = w.clock.now()
+    recordEvents(w.deps, Array.from({ length: 120 }, (_, i) => ({ ts: now - i * 1000, category: 'minion', event_type: 'minion.start', minion_id: `m${i}`, summary: `m${i} started` })))
+    const r = await list(w)
+    expect(r.body.total).toBe(120)
+    expect(r.body.events.length).toBe(100)
+    expect(r.body.events[0].minion_id).toBe('m0')
+    expect(r.body.events[99].minion_id).toBe('m99')
+    const last = await list(w, { limit: '500', offset: '100' })
+    expect(last.body.events.map((e: EventOut) => e.minion_id)).toEqual(Array.from({ length: 20 }, (_, i) => `m${100 + i}`))
+  })
+})
+
+describe('hide_routine with an unknown success flag', () => {
+  test('a job.ret whose success is unknown (null) is not routine and stays visible', async () => {
+    const w = await testWorld()
+    const ts = w.clock.now()
+    // A return backfilled from jobs.lookup_jid carries neither retcode nor success.
+    recordEvents(w.deps, [
+      { ts, category: 'job', event_type: 'job.ret', jid: J1, minion_id: 'web-01', fun: 'state.apply', success: null, changed: null, summary: 'web-01 returned state.apply' },
+      { ts, category: 'job', event_type: 'job.ret', jid: J1, minion_id: 'web-02', fun: 'state.apply', success: true, changed: false, summary: 'web-02 returned state.apply' },
+    ])
+    const r = await list(w, { hide_routine: 'true' })
+    expect(summaries(r.body)).toEqual(['web-01 returned state.apply'])
+    expect(r.body.total).toBe(1)
+  })
+})

@@ -1,0 +1,59 @@
+// Proves the job index, job returns, the key list and the inventory refresh record (contract §7-§8 read side and the writes pollers call).
+import { expect, test } from 'bun:test'
+import { call, testWorld } from '../helpers/app'
+import { MAX_RETURN_CHARS, recordJobReturns, upsertJobs } from '../../src/features/jobs/service'
+import { upsertMinionFacts } from '../../src/features/minions/service'
+import { finishRefresh, progressRefresh, startRefresh } from '../../src/features/inventory/service'
+
+const T0 = Date.parse('2026-11-21T08:00:00.000Z')
+
+test('jobs: indexed once, filled in later, listed newest first with filters and returns', async () => {
+  const w = await testWorld()
+  expect(upsertJobs(w.deps, [
+    { jid: '20261121080000000001', fun: 'state.apply', target: 'web*', tgtType: 'glob', user: 'alice', startedAt: T0 + 1 },
+    { jid: '20261121080000000002', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'bob', startedAt: T0 + 2 },
+  ])).toEqual(['20261121080000000001', '20261121080000000002'])
+  // The jobs poller sees the first job again with its minion list: nothing new, the unknown field is filled.
+  expect(upsertJobs(w.deps, [{ jid: '20261121080000000001', fun: 'x', target: null, tgtType: null, user: null, minions: ['web-01', 'web-02'], startedAt: T0 }])).toEqual([])
+  expect(recordJobReturns(w.deps, [
+    { jid: '20261121080000000001', minionId: 'web-01', success: true, retcode: 0, ret: { a: 1 }, receivedAt: T0 + 10 },
+    { jid: '20261121080000000001', minionId: 'web-01', success: true, retcode: 0, ret: { a: 1 }, receivedAt: T0 + 11 },
+    { jid: '20261121080000000001', minionId: 'web-02', success: false, retcode: 2, ret: 'x'.repeat(MAX_RETURN_CHARS + 1), receivedAt: T0 + 12 },
+  ])).toBe(2)
+  const list = (await call(w, 'GET', '/api/jobs', { who: 'viewer' })).body
+  expect(list.total).toBe(2)
+  expect(list.jobs.map((j: any) => j.jid)).toEqual(['20261121080000000002', '20261121080000000001'])
+  expect(list.jobs[1]).toMatchObject({ fun: 'state.apply', user: 'alice', minions: ['web-01', 'web-02'], returned: 2, started_at: '2026-11-21T08:00:00.001Z' })
+  expect((await call(w, 'GET', '/api/jobs?fun=test.ping')).body.jobs.map((j: any) => j.jid)).toEqual(['20261121080000000002'])
+  expect((await call(w, 'GET', '/api/jobs?user=alice&limit=1&offset=0')).body.total).toBe(1)
+  const d = (await call(w, 'GET', '/api/jobs/20261121080000000001')).body
+  expect(d.returns.map((r: any) => [r.minion_id, r.success, r.retcode])).toEqual([['web-01', true, 0], ['web-02', false, 2]])
+  expect(d.returns[0].return).toEqual({ a: 1 })
+  expect(d.returns[1].return.truncated).toBe(true)
+  expect(await call(w, 'GET', '/api/jobs/nope')).toMatchObject({ status: 404, body: { detail: 'Job not found' } })
+})
+
+test('keys: minion ids grouped by key state, sorted', async () => {
+  const w = await testWorld()
+  upsertMinionFacts(w.deps, [
+    { id: 'web-02', keyState: 'accepted' }, { id: 'web-01', keyState: 'accepted' }, { id: 'new-1', keyState: 'pending' },
+    { id: 'bad-1', keyState: 'rejected' }, { id: 'dup', keyState: 'denied' }, { id: 'no-key' },
+  ])
+  expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({ accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'] })
+})
+
+test('inventory status: one refresh at a time, progress, last finished', async () => {
+  const w = await testWorld()
+  expect((await call(w, 'GET', '/api/inventory/status')).body).toEqual({ running: false, current: null, last: null })
+  const r = startRefresh(w.deps, '*')!
+  expect(r.started_at).toBe('2026-11-21T08:00:00.000Z')
+  expect(startRefresh(w.deps, '*')).toBeNull()
+  progressRefresh(w.deps, r.refresh_id, { asked: 200, answered: 198, stored: 297000 })
+  const s = (await call(w, 'GET', '/api/inventory/status')).body
+  expect(s).toMatchObject({ running: true, current: { refresh_id: r.refresh_id, minions_asked: 200, minions_answered: 198, packages_stored: 297000, finished_at: null }, last: null })
+  w.clock.advance(30_000)
+  finishRefresh(w.deps, r.refresh_id, 'salt-api unavailable')
+  const f = (await call(w, 'GET', '/api/inventory/status')).body
+  expect(f).toMatchObject({ running: false, current: null, last: { refresh_id: r.refresh_id, finished_at: '2026-11-21T08:00:30.000Z', error: 'salt-api unavailable' } })
+  expect(startRefresh(w.deps, 'web*')).not.toBeNull()
+})
