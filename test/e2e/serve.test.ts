@@ -36,7 +36,7 @@ test('settings written by one run are read back by the next', async () => {
 
   const second = await startServe(dataDir, env)
   const cookie2 = await loginCookie(second.url)
-  const s = await (await fetch(`${second.url}/api/admin/settings`, { headers: { cookie: cookie2 } })).json()
+  const s: any = await (await fetch(`${second.url}/api/admin/settings`, { headers: { cookie: cookie2 } })).json()
   expect(s.pollers.jobs_poll_interval_seconds).toBe(45)
   expect(s.pollers.event_stream_enabled).toBe(true)
   expect(s.salt).toMatchObject({ url: 'http://127.0.0.1:8000', password_set: true })
