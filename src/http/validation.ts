@@ -4,6 +4,7 @@
  */
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { ErrorEntry } from './errors'
 
@@ -171,10 +172,19 @@ function pointer(path: string): (string | number)[] {
     .map((p) => (/^\d+$/.test(p) ? Number(p) : p))
 }
 
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
+/** A compiled checker per schema: the fast yes/no path; errors are walked only when it says no. */
+function checker(schema: TSchema) {
+  let c = compiled.get(schema)
+  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)))
+  return c
+}
+
 /** Validates one part of a request; returns the coerced value and every problem found. */
 export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: unknown; errors: ErrorEntry[] } {
   if (part === 'body' && raw === undefined) return { value: raw, errors: [{ type: 'missing', loc: ['body'], msg: 'Field required' }] }
   const value = coerce(schema, raw)
+  if (checker(schema).Check(value)) return { value, errors: [] }
   const errors: ErrorEntry[] = []
   const missing = new Set<string>()
   for (const e of Value.Errors(schema, value)) {
