@@ -123,7 +123,8 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.minion_id) where.push(`minion_id = ${arg(f.minion_id)}`)
   if (f.jid) where.push(`jid = ${arg(f.jid)}`)
   if (f.hide_dispatch) where.push(`event_type <> 'job.new'`)
-  if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND success = 1 AND (changed IS NULL OR changed = 0))`)
+  // coalesce: an unknown success is not routine, and NOT(NULL) would otherwise drop the row.
+  if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0)`)
   if (afterId !== undefined) where.push(`id > ${arg(afterId)}`)
   if (f.search) {
     const p = arg(`%${f.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`)

@@ -31,11 +31,12 @@ export function recordRun(deps: AppDeps, raw: RawRun): boolean {
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (minion_id, jid) DO NOTHING`,
     ).run(newId(), raw.minionId, raw.jid, raw.fun, completedAt, c.pass_count, c.fail_count, c.change_count, c.total_count, c.duration_ms, c.blocked ? 1 : 0, status)
     stored = r.changes > 0
+    // The minion's last run is the head of its run list (completed_at desc, then jid desc): one indexed lookup.
     if (stored)
       db.query(
-        `UPDATE minions SET last_run_status = ?2, last_run_completed_at = ?3
-         WHERE id = ?1 AND (last_run_completed_at IS NULL OR last_run_completed_at <= ?3)`,
-      ).run(raw.minionId, status, completedAt)
+        `UPDATE minions SET (last_run_status, last_run_completed_at) =
+           (SELECT status, completed_at FROM runs WHERE minion_id = ?1 ORDER BY completed_at DESC, jid DESC LIMIT 1) WHERE id = ?1`,
+      ).run(raw.minionId)
   })()
   return stored
 }
