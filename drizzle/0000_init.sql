@@ -178,6 +178,14 @@ CREATE TABLE `minion_packages` (
 	PRIMARY KEY(`minion_id`, `name`, `version`, `arch`)
 );
 --> statement-breakpoint
+CREATE TABLE `package_seen` (
+	`source` text NOT NULL,
+	`name` text NOT NULL,
+	`seen_at` integer NOT NULL,
+	`n` integer NOT NULL,
+	PRIMARY KEY(`source`, `name`, `seen_at`)
+);
+--> statement-breakpoint
 CREATE TABLE `package_stats` (
 	`source` text NOT NULL,
 	`name` text NOT NULL,

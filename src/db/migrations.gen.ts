@@ -3,5 +3,5 @@ import m0 from '../../drizzle/0000_init.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
-  { tag: "0000_init", when: 1795249069387, breakpoints: true, sql: m0 },
+  { tag: "0000_init", when: 1795249156262, breakpoints: true, sql: m0 },
 ]

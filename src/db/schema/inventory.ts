@@ -33,6 +33,14 @@ export const packageVersions = sqliteTable('package_versions', {
   minionCount: integer('minion_count').notNull(),
 }, (t) => [primaryKey({ columns: [t.source, t.name, t.version, t.arch] })])
 
+/** How many minions holding a name were last collected at each time; last_seen is the latest time with holders. */
+export const packageSeen = sqliteTable('package_seen', {
+  source: text('source').notNull(),
+  name: text('name').notNull(),
+  seenAt: integer('seen_at').notNull(),
+  n: integer('n').notNull(),
+}, (t) => [primaryKey({ columns: [t.source, t.name, t.seenAt] })])
+
 /** One inventory refresh: what was asked, what answered, how it ended. */
 export const inventoryRefreshes = sqliteTable('inventory_refreshes', {
   id: text('id').primaryKey(),

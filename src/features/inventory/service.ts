@@ -48,7 +48,14 @@ export function replacePackageSets(deps: AppDeps, sets: PackageSet[], collectedA
     nameDrop: db.prepare('DELETE FROM package_stats WHERE source = ?1 AND name = ?2 AND minion_count <= 0'),
     versions: db.prepare(`UPDATE package_stats SET version_count = (SELECT count(DISTINCT version) FROM package_versions v WHERE v.source = ?1 AND v.name = ?2)
       WHERE source = ?1 AND name = ?2`),
-    seen: db.prepare('UPDATE package_stats SET last_seen = ?3 WHERE source = ?1 AND name = ?2'),
+    lastTime: db.prepare<{ t: number | null }, [string]>('SELECT inventory_collected_at AS t FROM minions WHERE id = ?1'),
+    seenAdd: db.prepare(`INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)
+      ON CONFLICT (source, name, seen_at) DO UPDATE SET n = n + excluded.n`),
+    seenDrop: db.prepare('DELETE FROM package_seen WHERE source = ?1 AND name = ?2 AND seen_at = ?3 AND n <= 0'),
+    seen: db.prepare(`UPDATE package_stats SET last_seen = (SELECT max(seen_at) FROM package_seen s WHERE s.source = ?1 AND s.name = ?2)
+      WHERE source = ?1 AND name = ?2`),
+    seenAll: db.prepare(`UPDATE package_stats SET last_seen = (SELECT max(last_seen) FROM package_stats s WHERE s.name = ?1 AND s.source <> '')
+      WHERE source = '' AND name = ?1`),
     minion: db.prepare('UPDATE minions SET inventory_collected_at = ?2 WHERE id = ?1'),
   }
   let stored = 0
@@ -56,7 +63,7 @@ export function replacePackageSets(deps: AppDeps, sets: PackageSet[], collectedA
     // Deltas summed over the whole batch, applied once per key.
     const verDelta = new Map<string, number>()
     const nameDelta = new Map<string, number>()
-    const seen = new Set<string>()
+    const seenDelta = new Map<string, number>()
     const bump = (m: Map<string, number>, k: string, d: number) => m.set(k, (m.get(k) ?? 0) + d)
     for (const set of sets) {
       ensureMinion(deps, set.minionId)
@@ -79,13 +86,17 @@ export function replacePackageSets(deps: AppDeps, sets: PackageSet[], collectedA
       const newNames = new Set<string>()
       for (const [k, p] of fresh) {
         newNames.add(set.source + SEP + p.name)
-        seen.add(set.source + SEP + p.name)
         if (oldKeys.has(k)) continue
         q.ins.run(set.minionId, p.name, p.version, p.arch, set.source)
         bump(verDelta, k, +1)
       }
       for (const n of oldNames) if (!newNames.has(n)) bump(nameDelta, n, -1)
       for (const n of newNames) if (!oldNames.has(n)) bump(nameDelta, n, +1)
+      // Each held name moves from the minion's previous collection time to this one.
+      const before = q.lastTime.get(set.minionId)?.t
+      if (before != null && before !== collectedAt) for (const n of oldNames) bump(seenDelta, n + SEP + before, -1)
+      for (const n of newNames) if (before !== collectedAt || !oldNames.has(n)) bump(seenDelta, n + SEP + collectedAt, +1)
+      if (before === collectedAt) for (const n of oldNames) if (!newNames.has(n)) bump(seenDelta, n + SEP + before, -1)
       q.minion.run(set.minionId, collectedAt)
       stored += fresh.size
     }
@@ -111,14 +122,22 @@ export function replacePackageSets(deps: AppDeps, sets: PackageSet[], collectedA
       const [s, name] = k.split(SEP) as [string, string]
       q.versions.run(s, name)
     }
-    // Every name a collection reported was seen now; once per name for the whole batch.
-    const seenAll = new Set<string>()
-    for (const k of seen) {
-      const [source, name] = k.split(SEP) as [string, string]
-      q.seen.run(source, name, collectedAt)
-      seenAll.add(name)
+    // last_seen: the latest collection time that still has holders, per source and then over all sources.
+    const seenNames = new Set<string>()
+    for (const [k, d] of seenDelta) {
+      const [source, name, at] = k.split(SEP) as [string, string, string]
+      seenNames.add(source + SEP + name)
+      if (!d) continue
+      q.seenAdd.run(source, name, Number(at), d)
+      if (d < 0) q.seenDrop.run(source, name, Number(at))
     }
-    for (const name of seenAll) q.seen.run(ALL, name, collectedAt)
+    const allNames = new Set<string>()
+    for (const k of seenNames) {
+      const [source, name] = k.split(SEP) as [string, string]
+      q.seen.run(source, name)
+      allNames.add(name)
+    }
+    for (const name of allNames) q.seenAll.run(name)
   })()
   return stored
 }
