@@ -43,7 +43,13 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
     port: config.port,
     // Bun's own cap is above ours so that our 413 body answers first.
     maxRequestBodySize: MAX_BODY * 2,
-    fetch: (req, srv) => app.fetch(req),
+    async fetch(req) {
+      const t0 = performance.now()
+      const res = await app.fetch(req)
+      // One line per request; the path only (query strings can carry search terms, never secrets, but stay short).
+      log.info('request', { method: req.method, path: new URL(req.url).pathname, status: res.status, ms: Math.round((performance.now() - t0) * 10) / 10 })
+      return res
+    },
   })
   // Elysia reads the client address through its server handle.
   ;(app as unknown as { server: unknown }).server = server
