@@ -1,5 +1,6 @@
 /** The activity feed: batched, de-duplicated writes and filtered, visibility-aware reads. */
 import type { AppDeps } from '../../deps'
+import { containsPattern } from '../../lib/sql'
 import { iso } from '../../lib/clock'
 import { holds, type Grant } from '../roles/service'
 
@@ -127,7 +128,7 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0)`)
   if (afterId !== undefined) where.push(`id > ${arg(afterId)}`)
   if (f.search) {
-    const p = arg(`%${f.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
+    const p = arg(containsPattern(f.search))
     where.push(`(${['summary', 'minion_id', 'fun', 'initiator', 'target'].map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`)
   }
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args, onlyCategories: where.length === base }

@@ -4,6 +4,7 @@
  * reads aggregates and never groups the raw rows.
  */
 import type { AppDeps } from '../../deps'
+import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
 import { ensureMinion } from '../minions/service'
 
@@ -153,7 +154,7 @@ export function listPackages(deps: AppDeps, p: { q?: string; source?: string; so
   const args: string[] = [p.source ?? ALL]
   let where = 'WHERE source = ?1'
   if (p.q) {
-    args.push(`%${p.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
+    args.push(containsPattern(p.q))
     where += ` AND name LIKE ?2 ESCAPE '\\'`
   }
   const db = deps.db.$client
@@ -180,7 +181,7 @@ export function minionPackages(deps: AppDeps, minionId: string, p: { q?: string;
   const args: string[] = [minionId]
   let where = 'WHERE minion_id = ?1'
   if (p.q) {
-    args.push(`%${p.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
+    args.push(containsPattern(p.q))
     where += ` AND name LIKE ?2 ESCAPE '\\'`
   }
   const db = deps.db.$client

@@ -1,5 +1,6 @@
 /** Minion facts (key state, presence, grains) written by pollers, and the minion list and detail. */
 import type { AppDeps } from '../../deps'
+import { containsPattern } from '../../lib/sql'
 import { notFound } from '../../http/errors'
 import { isoOrNull } from '../../lib/clock'
 
@@ -68,7 +69,7 @@ export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MIN
   const where: string[] = []
   const args: string[] = []
   if (q.q) {
-    args.push(`%${q.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
+    args.push(containsPattern(q.q))
     where.push(`id LIKE ?1 ESCAPE '\\'`)
   }
   if (q.status) where.push(STATUS_SQL[q.status])
