@@ -9,7 +9,9 @@ export function parseStamp(stamp: unknown, now: number): number | null {
   if (!m) return null
   const ms = (m[2] ?? '').padEnd(3, '0').slice(0, 3)
   const t = Date.parse(`${m[1]}.${ms}${m[3] ?? 'Z'}`)
-  if (!Number.isFinite(t) || t < Date.UTC(2000, 0, 1) || t > now + 86_400_000) return null
+  // A date that rolls over (Feb 30) does not print back as itself.
+  if (!Number.isFinite(t) || new Date(t).toISOString().slice(0, 19) !== m[1] && !m[3]) return null
+  if (t < Date.UTC(2000, 0, 1) || t > now + 86_400_000) return null
   return t
 }
 

@@ -1,12 +1,13 @@
 // Proves recordEvents/pruneEvents keep the activity feed (job events once, others always) and GET /api/activity filters, orders, pages, counts and hides per contract §6.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { call, testWorld } from '../helpers/app'
+import { call, testWorld, type Who } from '../helpers/app'
 import { pruneEvents, recordEvents, type EventInput, type EventOut } from '../../src/features/activity/service'
 import { addPermission, createRole } from '../../src/features/roles/service'
 import { createUser } from '../../src/features/users/service'
 import { createSession } from '../../src/features/auth/service'
 
 type World = Awaited<ReturnType<typeof testWorld>>
+type Query = Record<string, string>
 const MIN = 60_000
 const DAY = 86_400_000
 const FIELDS = ['id', 'ts', 'category', 'event_type', 'minion_id', 'jid', 'fun', 'success', 'changed', 'initiator', 'target', 'duration_ms', 'summary']
@@ -51,7 +52,7 @@ async function feedWorld() {
 }
 
 /** The contract §6 filters, computed independently over the stored events. */
-function oracle(all: EventOut[], q: Record<string, string>, now: number, visible = ['job', 'key', 'minion']) {
+function oracle(all: EventOut[], q: Query, now: number, visible = ['job', 'key', 'minion']) {
   const asked = [...(q.category ? [q.category] : []), ...(q.categories ? q.categories.split(',').map((s) => s.trim()) : [])]
   const cats = asked.length ? visible.filter((c) => asked.includes(c)) : visible
   const s = q.search?.toLowerCase()
@@ -66,7 +67,7 @@ function oracle(all: EventOut[], q: Record<string, string>, now: number, visible
     .sort((a, b) => Date.parse(b.ts) - Date.parse(a.ts) || b.id - a.id)
 }
 
-const list = (w: World, q: Record<string, string> = {}, who: Parameters<typeof call>[3]['who'] = 'viewer') =>
+const list = (w: World, q: Query = {}, who: Who = 'viewer') =>
   call(w, 'GET', `/api/activity?${new URLSearchParams(q)}`, { who })
 const summaries = (body: any) => body.events.map((e: EventOut) => e.summary)
 
@@ -131,7 +132,8 @@ describe('pruneEvents', () => {
     const now = w.clock.now()
     const check = async (remaining: EventOut[]) => {
       // Unfiltered, category-only and filtered totals all agree with the rows left, before and after paging.
-      for (const q of [{}, { category: 'key' }, { categories: 'job,minion' }, { search: 'dispatched' }, { limit: '1' }, { limit: '2', offset: '3' }]) {
+      const queries: Query[] = [{}, { category: 'key' }, { categories: 'job,minion' }, { search: 'dispatched' }, { limit: '1' }, { limit: '2', offset: '3' }]
+      for (const q of queries) {
         const want = oracle(remaining, q, now)
         const r = await list(w, q)
         expect(r.body.total).toBe(want.length)
@@ -174,7 +176,7 @@ describe('GET /api/activity', () => {
     now = w.clock.now()
   })
 
-  const QUERIES: Record<string, string>[] = [
+  const QUERIES: Query[] = [
     {},
     { since_minutes: '60' }, { since_minutes: '1' }, { since_minutes: '10080' },
     { limit: '3' }, { limit: '3', offset: '3' }, { offset: '12' }, { offset: '50' },
@@ -199,7 +201,7 @@ describe('GET /api/activity', () => {
   })
 
   // Literal answers read off FEED, so the oracle itself is checked.
-  test.each([
+  const LITERAL: [Query, string[]][] = [
     [{ search: '%' }, ['cache-01 returned pkg.list_pkgs']],
     [{ search: '_' }, ['web-01 returned test.ping', 'test.ping dispatched to * (3 minions)', 'cache-01 returned pkg.list_pkgs', 'new_host key accepted', 'new_host key pending']],
     [{ search: 'web_01' }, []],
@@ -208,7 +210,8 @@ describe('GET /api/activity', () => {
     [{ since_minutes: '60', category: 'key' }, ['new_host key accepted']],
     [{ category: 'job', hide_dispatch: 'true', hide_routine: 'true' }, ['db-01 returned state.apply: 2 ok, 1 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
     [{ jid: J1 }, ['web-02 returned state.apply: 2 ok, 0 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed', 'state.apply dispatched to web* (2 minions)']],
-  ].map(([q, want]) => [new URLSearchParams(q).toString(), q, want] as const))('%s lists exactly the expected events', async (_label, q, want) => {
+  ]
+  test.each(LITERAL.map(([q, want]) => [new URLSearchParams(q).toString(), q, want] as const))('%s lists exactly the expected events', async (_label, q, want) => {
     const r = await list(w, q)
     expect(summaries(r.body)).toEqual(want)
     expect(r.body.total).toBe(want.length)
@@ -254,7 +257,7 @@ describe('GET /api/activity', () => {
       const token = await keyOnlyUser(w)
       const keys = oracle(stored, {}, now, ['key'])
       expect(keys.length).toBe(3)
-      const cases: [Record<string, string>, EventOut[]][] = [
+      const cases: [Query, EventOut[]][] = [
         [{}, keys],
         [{ limit: '1' }, keys],
         [{ category: 'job' }, []],
@@ -272,7 +275,7 @@ describe('GET /api/activity', () => {
     })
 
     test('a user with no roles gets 200 with nothing', async () => {
-      for (const q of [{}, { category: 'job' }, { search: 'web' }]) {
+      for (const q of [{}, { category: 'job' }, { search: 'web' }] as Query[]) {
         const r = await list(w, q, 'nobody')
         expect(r.status).toBe(200)
         expect(r.body).toEqual({ total: 0, events: [] })
@@ -284,7 +287,7 @@ describe('GET /api/activity', () => {
     })
   })
 
-  test.each([
+  const INVALID: [Query, string, string][] = [
     [{ since_minutes: '0' }, 'since_minutes', 'greater_than_equal'],
     [{ since_minutes: '10081' }, 'since_minutes', 'less_than_equal'],
     [{ limit: '0' }, 'limit', 'greater_than_equal'],
@@ -292,7 +295,8 @@ describe('GET /api/activity', () => {
     [{ offset: '-1' }, 'offset', 'greater_than_equal'],
     [{ search: 'x'.repeat(201) }, 'search', 'string_too_long'],
     [{ hide_routine: 'maybe' }, 'hide_routine', 'bool_parsing'],
-  ].map(([q, f, t]) => [new URLSearchParams(q).toString().slice(0, 40), q, f, t] as const))('%s is a 422', async (_label, q, field, type) => {
+  ]
+  test.each(INVALID.map(([q, f, t]) => [new URLSearchParams(q).toString().slice(0, 40), q, f, t] as const))('%s is a 422', async (_label, q, field, type) => {
     const r = await list(w, q)
     expect(r.status).toBe(422)
     expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['query', field], type })])
@@ -327,4 +331,10 @@ describe('hide_routine with an unknown success flag', () => {
     expect(summaries(r.body)).toEqual(['web-01 returned state.apply'])
     expect(r.body.total).toBe(1)
   })
+})
+
+test('an event of an unknown category is refused, so counter totals cannot drift', async () => {
+  const w = await testWorld()
+  expect(() => recordEvents(w.deps, [{ ts: w.clock.now(), category: 'audit', event_type: 'x', summary: 'x' }])).toThrow('unknown activity category')
+  expect((await call(w, 'GET', '/api/activity')).body.total).toBe(0)
 })

@@ -251,3 +251,8 @@ describe('parseStartTime and jidTime', () => {
     expect(jidTime(jid)).toBeNull()
   })
 })
+
+test('parseStamp refuses a date that does not exist', () => {
+  expect(parseStamp('2026-02-30T00:00:00', Date.parse('2026-11-21T00:00:00Z'))).toBeNull()
+  expect(parseStamp('2026-02-28T00:00:00', Date.parse('2026-11-21T00:00:00Z'))).toBe(Date.parse('2026-02-28T00:00:00Z'))
+})

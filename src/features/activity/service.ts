@@ -45,6 +45,9 @@ export function eventOut(r: Record<string, any>): EventOut {
  */
 export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
   if (!events.length) return []
+  // Totals come from per-category counters over these categories only; anything else is a caller's bug.
+  const unknown = events.find((e) => !(e.category in CATEGORY_PERMISSION))
+  if (unknown) throw new Error(`unknown activity category: ${unknown.category}`)
   const db = deps.db.$client
   const ins = db.prepare(
     `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary, dedupe_key)
