@@ -1,0 +1,93 @@
+// Proves the SSE parser on the real /events recording in any chunking, and the normalisation and ingest of contract §6.
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { SseParser } from '../../src/salt/sse'
+import { normalize } from '../../src/salt/normalize'
+import { Ingestor } from '../../src/salt/ingest'
+import { call, testWorld } from '../helpers/app'
+import { runFunctions, loadConfig } from '../../src/config'
+
+const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
+const recording = readFileSync(join(FIXTURES, 'events.sse'), 'utf8')
+const RUN_FUNS = runFunctions(loadConfig({}))
+
+describe('SseParser', () => {
+  const whole = new SseParser().push(recording)
+  test('the recording holds 207 events, each with a tag and JSON data whose tag matches', () => {
+    expect(whole.length).toBe(207)
+    for (const f of whole) expect(JSON.parse(f.data).tag).toBe(f.tag!)
+  })
+  test.each([1, 7, 100, 4096])('chunks of %p characters give the same frames', (size) => {
+    const p = new SseParser()
+    const frames = []
+    for (let i = 0; i < recording.length; i += size) frames.push(...p.push(recording.slice(i, i + size)))
+    expect(frames).toEqual(whole)
+    expect(p.retryMs).toBe(400)
+  })
+  test('CRLF, multi-line data, comments and id', () => {
+    const p = new SseParser()
+    expect(p.push(': keepalive\r\nid: 5\r\ntag: a\r\ndata: {"x":\r\ndata: 1}\r')).toEqual([])
+    expect(p.push('\n\r\n')).toEqual([{ tag: 'a', data: '{"x":\n1}', id: '5' }])
+  })
+  test('a blank line with no data yields nothing', () => {
+    expect(new SseParser().push('tag: x\n\n\n')).toEqual([])
+  })
+})
+
+describe('normalize + ingest of the recording', () => {
+  test('stores job.new/job.ret once, runs, key changes, starts and presence, with no error', async () => {
+    const w = await testWorld()
+    const ing = new Ingestor(w.deps)
+    const frames = new SseParser().push(recording)
+    const now = Date.parse('2026-11-21T09:00:00Z')
+    const intents = frames.map((f) => { const d = JSON.parse(f.data); return normalize(d.tag, d.data, now, RUN_FUNS) })
+    ing.apply(intents)
+    // Applying the same stream twice stores nothing new for jobs.
+    const again = ing.apply(intents)
+    expect(again.filter((e) => e.category === 'job')).toEqual([])
+    const all = (await call(w, 'GET', '/api/activity?limit=500')).body
+    const types = all.events.map((e: any) => e.event_type)
+    expect(types).toContain('job.new')
+    expect(types).toContain('job.ret')
+    expect(types).toContain('key.delete')
+    expect(types).toContain('minion.start')
+    expect(types).not.toContain('salt/presence/present')
+    // No find_job noise, every job.new has a target and an initiator.
+    expect(all.events.filter((e: any) => e.fun === 'saltutil.find_job')).toEqual([])
+    for (const e of all.events.filter((x: any) => x.event_type === 'job.new')) expect(e.summary).toMatch(/^\S+ dispatched to .+ \(\d+ minions?\)$/)
+    // job.ret copies initiator and target from its job.
+    const ret = all.events.find((e: any) => e.event_type === 'job.ret' && e.fun === 'test.ping')
+    expect(ret.initiator).not.toBeNull()
+    expect(ret.target).not.toBeNull()
+    // State returns became runs with the four statuses' rules.
+    const runs = w.deps.db.$client.query<{ minion_id: string; status: string }, []>('SELECT minion_id, status FROM runs').all()
+    expect(runs.length).toBeGreaterThan(0)
+    expect(new Set(runs.map((r) => r.status))).toContain('unhealthy')
+    // Each minion start is one event even though salt sends two tags for it.
+    const starts = all.events.filter((e: any) => e.event_type === 'minion.start')
+    const perMinion = new Map<string, string[]>()
+    for (const s of starts) perMinion.set(s.minion_id, [...(perMinion.get(s.minion_id) ?? []), s.ts])
+    for (const times of perMinion.values()) for (let i = 1; i < times.length; i++) expect(Math.abs(Date.parse(times[i - 1]!) - Date.parse(times[i]!))).toBeGreaterThanOrEqual(10_000)
+  })
+  test('a job.ret summary for a state run counts ok, failed and changed', () => {
+    const i = normalize('salt/job/20261121080000000001/ret/web1', {
+      id: 'web1', fun: 'state.apply', jid: '20261121080000000001', retcode: 2, success: false, _stamp: '2026-11-21T08:00:01.000000',
+      return: { 'a_|-b_|-c_|-d': { result: true, changes: { x: 1 }, duration: 1.4 }, 'e_|-f_|-g_|-h': { result: false, changes: {}, duration: 2.2 } },
+    }, Date.parse('2026-11-21T09:00:00Z'), RUN_FUNS)
+    expect(i.events[0]).toMatchObject({ event_type: 'job.ret', success: false, changed: true, duration_ms: 4, summary: 'web1 returned state.apply: 1 ok, 1 failed, 1 changed', ts: Date.parse('2026-11-21T08:00:01Z') })
+    expect(i.runs).toHaveLength(1)
+  })
+  test('a non-state return has changed and duration null', () => {
+    const i = normalize('salt/job/20261121080000000002/ret/web1', { id: 'web1', fun: 'test.ping', jid: '20261121080000000002', retcode: 0, return: true }, 1_800_000_000_000, RUN_FUNS)
+    expect(i.events[0]).toMatchObject({ success: true, changed: null, duration_ms: null, summary: 'web1 returned test.ping', ts: 1_800_000_000_000 })
+    expect(i.runs).toHaveLength(0)
+  })
+  test('hostile minion ids and tags are data, never structure', async () => {
+    const w = await testWorld()
+    const evil = `<img src=x onerror=alert(1)>'; DROP TABLE minions;--`
+    new Ingestor(w.deps).apply([normalize('salt/auth', { act: 'pend', id: evil, _stamp: 'garbage' }, w.clock.now(), RUN_FUNS)])
+    expect((await call(w, 'GET', '/api/keys')).body.pending).toEqual([evil])
+    expect((await call(w, 'GET', '/api/activity')).body.events[0]).toMatchObject({ minion_id: evil, summary: `${evil} key is pending`, ts: new Date(w.clock.now()).toISOString() })
+  })
+})
