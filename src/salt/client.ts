@@ -1,0 +1,205 @@
+/**
+ * A salt-api (rest_cherrypy) client: login with the stored eauth, token reuse, one re-login on 401,
+ * exponential backoff on network errors and 5xx, per-call timeouts and typed errors.
+ */
+import { AppError } from '../http/errors'
+
+/** Credentials and TLS switch of the salt connection. */
+export interface SaltCreds {
+  url: string | null
+  username: string | null
+  password: string | null
+  eauth: string
+  verify: boolean
+}
+
+/** salt-api is not configured: 503 `Salt API not configured`. */
+export class SaltNotConfigured extends AppError {
+  constructor() {
+    super(503, 'Salt API not configured')
+  }
+}
+/** salt-api cannot be reached or is down: 503 `Salt API unavailable`. */
+export class SaltUnavailable extends AppError {
+  constructor(readonly reason: string) {
+    super(503, 'Salt API unavailable')
+  }
+}
+/** salt-api answered with an error: 502 `Salt API error: <reason>`. */
+export class SaltRejected extends AppError {
+  constructor(readonly reason: string, readonly httpStatus: number) {
+    super(502, `Salt API error: ${reason}`)
+  }
+}
+
+/** Tuning of retries and timeouts; tests shorten them. */
+export interface ClientOptions {
+  timeoutMs: number
+  attempts: number
+  backoffMs: number
+  sleep: (ms: number) => Promise<void>
+}
+
+const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms) }
+
+/** The short human reason of a salt-api error body (CherryPy HTML page or `{"return": ...}` JSON). */
+export function shortReason(status: number, body: string): string {
+  const p = /<p>([\s\S]*?)<\/p>/i.exec(body)?.[1] ?? /<title>([\s\S]*?)<\/title>/i.exec(body)?.[1]
+  let text = p?.replace(/<[^>]+>/g, '').trim()
+  if (!text) {
+    try {
+      const j = JSON.parse(body) as { return?: unknown }
+      if (typeof j.return === 'string') text = j.return
+    } catch {
+      /* not JSON */
+    }
+  }
+  text = (text || `HTTP ${status}`).replace(/\s+/g, ' ')
+  return text.length > 200 ? text.slice(0, 200) + '…' : text
+}
+
+/** A lowstate chunk: client, fun and the client's arguments. */
+export type Lowstate = Record<string, unknown> & { client: string; fun: string }
+
+/** The client; `creds` is read at every login so settings changes apply without a restart. */
+export class SaltClient {
+  private token: string | null = null
+  private expires = 0
+  private opts: ClientOptions
+
+  constructor(private creds: () => SaltCreds, opts: Partial<ClientOptions> = {}, private now: () => number = Date.now) {
+    this.opts = { ...DEFAULTS, ...opts }
+  }
+
+  /** Forgets the token (the salt settings changed). */
+  reset() {
+    this.token = null
+    this.expires = 0
+  }
+
+  private base(): SaltCreds & { url: string } {
+    const c = this.creds()
+    if (!c.url || !c.username || !c.password) throw new SaltNotConfigured()
+    return c as SaltCreds & { url: string }
+  }
+
+  /** One HTTP exchange with timeout; network failures become SaltUnavailable. */
+  private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs): Promise<Response> {
+    const c = this.base()
+    try {
+      return await fetch(new URL(path, c.url.endsWith('/') ? c.url : c.url + '/'), {
+        ...init,
+        headers: { accept: 'application/json', ...init.headers },
+        signal: init.signal ?? AbortSignal.timeout(timeoutMs),
+        tls: { rejectUnauthorized: c.verify },
+      } as RequestInit)
+    } catch (e) {
+      throw new SaltUnavailable((e as Error).name === 'TimeoutError' ? 'timed out' : (e as Error).message)
+    }
+  }
+
+  /** Retries network errors and 5xx with exponential backoff; other answers pass through. */
+  private async withRetry(fn: () => Promise<Response>): Promise<Response> {
+    let delay = this.opts.backoffMs
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await fn()
+        if (res.status < 500 || attempt >= this.opts.attempts) return res
+        await res.body?.cancel()
+      } catch (e) {
+        if (!(e instanceof SaltUnavailable) || attempt >= this.opts.attempts) throw e
+      }
+      await this.opts.sleep(delay)
+      delay *= 2
+    }
+  }
+
+  /** Logs in and keeps the session token. */
+  async login(): Promise<string> {
+    const c = this.base()
+    const res = await this.withRetry(() =>
+      this.send('login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: c.username, password: c.password, eauth: c.eauth }) }),
+    )
+    const text = await res.text()
+    if (!res.ok) throw this.failure(res.status, text)
+    try {
+      const r = (JSON.parse(text) as { return: { token: string; expire: number }[] }).return[0]!
+      this.token = r.token
+      // Re-login a minute before salt's own expiry.
+      this.expires = r.expire * 1000 - 60_000
+      return r.token
+    } catch {
+      throw new SaltRejected('unexpected login answer', res.status)
+    }
+  }
+
+  /** A live token, logging in when there is none or it is about to expire. */
+  async session(): Promise<string> {
+    if (!this.token || this.now() >= this.expires) return this.login()
+    return this.token
+  }
+
+  private failure(status: number, body: string): AppError {
+    const reason = shortReason(status, body)
+    if (status === 503 || status === 504) return new SaltUnavailable(reason)
+    return new SaltRejected(reason, status)
+  }
+
+  /** Runs one lowstate chunk and returns `return[0]`; on 401 logs in again once and retries. */
+  async run(chunk: Lowstate, timeoutMs?: number): Promise<unknown> {
+    for (let relogin = 0; ; relogin++) {
+      const token = await this.session()
+      const res = await this.withRetry(() =>
+        this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs),
+      )
+      const text = await res.text()
+      if (res.status === 401 && relogin === 0) {
+        this.token = null
+        continue
+      }
+      if (!res.ok) throw this.failure(res.status, text)
+      try {
+        return (JSON.parse(text) as { return: unknown[] }).return[0]
+      } catch {
+        throw new SaltRejected('unreadable answer', res.status)
+      }
+    }
+  }
+
+  /** `local`: a synchronous job; returns {minion: return}. */
+  local(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string; timeout?: number } = {}) {
+    return this.run({ client: 'local', tgt, fun, ...opts }, opts.timeout ? (opts.timeout + 30) * 1000 : undefined) as Promise<Record<string, unknown>>
+  }
+
+  /** `local_async`: starts a job; returns {jid, minions} (or {} when nothing matched). */
+  localAsync(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string } = {}) {
+    return this.run({ client: 'local_async', tgt, fun, ...opts }) as Promise<{ jid?: string; minions?: string[] }>
+  }
+
+  /** `runner`: the runner function's own return value. */
+  runner(fun: string, kwarg: Record<string, unknown> = {}) {
+    return this.run({ client: 'runner', fun, kwarg })
+  }
+
+  /** `wheel`: unwraps the {tag, data: {return, success}} envelope; a failed wheel call is a SaltRejected. */
+  async wheel(fun: string, args: Record<string, unknown> = {}): Promise<unknown> {
+    const env = (await this.run({ client: 'wheel', fun, ...args })) as { data?: { return?: unknown; success?: boolean } }
+    if (env?.data?.success === false) throw new SaltRejected(typeof env.data.return === 'string' ? env.data.return.slice(0, 200) : `${fun} failed`, 200)
+    return env?.data?.return
+  }
+
+  /** Opens GET /events (SSE); the caller reads the body. A 401 logs in again once. */
+  async events(signal: AbortSignal): Promise<Response> {
+    for (let relogin = 0; ; relogin++) {
+      const token = await this.session()
+      const res = await this.send('events', { method: 'GET', headers: { 'x-auth-token': token, accept: 'text/event-stream' }, signal })
+      if (res.status === 401 && relogin === 0) {
+        await res.body?.cancel()
+        this.token = null
+        continue
+      }
+      if (!res.ok) throw this.failure(res.status, await res.text())
+      return res
+    }
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * A fake salt-api speaking rest_cherrypy as ../shared/reference/salt-api.md describes, on port 0, with faults on demand:
+ * down, slow, 500s, token expiry (HTML 401), malformed or partial SSE frames, huge returns, hostile ids.
+ */
+import type { Server } from 'bun'
+
+/** One fake minion. */
+export interface FakeMinion {
+  id: string
+  key: 'accepted' | 'pending' | 'rejected' | 'denied'
+  online: boolean
+  grains: Record<string, unknown>
+  pkgs: Record<string, string[]>
+  /** What a state function returns on this minion (default: one passing state). */
+  stateReturn?: unknown
+}
+
+const html = (status: number, title: string, msg: string) =>
+  new Response(`<!DOCTYPE html><html><head><title>${title}</title></head><body><h2>${title}</h2><p>${msg}</p></body></html>`, {
+    status, headers: { 'content-type': 'text/html;charset=utf-8' },
+  })
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+const stamp = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '').padEnd(26, '0')
+let jidSeq = 0
+/** A 20-digit jid from the time, unique within the process. */
+export const newJid = (ms = Date.now()) => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 17) + String(jidSeq++ % 1000).padStart(3, '0')
+
+/** The fake server and its knobs. */
+export class FakeSalt {
+  minions = new Map<string, FakeMinion>()
+  users = new Map([['saltdeck', 's3cr3t']])
+  sessions = new Map<string, number>()
+  jobs = new Map<string, { fun: string; tgt: unknown; user: string; minions: string[]; returns: Record<string, unknown>; start: number }>()
+  /** Faults. */
+  down = false
+  delayMs = 0
+  fail500 = 0
+  tokenTtlMs = 12 * 3600_000
+  calls: { client: string; fun: string; tgt?: unknown }[] = []
+  private streams = new Set<ReadableStreamDefaultController<Uint8Array>>()
+  private enc = new TextEncoder()
+  server!: Server<unknown>
+
+  /** Starts on 127.0.0.1, port 0. */
+  start() {
+    this.server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, fetch: (req) => this.handle(req) })
+    return this
+  }
+  get url() {
+    return `http://127.0.0.1:${this.server.port}`
+  }
+  stop() {
+    for (const c of this.streams) try { c.close() } catch { /* closed */ }
+    this.server.stop(true)
+  }
+
+  /** Adds minions web-01.. with Debian grains and a few packages. */
+  addMinions(ids: string[], over: Partial<FakeMinion> = {}) {
+    for (const id of ids)
+      this.minions.set(id, {
+        id, key: 'accepted', online: true,
+        grains: { id, os: 'Debian', os_family: 'Debian', osrelease: '12', saltversion: '3006.10', ipv4: ['127.0.0.1', '10.0.0.5'] },
+        pkgs: { bash: ['5.2.15-2+b2'], coreutils: ['9.1-1'], openssl: ['3.0.11-1~deb12u2'] },
+        ...over,
+      })
+    return this
+  }
+
+  /** Sends raw text to every open /events stream (tests use it for malformed and partial frames). */
+  sendRaw(text: string) {
+    for (const c of this.streams) c.enqueue(this.enc.encode(text))
+  }
+  /** Publishes one event as salt-api writes it. */
+  publish(tag: string, data: Record<string, unknown>) {
+    this.sendRaw(`tag: ${tag}\ndata: ${JSON.stringify({ data: { ...data, _stamp: data._stamp ?? stamp() }, tag })}\n\n`)
+  }
+  /** Ends every open stream (token expiry, salt-api restart). */
+  closeStreams() {
+    for (const c of this.streams) try { c.close() } catch { /* closed */ }
+    this.streams.clear()
+  }
+  get streamCount() {
+    return this.streams.size
+  }
+  /** Expires every session: the next call gets the HTML 401. */
+  expireSessions() {
+    this.sessions.clear()
+  }
+
+  private authed(req: Request) {
+    const tok = req.headers.get('x-auth-token') ?? /session_id=([^;]+)/.exec(req.headers.get('cookie') ?? '')?.[1]
+    const exp = tok ? this.sessions.get(tok) : undefined
+    return exp !== undefined && exp > Date.now()
+  }
+
+  private async handle(req: Request): Promise<Response> {
+    if (this.down) return html(503, '503 Service Unavailable', 'Salt Master is not available.')
+    if (this.delayMs) await Bun.sleep(this.delayMs)
+    const path = new URL(req.url).pathname
+    if (this.fail500 > 0 && path !== '/events') {
+      this.fail500--
+      return json({ status: 500, return: 'An unexpected error occurred' }, 500)
+    }
+    if (req.method === 'POST' && path === '/login') {
+      const b = (await req.json().catch(() => ({}))) as Record<string, string>
+      if (b.eauth !== "sharedsecret" || !b.password || this.users.get(String(b.username)) !== b.password) return html(401, '401 Unauthorized', 'Could not authenticate using provided credentials')
+      const token = Array.from(crypto.getRandomValues(new Uint8Array(20)), (x) => x.toString(16).padStart(2, '0')).join('')
+      const start = Date.now() / 1000
+      this.sessions.set(token, Date.now() + this.tokenTtlMs)
+      return new Response(JSON.stringify({ return: [{ token, expire: start + this.tokenTtlMs / 1000, start, user: b.username, eauth: b.eauth, perms: ['.*', '@runner', '@wheel'] }] }), {
+        headers: { 'content-type': 'application/json', 'x-auth-token': token, 'set-cookie': `session_id=${token}; Max-Age=36000; Path=/` },
+      })
+    }
+    if (!this.authed(req)) return html(401, '401 Unauthorized', 'No permission -- see authorization schemes')
+    if (req.method === 'GET' && path === '/events') {
+      if (new URL(req.url).search) return html(400, '400 Bad Request', 'Query parameters are not accepted; use the X-Auth-Token header')
+      let ctl!: ReadableStreamDefaultController<Uint8Array>
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => {
+          ctl = c
+          this.streams.add(c)
+          c.enqueue(this.enc.encode('retry: 400\n'))
+        },
+        cancel: () => void this.streams.delete(ctl),
+      })
+      return new Response(body, { headers: { 'content-type': 'text/event-stream;charset=utf-8', 'cache-control': 'no-cache' } })
+    }
+    if (req.method === 'POST' && path === '/') {
+      const chunks = (await req.json()) as Record<string, any>[]
+      const out = []
+      for (const c of chunks) {
+        this.calls.push({ client: c.client, fun: c.fun, tgt: c.tgt })
+        const r = this.lowstate(c)
+        if (r instanceof Response) return r
+        out.push(r)
+      }
+      return json({ return: out })
+    }
+    return html(404, '404 Not Found', 'Nothing matches the given URI')
+  }
+
+  /** Minions a target selects (glob or list). */
+  match(tgt: unknown, tgtType = 'glob'): FakeMinion[] {
+    const accepted = [...this.minions.values()].filter((m) => m.key === 'accepted')
+    if (tgtType === 'list') {
+      const ids = new Set(Array.isArray(tgt) ? tgt : String(tgt).split(','))
+      return accepted.filter((m) => ids.has(m.id))
+    }
+    const re = new RegExp(`^${String(tgt).replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+    return accepted.filter((m) => re.test(m.id))
+  }
+
+  /** What one minion returns for a function. */
+  private exec(m: FakeMinion, fun: string, kwarg: Record<string, unknown> = {}, arg: unknown[] = []): unknown {
+    if (fun === 'test.ping') return true
+    if (fun === 'grains.items') return m.grains
+    if (fun === 'grains.get') return m.grains[String(arg[0])] ?? ''
+    if (fun === 'pkg.list_pkgs') return kwarg.versions_as_list ? m.pkgs : Object.fromEntries(Object.entries(m.pkgs).map(([k, v]) => [k, v.join(',')]))
+    if (fun.startsWith('state.'))
+      return m.stateReturn ?? { 'test_|-ok_|-ok_|-succeed_without_changes': { name: 'ok', result: true, comment: 'Success!', changes: {}, duration: 0.5, __run_num__: 0 } }
+    return `'${fun}' is not available.`
+  }
+
+  private lowstate(c: Record<string, any>): unknown {
+    const enabled = ['local', 'local_async', 'runner', 'wheel']
+    if (!enabled.includes(c.client)) return html(400, '400 Bad Request', `Client disabled: '${c.client}'. Add to 'netapi_enable_clients' master config option to enable.`)
+    if (c.client === 'local' || c.client === 'local_async') {
+      const targets = this.match(c.tgt, c.tgt_type)
+      const jid = newJid()
+      const job = { fun: c.fun, tgt: c.tgt, user: 'saltdeck', minions: targets.map((m) => m.id), returns: {} as Record<string, unknown>, start: Date.now() }
+      this.jobs.set(jid, job)
+      const ret = (m: FakeMinion) => (m.online ? this.exec(m, c.fun, c.kwarg, c.arg) : false)
+      if (c.client === 'local') {
+        const out: Record<string, unknown> = {}
+        for (const m of targets) out[m.id] = job.returns[m.id] = ret(m)
+        return out
+      }
+      if (!targets.length) return {}
+      this.publish(`salt/job/${jid}/new`, { jid, tgt_type: c.tgt_type ?? 'glob', tgt: c.tgt, user: 'saltdeck', fun: c.fun, arg: c.arg ?? [], minions: job.minions, missing: [] })
+      queueMicrotask(() => {
+        for (const m of targets.filter((t) => t.online)) {
+          const r = (job.returns[m.id] = ret(m))
+          const failed = r && typeof r === 'object' && Object.values(r as object).some((s: any) => s?.result === false)
+          const retcode = Array.isArray(r) ? 1 : failed ? 2 : 0
+          this.publish(`salt/job/${jid}/ret/${m.id}`, { cmd: '_return', id: m.id, success: retcode === 0, return: r, retcode, jid, fun: c.fun, fun_args: c.arg ?? [] })
+        }
+      })
+      return { jid, minions: job.minions }
+    }
+    if (c.client === 'runner') return this.runner(c.fun, c.kwarg ?? {})
+    const r = this.wheelCall(c.fun, c)
+    const jid = newJid()
+    return { tag: `salt/wheel/${jid}`, data: { fun: `wheel.${c.fun}`, jid, user: 'saltdeck', _stamp: stamp(), return: r, success: !(typeof r === 'string') } }
+  }
+
+  private runner(fun: string, kw: Record<string, any>): unknown {
+    const accepted = [...this.minions.values()].filter((m) => m.key === 'accepted')
+    if (fun === 'manage.present' || fun === 'manage.alived') return accepted.filter((m) => m.online).map((m) => m.id).sort()
+    if (fun === 'manage.status') return { up: accepted.filter((m) => m.online).map((m) => m.id).sort(), down: accepted.filter((m) => !m.online).map((m) => m.id).sort() }
+    if (fun === 'jobs.list_jobs') {
+      const out: Record<string, unknown> = {}
+      for (const [jid, j] of this.jobs) {
+        const d = new Date(j.start)
+        const startTime = `${d.getUTCFullYear()}, ${d.toUTCString().slice(8, 11)} ${String(d.getUTCDate()).padStart(2, '0')} ${d.toISOString().slice(11, 19)}.${String(d.getUTCMilliseconds()).padStart(3, '0')}000`
+        out[jid] = { Function: j.fun, Arguments: [], Target: j.tgt, 'Target-type': 'glob', User: j.user, StartTime: startTime }
+      }
+      return out
+    }
+    if (fun === 'jobs.lookup_jid') {
+      const j = this.jobs.get(String(kw.jid))
+      if (!j) return {}
+      return j.fun.startsWith('state.') ? { outputter: 'highstate', data: j.returns } : j.returns
+    }
+    if (fun === 'jobs.active') return {}
+    return `Exception occurred in runner ${fun}: unknown`
+  }
+
+  private wheelCall(fun: string, c: Record<string, any>): unknown {
+    const by = (k: FakeMinion['key']) => [...this.minions.values()].filter((m) => m.key === k).map((m) => m.id).sort()
+    if (fun === 'key.list_all') return { minions: by('accepted'), minions_pre: by('pending'), minions_rejected: by('rejected'), minions_denied: by('denied'), local: ['master.pem', 'master.pub'] }
+    const m = this.minions.get(String(c.match))
+    if (fun === 'key.accept' || fun === 'key.reject') {
+      if (!m) return {}
+      m.key = fun === 'key.accept' ? 'accepted' : 'rejected'
+      this.publish('salt/key', { result: true, act: fun === 'key.accept' ? 'accept' : 'reject', id: m.id })
+      return { [fun === 'key.accept' ? 'minions' : 'minions_rejected']: [m.id] }
+    }
+    if (fun === 'key.delete') {
+      if (!m) return {}
+      this.minions.delete(m.id)
+      this.publish('salt/key', { result: true, act: 'delete', id: m.id })
+      return { minions: [m.id] }
+    }
+    return `Exception occurred in wheel ${fun}: unknown`
+  }
+}
