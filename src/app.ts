@@ -13,6 +13,7 @@ import { minionRoutes } from './features/minions/routes'
 import { inventoryRoutes } from './features/inventory/routes'
 import { auditRoutes } from './features/audit/routes'
 import { jobRoutes } from './features/jobs/routes'
+import { saltRoutes } from './features/salt-actions/routes'
 import { systemRoutes } from './features/system/routes'
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -21,7 +22,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...auditRoutes,
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes, ...auditRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

@@ -3,6 +3,7 @@ import type { Db } from './db/client'
 import type { Config } from './config'
 import type { Clock } from './lib/clock'
 import type { Logger } from './lib/log'
+import type { SaltRuntime } from './salt/runtime'
 
 /** The dependencies of createApp; tests build them around a `:memory:` database. */
 export interface AppDeps {
@@ -14,4 +15,6 @@ export interface AppDeps {
   secretKey: Uint8Array
   /** Called after a settings section changes, so pollers and clients pick it up without a restart. */
   onSettingsChanged?: (section: string) => void
+  /** The salt side (client, pollers, stream); absent in tests of the core. */
+  salt?: SaltRuntime
 }

@@ -12,6 +12,7 @@ import { loadSecretKey } from './lib/secret'
 import { bootstrap } from './features/auth/service'
 import { applyEnvSalt, readSection } from './features/settings/service'
 import { MAX_BODY } from './http/security'
+import { SaltRuntime } from './salt/runtime'
 
 /** Creates the data directory (0700) and opens, migrates and bootstraps its database. */
 export async function openDataDir(config: Config, log = new Logger()): Promise<AppDeps> {
@@ -37,6 +38,11 @@ export interface Running {
 /** Serves the API on host:port until stopped; stop finishes in-flight requests and checkpoints the WAL. */
 export async function serve(config: Config, log = new Logger()): Promise<Running> {
   const deps = await openDataDir(config, log)
+  // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
+  const salt = new SaltRuntime(deps)
+  deps.salt = salt
+  deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
+  salt.start()
   const app = createApp(deps)
   const server = Bun.serve({
     hostname: config.host,
@@ -59,6 +65,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
     url: server.url.href,
     async stop() {
       await server.stop()
+      await salt.stop()
       deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
       deps.db.$client.close()
       log.info('saltdeck stopped')

@@ -9,8 +9,8 @@ import { recordRun } from '../features/runs/service'
 import { ensureMinion } from '../features/minions/service'
 import type { Intents, KeyChange } from './normalize'
 
-const KEY_STATE = { pend: 'pending', accept: 'accepted', reject: 'rejected', delete: null } as const
-const KEY_WORD = { pend: 'is pending', accept: 'accepted', reject: 'rejected', delete: 'deleted' } as const
+const KEY_STATE = { pend: 'pending', accept: 'accepted', reject: 'rejected', delete: null, denied: 'denied' } as const
+const KEY_WORD = { pend: 'is pending', accept: 'accepted', reject: 'rejected', delete: 'deleted', denied: 'denied' } as const
 /** Two start events of one minion this close together are one start (salt sends the legacy tag too). */
 const START_DEDUPE_MS = 10_000
 
@@ -64,6 +64,8 @@ export class Ingestor {
     if (!row && next === null) return
     ensureMinion(this.deps, k.minionId)
     db.query('UPDATE minions SET key_state = ?2, online = CASE WHEN ?2 IS NULL THEN 0 ELSE online END, updated_at = ?3 WHERE id = ?1').run(k.minionId, next, this.deps.clock.now())
+    // A denied key (same id, other key) is stored as a state; the contract's key events are pend/accept/reject/delete.
+    if (k.act === 'denied') return
     events.push({ ts: k.ts, category: 'key', event_type: `key.${k.act}`, minion_id: k.minionId, initiator, summary: `${k.minionId} key ${KEY_WORD[k.act]}` })
   }
 

@@ -11,7 +11,7 @@ import { countRun, isStateDict } from './returns'
 /** A key state change reported by salt. */
 export interface KeyChange {
   minionId: string
-  act: 'pend' | 'accept' | 'reject' | 'delete'
+  act: 'pend' | 'accept' | 'reject' | 'delete' | 'denied'
   ts: number
 }
 

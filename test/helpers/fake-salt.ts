@@ -153,6 +153,7 @@ export class FakeSalt {
   /** What one minion returns for a function. */
   private exec(m: FakeMinion, fun: string, kwarg: Record<string, unknown> = {}, arg: unknown[] = []): unknown {
     if (fun === 'test.ping') return true
+    if (fun === 'saltutil.kill_job') return true
     if (fun === 'grains.items') return m.grains
     if (fun === 'grains.get') return m.grains[String(arg[0])] ?? ''
     if (fun === 'pkg.list_pkgs') return kwarg.versions_as_list ? m.pkgs : Object.fromEntries(Object.entries(m.pkgs).map(([k, v]) => [k, v.join(',')]))
@@ -210,6 +211,12 @@ export class FakeSalt {
       const j = this.jobs.get(String(kw.jid))
       if (!j) return {}
       return j.fun.startsWith('state.') ? { outputter: 'highstate', data: j.returns } : j.returns
+    }
+    if (fun === 'jobs.list_job') {
+      const j = this.jobs.get(String(kw.jid))
+      if (!j) return { jid: kw.jid, Error: 'Cannot contact returner or no job with this jid', Result: {} }
+      const Result = Object.fromEntries(Object.entries(j.returns).map(([m, r]) => [m, { return: r, retcode: Array.isArray(r) ? 1 : 0, success: !Array.isArray(r) }]))
+      return { jid: kw.jid, Function: j.fun, Arguments: [], Target: j.tgt, 'Target-type': 'glob', User: j.user, Minions: j.minions, Result }
     }
     if (fun === 'jobs.active') return {}
     return `Exception occurred in runner ${fun}: unknown`

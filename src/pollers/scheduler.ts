@@ -1,0 +1,116 @@
+/**
+ * The named registry of pollers on croner: each starts after its initial delay, runs every interval, never overlaps
+ * itself, is rescheduled at once when settings change, and counts its errors while the loop goes on.
+ */
+import { Cron } from 'croner'
+import type { AppDeps } from '../deps'
+import { iso, isoOrNull } from '../lib/clock'
+import { AppError } from '../http/errors'
+
+/** One poller: its timing from the settings and one tick's work (returns the number of items processed). */
+export interface Poller {
+  name: string
+  /** Seconds between ticks; 0 = off. */
+  intervalSeconds(): number
+  /** Seconds to wait after start or reschedule before the first tick. */
+  initialDelaySeconds(): number
+  tick(): Promise<number>
+}
+
+interface State {
+  runs: number
+  errors: number
+  lastStart: number | null
+  lastDurationMs: number | null
+  lastError: string | null
+  lastItems: number | null
+}
+
+/** Starts, reschedules, stops and reports pollers. */
+export class Scheduler {
+  private jobs = new Map<string, Cron>()
+  private state = new Map<string, State>()
+  private running = new Map<string, Promise<void>>()
+  private started = false
+
+  constructor(private deps: AppDeps, readonly pollers: Poller[]) {
+    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, lastStart: null, lastDurationMs: null, lastError: null, lastItems: null })
+  }
+
+  /** Schedules every poller whose interval is not 0. */
+  start() {
+    this.started = true
+    for (const p of this.pollers) this.schedule(p)
+  }
+
+  private schedule(p: Poller) {
+    this.jobs.get(p.name)?.stop()
+    this.jobs.delete(p.name)
+    const every = p.intervalSeconds()
+    if (!this.started || every <= 0) return
+    const startAt = new Date(Date.now() + p.initialDelaySeconds() * 1000)
+    // Each whole second matches the pattern; `interval` spaces the runs and `protect` forbids overlap.
+    const job = new Cron('* * * * * *', { interval: every, startAt, protect: true, name: `saltdeck-${p.name}-${crypto.randomUUID()}` }, () => this.run(p.name))
+    this.jobs.set(p.name, job)
+  }
+
+  /** Re-reads every poller's timing (settings changed): no restart needed. */
+  reschedule() {
+    for (const p of this.pollers) this.schedule(p)
+  }
+
+  /** Runs one poller now; 409 when it is already running. */
+  async runNow(name: string) {
+    if (!this.state.has(name)) throw new AppError(404, 'Poller not found')
+    if (this.running.has(name)) throw new AppError(409, 'Poller already running')
+    await this.run(name)
+  }
+
+  /** One tick with overlap guard, timing, error capture and a log line. */
+  run(name: string): Promise<void> {
+    const existing = this.running.get(name)
+    if (existing) return existing
+    const p = this.pollers.find((x) => x.name === name)!
+    const s = this.state.get(name)!
+    const t0 = Date.now()
+    s.lastStart = this.deps.clock.now()
+    const done = (async () => {
+      try {
+        s.lastItems = await p.tick()
+        s.lastError = null
+        this.deps.log.info('poller tick', { poller: name, items: s.lastItems, ms: Date.now() - t0 })
+      } catch (e) {
+        s.errors++
+        s.lastError = e instanceof AppError ? e.detail : (e as Error).message ?? String(e)
+        this.deps.log.warn('poller tick failed', { poller: name, error: s.lastError, ms: Date.now() - t0 })
+      } finally {
+        s.runs++
+        s.lastDurationMs = Date.now() - t0
+        this.running.delete(name)
+      }
+    })()
+    this.running.set(name, done)
+    return done
+  }
+
+  /** Stops every schedule and waits for running ticks. */
+  async stop() {
+    this.started = false
+    for (const j of this.jobs.values()) j.stop()
+    this.jobs.clear()
+    await Promise.all(this.running.values())
+  }
+
+  /** Status of every poller for GET /api/admin/pollers. */
+  status() {
+    return this.pollers.map((p) => {
+      const s = this.state.get(p.name)!
+      const next = this.jobs.get(p.name)?.nextRun()
+      return {
+        name: p.name, enabled: p.intervalSeconds() > 0, interval_seconds: p.intervalSeconds(), running: this.running.has(p.name),
+        last_started_at: isoOrNull(s.lastStart), last_duration_ms: s.lastDurationMs, last_error: s.lastError, runs: s.runs, errors: s.errors,
+        items_processed: s.lastItems, next_run_at: next ? iso(next.getTime()) : null,
+      }
+    })
+  }
+}
