@@ -225,7 +225,7 @@ export function finishRefresh(deps: AppDeps, id: string, error: string | null = 
 /** The running refresh (if any) and the last finished one. */
 export function refreshStatus(deps: AppDeps) {
   const db = deps.db.$client
-  const current = db.query<RefreshRow, []>('SELECT * FROM inventory_refreshes WHERE finished_at IS NULL ORDER BY started_at DESC LIMIT 1').get()
-  const last = db.query<RefreshRow, []>('SELECT * FROM inventory_refreshes WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1').get()
+  const current = db.query<RefreshRow, []>('SELECT * FROM inventory_refreshes WHERE finished_at IS NULL ORDER BY started_at DESC, rowid DESC LIMIT 1').get()
+  const last = db.query<RefreshRow, []>('SELECT * FROM inventory_refreshes WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, rowid DESC LIMIT 1').get()
   return { running: !!current, current: refreshOut(current), last: refreshOut(last) }
 }

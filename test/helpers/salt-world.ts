@@ -1,0 +1,28 @@
+/** A test world wired to a fake salt-api: settings point at it and a SaltRuntime is attached (not started). */
+import { FakeSalt } from './fake-salt'
+import { call, testWorld } from './app'
+import { SaltRuntime } from '../../src/salt/runtime'
+import { updateSection } from '../../src/features/settings/service'
+
+/** Builds the world; pollers are triggered by hand with rt.scheduler.run(name). */
+export async function saltWorld(minions = ['web-01', 'web-02', 'db-01']) {
+  const w = await testWorld()
+  const salt = new FakeSalt().start().addMinions(minions)
+  updateSection(w.deps, 'salt', { url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' })
+  const rt = new SaltRuntime(w.deps, { client: { backoffMs: 1, sleep: async () => {} }, streamBackoff: { firstMs: 10, maxMs: 40 } })
+  w.deps.salt = rt
+  w.deps.onSettingsChanged = (s) => void rt.settingsChanged(s)
+  const get = async (path: string) => (await call(w, 'GET', path)).body
+  return { ...w, salt, rt, get, async close() { await rt.stop(); salt.stop() } }
+}
+
+/** Polls `fn` until it returns truthy (bounded), for effects that cross the network. */
+export async function until<T>(fn: () => T | Promise<T>, ms = 3000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await Bun.sleep(10)
+  }
+}

@@ -1,0 +1,203 @@
+// Proves the pollers, the event stream and the salt-driven routes against the fake salt-api, faults included.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { call } from '../helpers/app'
+import { saltWorld, until } from '../helpers/salt-world'
+
+let w: Awaited<ReturnType<typeof saltWorld>>
+afterEach(async () => w && (await w.close()))
+
+describe('keys and presence', () => {
+  test('keys appear, key events are recorded once, a deleted key goes', async () => {
+    w = await saltWorld()
+    w.salt.minions.get('db-01')!.key = 'pending'
+    await w.rt.scheduler.run('keys')
+    expect(await w.get('/api/keys')).toEqual({ accepted: ['web-01', 'web-02'], pending: ['db-01'], rejected: [], denied: [] })
+    await w.rt.scheduler.run('keys')
+    const ev = await w.get('/api/activity?category=key')
+    expect(ev.events.map((e: any) => e.event_type).sort()).toEqual(['key.accept', 'key.accept', 'key.pend'])
+    w.salt.minions.delete('web-02')
+    await w.rt.scheduler.run('keys')
+    expect((await w.get('/api/keys')).accepted).toEqual(['web-01'])
+    expect((await w.get('/api/activity?event_type=key.delete')).events[0].summary).toBe('web-02 key deleted')
+  })
+  test('presence: a stopped minion goes offline, with one event', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    w.salt.minions.get('db-01')!.online = false
+    await w.rt.scheduler.run('presence')
+    await w.rt.scheduler.run('presence')
+    expect((await w.get('/api/minions?status=offline')).minions.map((m: any) => m.id)).toEqual(['db-01'])
+    expect((await w.get('/api/activity?event_type=minion.offline')).total).toBe(1)
+  })
+  test('grains reach the minion detail; hostile grains are data', async () => {
+    w = await saltWorld()
+    const evil = '<script>alert(1)</script>"; DROP TABLE minions;--'
+    w.salt.minions.get('web-01')!.grains = { os: evil, osrelease: '12', saltversion: '3006.10', ipv4: ['127.0.0.1', '10.1.2.3'], nested: { a: [1, evil] } }
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('grains')
+    const d = await w.get('/api/minions/web-01')
+    expect(d).toMatchObject({ os: evil, ip: '10.1.2.3', salt_version: '3006.10', grains: { nested: { a: [1, evil] } } })
+    expect((await w.get('/api/minions')).total).toBe(3)
+  })
+})
+
+describe('inventory', () => {
+  test('a refresh collects every present minion in batches and keeps counts', async () => {
+    w = await saltWorld(['a-1', 'a-2', 'a-3', 'r-1', 'r-2'])
+    for (const id of ['r-1', 'r-2']) {
+      const m = w.salt.minions.get(id)!
+      m.grains = { ...m.grains, os_family: 'RedHat' }
+      m.pkgs = { bash: ['5.1.8-6.el9'], kernel: ['5.14.0-1', '5.14.0-2'] }
+    }
+    ;(w.rt as any).inventoryBatch = 2
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    const r = await call(w, 'POST', '/api/inventory/refresh', { body: {} })
+    expect(r.status).toBe(202)
+    expect(await call(w, 'POST', '/api/inventory/refresh', { body: {} })).toMatchObject({ status: 409, body: { detail: 'Inventory refresh already running' } })
+    const st = await until(async () => { const s = await w.get('/api/inventory/status'); return s.running ? null : s })
+    expect(st.last).toMatchObject({ refresh_id: r.body.refresh_id, minions_asked: 5, minions_answered: 5, packages_stored: 3 * 3 + 2 * 3, error: null })
+    expect(w.salt.calls.filter((c) => c.fun === 'pkg.list_pkgs').length).toBe(3)
+    const all = await w.get('/api/inventory/packages')
+    expect(all.items.find((p: any) => p.name === 'bash')).toMatchObject({ minion_count: 5, version_count: 2 })
+    expect((await w.get('/api/inventory/packages?source=rpm')).items.map((p: any) => [p.name, p.minion_count, p.version_count])).toEqual([['bash', 2, 1], ['kernel', 2, 2]])
+  })
+  test('salt down during a refresh: the error is recorded, stored data stays, the service goes on', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    await call(w, 'POST', '/api/inventory/refresh', { body: {} })
+    await until(async () => !(await w.get('/api/inventory/status')).running)
+    const before = await w.get('/api/inventory/packages')
+    w.salt.down = true
+    await call(w, 'POST', '/api/inventory/refresh', { body: {} })
+    const st = await until(async () => { const s = await w.get('/api/inventory/status'); return s.running ? null : s })
+    expect(st.last.error).toBe('Salt API unavailable')
+    expect(await w.get('/api/inventory/packages')).toEqual(before)
+    expect((await call(w, 'GET', '/healthz')).status).toBe(200)
+  })
+})
+
+describe('jobs and actions', () => {
+  test('run → the jobs poller backfills job.new and job.ret once; kill goes to the minions', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('keys')
+    const r = await call(w, 'POST', '/api/run', { body: { tgt: 'web-*', fun: 'state.apply' } })
+    expect(r.status).toBe(202)
+    expect(r.body.minions).toEqual(['web-01', 'web-02'])
+    await Bun.sleep(5)
+    await w.rt.scheduler.run('jobs')
+    await w.rt.scheduler.run('jobs')
+    await w.rt.scheduler.run('fleet')
+    const ev = await w.get(`/api/activity?jid=${r.body.jid}`)
+    expect(ev.events.map((e: any) => e.event_type).sort()).toEqual(['job.new', 'job.ret', 'job.ret'])
+    expect((await w.get('/api/minions/web-01/runs')).runs[0]).toMatchObject({ jid: r.body.jid, status: 'healthy', total_count: 1 })
+    expect((await w.get(`/api/jobs/${r.body.jid}`)).returns.map((x: any) => x.minion_id)).toEqual(['web-01', 'web-02'])
+    const k = await call(w, 'POST', `/api/jobs/${r.body.jid}/kill`, { who: 'operator', body: {} })
+    expect(k.status).toBe(202)
+    expect(w.salt.calls.at(-1)).toMatchObject({ fun: 'saltutil.kill_job', tgt: ['web-01', 'web-02'] })
+    expect((await w.get('/api/audit?action=job.run')).total).toBe(1)
+  })
+  test('accepting a pending key through saltdeck records the acting user', async () => {
+    w = await saltWorld()
+    w.salt.minions.get('db-01')!.key = 'pending'
+    await w.rt.scheduler.run('keys')
+    expect((await call(w, 'POST', '/api/keys/db-01/accept', { who: 'operator', body: {} })).status).toBe(204)
+    expect(w.salt.minions.get('db-01')!.key).toBe('accepted')
+    expect((await w.get('/api/activity?event_type=key.accept')).events.find((e: any) => e.minion_id === 'db-01')).toMatchObject({ initiator: 'oper', summary: 'db-01 key accepted' })
+    expect(await call(w, 'POST', '/api/keys/ghost/accept', { body: {} })).toMatchObject({ status: 404, body: { detail: 'Key not found' } })
+    expect((await call(w, 'DELETE', '/api/keys/db-01', { who: 'viewer' })).status).toBe(403)
+  })
+  test('salt errors become 503/502 with the contract bodies', async () => {
+    w = await saltWorld()
+    w.salt.down = true
+    expect(await call(w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })).toMatchObject({ status: 503, body: { detail: 'Salt API unavailable' } })
+    w.salt.down = false
+    w.salt.users.set('saltdeck', 'changed')
+    expect(await call(w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })).toMatchObject({ status: 502, body: { detail: 'Salt API error: Could not authenticate using provided credentials' } })
+  })
+  test('test-salt and test-salt-saved answer 200 in both outcomes', async () => {
+    w = await saltWorld()
+    const ok = await call(w, 'POST', '/api/admin/settings/test-salt', { body: { url: w.salt.url, username: 'saltdeck', password: 's3cr3t', verify: true, eauth: 'sharedsecret' } })
+    expect(ok.body).toEqual({ ok: true, detail: 'Connected to salt-api as saltdeck; 3 accepted minions.', minion_count: 3 })
+    const bad = await call(w, 'POST', '/api/admin/settings/test-salt', { body: { url: w.salt.url, username: 'saltdeck', password: 'x', verify: true, eauth: 'sharedsecret' } })
+    expect(bad).toMatchObject({ status: 200, body: { ok: false, minion_count: null, detail: 'Salt API error: Could not authenticate using provided credentials' } })
+    expect((await call(w, 'POST', '/api/admin/settings/test-salt-saved', { body: {} })).body.ok).toBe(true)
+  })
+})
+
+describe('scheduler', () => {
+  test('interval 0 is off; a settings change reschedules at once; errors are counted and the loop goes on', async () => {
+    w = await saltWorld()
+    w.rt.scheduler.start()
+    const status = async () => ((await w.get('/api/admin/pollers')).pollers as any[]).find((p) => p.name === 'jobs')
+    expect(await status()).toMatchObject({ enabled: false, next_run_at: null })
+    await call(w, 'PUT', '/api/admin/settings/pollers', { body: { jobs_poll_interval_seconds: 60, minion_state_initial_delay_seconds: 0 } })
+    const s = await status()
+    expect(s).toMatchObject({ enabled: true, interval_seconds: 60 })
+    expect(s.next_run_at).not.toBeNull()
+    w.salt.down = true
+    await call(w, 'POST', '/api/admin/pollers/jobs/run', { body: {} })
+    await until(async () => (await status()).runs === 1)
+    expect(await status()).toMatchObject({ errors: 1, last_error: 'Salt API unavailable' })
+    w.salt.down = false
+    await w.rt.scheduler.run('jobs')
+    expect(await status()).toMatchObject({ runs: 2, errors: 1, last_error: null })
+  })
+})
+
+describe('event stream', () => {
+  const enable = () => call(w, 'PUT', '/api/admin/settings/pollers', { body: { event_stream_enabled: true } })
+  test('events arrive in batches; malformed and partial frames are skipped or joined; nothing is duplicated', async () => {
+    w = await saltWorld()
+    await enable()
+    await until(() => w.salt.streamCount === 1)
+    w.salt.sendRaw('tag: broken\ndata: {not json\n\n')
+    const jid = '20261121080000000001'
+    const frame = `tag: salt/job/${jid}/new\ndata: ${JSON.stringify({ tag: `salt/job/${jid}/new`, data: { jid, fun: 'test.ping', tgt: '*', user: 'root', minions: ['web-01'], _stamp: '2026-11-21T08:00:00.000001' } })}\n\n`
+    w.salt.sendRaw(frame.slice(0, 30))
+    await Bun.sleep(20)
+    w.salt.sendRaw(frame.slice(30))
+    w.salt.publish(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'test.ping', retcode: 0, return: true })
+    w.salt.publish(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'test.ping', retcode: 0, return: true })
+    await until(async () => (await w.get(`/api/activity?jid=${jid}`)).total === 2)
+    await Bun.sleep(80)
+    expect((await w.get(`/api/activity?jid=${jid}`)).events.map((e: any) => e.event_type)).toEqual(['job.ret', 'job.new'])
+    expect(w.rt.stream.status()).toMatchObject({ connected: true, frames_skipped: 1 })
+  })
+  test('an expired token mid-stream: the stream ends, saltdeck logs in again and reconnects', async () => {
+    w = await saltWorld()
+    await enable()
+    await until(() => w.salt.streamCount === 1)
+    w.salt.expireSessions()
+    w.salt.closeStreams()
+    await until(() => w.salt.streamCount === 1 && w.salt.sessions.size === 1)
+    w.salt.publish('salt/minion/web-02/start', { id: 'web-02' })
+    await until(async () => (await w.get('/api/activity?event_type=minion.start')).total === 1)
+    expect(w.rt.stream.status().reconnects).toBeGreaterThanOrEqual(1)
+  })
+  test('salt-api down: backoff and reconnect; the service keeps answering', async () => {
+    w = await saltWorld()
+    w.salt.down = true
+    await enable()
+    await until(() => w.rt.stream.status().reconnects >= 2)
+    expect((await call(w, 'GET', '/api/activity')).status).toBe(200)
+    w.salt.down = false
+    await until(() => w.salt.streamCount === 1, 5000)
+    expect(w.rt.stream.status().connected).toBe(true)
+  })
+  test('a 10 MB state return is stored as a run and a bounded job return', async () => {
+    w = await saltWorld()
+    await enable()
+    await until(() => w.salt.streamCount === 1)
+    const big: Record<string, unknown> = {}
+    for (let i = 0; i < 20_000; i++) big[`file_|-f${i}_|-/tmp/f${i}_|-managed`] = { result: i % 1000 !== 0, changes: i % 2 ? { diff: 'x'.repeat(480) } : {}, duration: 0.1 }
+    const jid = '20261121080000000099'
+    w.salt.publish(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'state.apply', retcode: 2, return: big })
+    const runs = await until(async () => { const r = await w.get('/api/minions/web-01/runs'); return r.total ? r : null }, 10_000)
+    expect(runs.runs[0]).toMatchObject({ jid, total_count: 20_000, fail_count: 20, change_count: 10_000, status: 'unhealthy', duration_ms: 2000 })
+    const ret = w.deps.db.$client.query<{ n: number }, []>('SELECT length(ret) AS n FROM job_returns').get()!
+    expect(ret.n).toBeLessThan(2000)
+  })
+})
