@@ -3,6 +3,7 @@ import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import { Nullable, paging } from '../../http/schemas'
 import { listEvents } from './service'
+import { activityStream } from './stream'
 
 /** The activity event record. */
 export const EventOut = T.Object({
@@ -30,5 +31,14 @@ export const activityRoutes = [
     query: T.Object({ ...activityFilters, ...paging(500, 100) }),
     response: T.Object({ total: T.Integer(), events: T.Array(EventOut) }),
     handler: ({ deps, query, principal }) => listEvents(deps, query, principal!.grants, query.limit ?? 100, query.offset ?? 0),
+  }),
+  route({
+    method: 'GET', path: '/api/activity/stream', tag: 'activity', summary: 'Server-Sent Events of new activity (replays after Last-Event-ID or after_id)', access: 'login',
+    query: T.Object({ ...activityFilters, after_id: T.Optional(T.Integer({ minimum: 0 })) }),
+    handler({ deps, query, principal, request }) {
+      const header = request.headers.get('last-event-id')
+      const fromHeader = header && /^\d+$/.test(header) ? Number(header) : null
+      return activityStream(deps, query, principal!.grants, fromHeader ?? query.after_id ?? null)
+    },
   }),
 ]

@@ -1,0 +1,48 @@
+/** GET /api/activity/stream: SSE of new activity with the list's filters and visibility, replay from Last-Event-ID, keepalives. */
+import type { AppDeps } from '../../deps'
+import type { Grant } from '../roles/service'
+import { eventsAfter, type ActivityFilter } from './service'
+
+/** Seconds between keepalive comments. */
+export const KEEPALIVE_MS = 15_000
+
+const enc = new TextEncoder()
+const frame = (e: { id: number }) => enc.encode(`id: ${e.id}\nevent: activity\ndata: ${JSON.stringify(e)}\n\n`)
+
+/** Opens the stream for one subscriber. New events are read back with the same SQL filter as the list, so both agree. */
+export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Grant[], afterId: number | null, keepaliveMs = KEEPALIVE_MS): Response {
+  let last = afterId ?? deps.db.$client.query<{ id: number | null }, []>('SELECT max(id) AS id FROM activity_events').get()!.id ?? 0
+  let stop = () => {}
+  const body = new ReadableStream<Uint8Array>({
+    start(ctl) {
+      const pump = () => {
+        try {
+          for (;;) {
+            const batch = eventsAfter(deps, filter, grants, last)
+            for (const e of batch) ctl.enqueue(frame(e))
+            if (batch.length) last = batch.at(-1)!.id
+            if (batch.length < 500) break
+          }
+        } catch {
+          stop()
+        }
+      }
+      ctl.enqueue(enc.encode('retry: 3000\n\n'))
+      pump()
+      const unsubscribe = deps.salt?.ingest.onEvents(pump) ?? (() => {})
+      const keepalive = setInterval(() => {
+        try {
+          ctl.enqueue(enc.encode(': keepalive\n\n'))
+        } catch {
+          stop()
+        }
+      }, keepaliveMs)
+      stop = () => {
+        unsubscribe()
+        clearInterval(keepalive)
+      }
+    },
+    cancel: () => stop(),
+  })
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } })
+}
