@@ -32,6 +32,7 @@ export class Ingestor {
     let stored: EventOut[] = []
     db.transaction(() => {
       const events: EventInput[] = []
+      const jobCache = new Map<string, { user: string | null; target: string | null } | null>()
       upsertJobs(this.deps, batch.flatMap((b) => b.jobs))
       recordJobReturns(this.deps, batch.flatMap((b) => b.returns))
       for (const r of batch.flatMap((b) => b.runs)) recordRun(this.deps, r)
@@ -40,7 +41,7 @@ export class Ingestor {
         for (const p of b.presence) this.presence(p.minionId, p.online, p.ts, events)
         if (b.presentList) this.presentList(b.presentList.ids, b.presentList.ts, events)
         for (const s of b.starts) this.start(s.minionId, s.ts, events)
-        events.push(...b.events.map((e) => this.withJob(e)))
+        events.push(...b.events.map((e) => this.withJob(e, jobCache)))
       }
       events.sort((a, b) => a.ts - b.ts)
       stored = recordEvents(this.deps, events)
@@ -50,9 +51,10 @@ export class Ingestor {
   }
 
   // job.ret events carry the initiator and target of their job when the job is known.
-  private withJob(e: EventInput): EventInput {
+  private withJob(e: EventInput, cache: Map<string, { user: string | null; target: string | null } | null>): EventInput {
     if (e.event_type !== 'job.ret' || !e.jid || (e.initiator && e.target)) return e
-    const j = this.deps.db.$client.query<{ user: string | null; target: string | null }, [string]>('SELECT user, target FROM jobs WHERE jid = ?1').get(e.jid)
+    let j = cache.get(e.jid)
+    if (j === undefined) cache.set(e.jid, (j = this.deps.db.$client.query<{ user: string | null; target: string | null }, [string]>('SELECT user, target FROM jobs WHERE jid = ?1').get(e.jid)))
     return j ? { ...e, initiator: e.initiator ?? j.user, target: e.target ?? j.target } : e
   }
 
