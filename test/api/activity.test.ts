@@ -338,3 +338,24 @@ test('an event of an unknown category is refused, so counter totals cannot drift
   expect(() => recordEvents(w.deps, [{ ts: w.clock.now(), category: 'audit', event_type: 'x', summary: 'x' }])).toThrow('unknown activity category')
   expect((await call(w, 'GET', '/api/activity')).body.total).toBe(0)
 })
+
+describe('search through the trigram index', () => {
+  test('non-ASCII case folding, quotes, short terms and pruning', async () => {
+    const w = await testWorld()
+    const t = w.clock.now()
+    recordEvents(w.deps, [
+      { ts: t - 40 * 86_400_000, category: 'minion', event_type: 'minion.start', minion_id: 'old-büro', summary: 'old-büro started' },
+      { ts: t, category: 'minion', event_type: 'minion.start', minion_id: 'Büro-01', summary: 'Büro-01 started' },
+      { ts: t, category: 'job', event_type: 'job.new', jid: '1', fun: 'cmd.run', target: 'say "hi"', summary: 'cmd.run dispatched to say "hi" (1 minion)' },
+    ])
+    const ids = async (q: string) => (await call(w, 'GET', `/api/activity?search=${encodeURIComponent(q)}`)).body.events.map((e: any) => e.summary)
+    expect(await ids('BÜRO-0')).toEqual(['Büro-01 started'])
+    expect((await ids('büro')).length).toBe(2)
+    expect(await ids('"hi"')).toEqual(['cmd.run dispatched to say "hi" (1 minion)'])
+    expect(await ids('hi')).toEqual(['cmd.run dispatched to say "hi" (1 minion)'])
+    expect(await ids('nothing-like-this')).toEqual([])
+    pruneEvents(w.deps, 30)
+    expect(await ids('büro')).toEqual(['Büro-01 started'])
+    expect(w.deps.db.$client.query("SELECT count(*) AS n FROM activity_fts WHERE activity_fts MATCH '\"old-b\"'").get()).toEqual({ n: 0 })
+  })
+})

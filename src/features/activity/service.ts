@@ -133,8 +133,13 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0)`)
   if (afterId !== undefined) where.push(`id > ${arg(afterId)}`)
   if (f.search) {
-    const p = arg(containsPattern(f.search))
-    where.push(`(${['summary', 'minion_id', 'fun', 'initiator', 'target'].map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`)
+    // Three characters or more: the trigram index (a quoted phrase is an exact, case-insensitive substring).
+    // Shorter terms have no trigram and fall back to a scan.
+    if ([...f.search].length >= 3) where.push(`id IN (SELECT rowid FROM activity_fts WHERE activity_fts MATCH ${arg(`"${f.search.replace(/"/g, '""')}"`)})`)
+    else {
+      const p = arg(containsPattern(f.search))
+      where.push(`(${['summary', 'minion_id', 'fun', 'initiator', 'target'].map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`)
+    }
   }
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args, onlyCategories: where.length === base }
 }
