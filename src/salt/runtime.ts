@@ -8,6 +8,7 @@ import { fleetPoller, jobsPoller } from '../pollers/jobs'
 import { inventoryPoller } from '../pollers/inventory'
 import { EventStream } from '../pollers/event-stream'
 import { saltCredentials } from '../features/settings/service'
+import { indexActivity } from '../features/activity/service'
 
 /** The salt side of one running service. */
 export class SaltRuntime {
@@ -17,6 +18,7 @@ export class SaltRuntime {
   readonly stream: EventStream
   /** Minions per inventory batch (SALTDECK_INVENTORY_BATCH). */
   readonly inventoryBatch: number
+  private indexer: ReturnType<typeof setInterval> | undefined
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: { firstMs: number; maxMs: number } } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), opts.client, () => deps.clock.now())
@@ -28,6 +30,14 @@ export class SaltRuntime {
 
   /** Starts the pollers and, when enabled, the event stream. */
   start() {
+    // The search index follows the activity table within a couple of seconds whatever wrote the events.
+    this.indexer = setInterval(() => {
+      try {
+        indexActivity(this.deps)
+      } catch (e) {
+        this.deps.log.warn('search indexing failed', { error: (e as Error).message })
+      }
+    }, 2000)
     this.scheduler.start()
     if (this.stream.enabled()) this.stream.start()
   }
@@ -43,6 +53,7 @@ export class SaltRuntime {
 
   /** Stops pollers and the stream, writing pending events. */
   async stop() {
+    clearInterval(this.indexer)
     await this.scheduler.stop()
     await this.stream.stop()
   }

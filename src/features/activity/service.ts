@@ -76,9 +76,26 @@ export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
   return stored
 }
 
+/** Adds up to `limit` not yet indexed events to the search index in one statement; returns how many. */
+export function indexActivity(deps: AppDeps, limit = 50_000): number {
+  const db = deps.db.$client
+  let n = 0
+  db.transaction(() => {
+    const w = db.query<{ watermark: number }, []>('SELECT watermark FROM activity_fts_state').get()!.watermark
+    const top = db.query<{ id: number | null; n: number }, [number, number]>('SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM activity_events WHERE id > ?1 ORDER BY id LIMIT ?2)').get(w, limit)!
+    if (!top.id) return
+    db.query('INSERT INTO activity_fts (rowid, summary, minion_id, fun, initiator, target) SELECT id, summary, minion_id, fun, initiator, target FROM activity_events WHERE id > ?1 AND id <= ?2').run(w, top.id)
+    db.query('UPDATE activity_fts_state SET watermark = ?1').run(top.id)
+    n = top.n
+  })()
+  return n
+}
+
 /** Deletes events older than `days` days; returns how many went. */
 export function pruneEvents(deps: AppDeps, days: number): number {
   const db = deps.db.$client
+  // The index's delete trigger needs every deleted row indexed.
+  while (indexActivity(deps) > 0);
   const cutoff = deps.clock.now() - days * 86_400_000
   let removed = 0
   db.transaction(() => {
@@ -133,13 +150,14 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0)`)
   if (afterId !== undefined) where.push(`id > ${arg(afterId)}`)
   if (f.search) {
-    // Three characters or more: the trigram index (a quoted phrase is an exact, case-insensitive substring).
-    // Shorter terms have no trigram and fall back to a scan.
-    if ([...f.search].length >= 3) where.push(`id IN (SELECT rowid FROM activity_fts WHERE activity_fts MATCH ${arg(`"${f.search.replace(/"/g, '""')}"`)})`)
-    else {
-      const p = arg(containsPattern(f.search))
-      where.push(`(${['summary', 'minion_id', 'fun', 'initiator', 'target'].map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`)
-    }
+    // Indexed rows through the trigram index (a quoted phrase is an exact, case-insensitive substring); rows past the
+    // watermark, and terms under three characters (no trigram), by a scan.
+    const like = (p: string) => `(${['summary', 'minion_id', 'fun', 'initiator', 'target'].map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`
+    const p = arg(containsPattern(f.search))
+    if ([...f.search].length >= 3) {
+      const m = arg(`"${f.search.replace(/"/g, '""')}"`)
+      where.push(`(id IN (SELECT rowid FROM activity_fts WHERE activity_fts MATCH ${m}) OR (id > (SELECT watermark FROM activity_fts_state) AND ${like(p)}))`)
+    } else where.push(like(p))
   }
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args, onlyCategories: where.length === base }
 }
