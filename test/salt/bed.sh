@@ -107,7 +107,7 @@ cmd_install() {
     return 0
   fi
   command -v python3 >/dev/null 2>&1 ||
-    prereq_fail "python3 not found: the Salt test bed needs Python 3 (3.10 or 3.11) with venv and pip"
+    prereq_fail "python3 not found: the Salt test bed needs Python 3 (tested: 3.11) with the venv module and pip"
   local t0; t0=$(now)
   mkdir -p "$(dirname "$VENV")"
   if ! venv_ok; then
@@ -150,10 +150,18 @@ cmd_install() {
 # <dir>/log                    launcher output of each daemon (errors before it forks)
 # <dir>/bed.env                connection settings for tests (written once ready)
 
+# $1 = bed dir; $2 = "create" to make it (start) or "quiet-missing" to just
+# return 1 when it does not exist (stop is idempotent); otherwise a missing
+# dir is an error.
 set_bed_dir() {
   [ -n "${1:-}" ] || usage
   case "$1" in *[[:space:]]*) die "bed dir must not contain whitespace: '$1'" ;; esac
-  mkdir -p "$1"
+  if [ "${2:-}" = create ]; then
+    mkdir -p "$1"
+  elif [ ! -d "$1" ]; then
+    [ "${2:-}" = quiet-missing ] && return 1
+    die "no bed dir $1"
+  fi
   B=$(cd "$1" && pwd -P)
   # UNIX socket paths are limited to 107 bytes; the longest one the bed
   # creates is a minion's event socket under <dir>/r/<id>/var/run/salt/minion.
@@ -173,20 +181,22 @@ is_known_minion() {
 }
 
 # Pids of processes that belong to one daemon of this bed. Salt daemons fork
-# workers that keep the launcher's command line (setproctitle only appends a
-# name), so every process of a daemon carries "-c <its config dir>". Matching
-# that exact argument finds them all, and nothing of another bed.
+# workers that keep the launcher's command line (setproctitle rewrites it as
+# one space-separated string and appends a name), so every process of a daemon
+# carries "-c <its config dir>". Matching that exact argument, in either the
+# rewritten or the original NUL-separated form, finds them all and nothing of
+# another bed.
 pids_for_conf() {
-  local conf=$1 f pid cmd
-  for f in /proc/[0-9]*/cmdline; do
+  local conf=$1 re f pid
+  # shellcheck disable=SC2016  # the $ is a regex character here
+  re=$(printf '%s' "$conf" | sed 's/[][\.*^$()+?{}|]/\\&/g')
+  for f in $({ grep -lszxF -- "$conf" /proc/[0-9]*/cmdline
+               grep -lszE -- "(^| )$re( |\$)" /proc/[0-9]*/cmdline; } 2>/dev/null | sort -u); do
+    grep -qsaF 'salt-' "$f" || continue
     pid=${f#/proc/}; pid=${pid%/cmdline}
     [ "$pid" = "$$" ] && continue
-    cmd=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
-    case " $cmd " in
-      *salt-*" $conf "*) alive "$pid" && echo "$pid" ;;
-    esac
+    if alive "$pid"; then echo "$pid"; fi
   done
-  return 0
 }
 
 pid_from_file() {
@@ -208,13 +218,12 @@ terminate() {
   kill -TERM $pids 2>/dev/null || true
   deadline=$(($(now) + STOP_GRACE))
   while :; do
-    left=""
-    for p in $pids $("$@"); do alive "$p" && left="$left $p"; done
+    left=$(for p in $pids $("$@"); do if alive "$p"; then echo "$p"; fi; done | sort -u | tr '\n' ' ')
     [ -z "$left" ] && { log "$label: stopped"; return 0; }
     [ "$(now)" -ge "$deadline" ] && break
     sleep 0.3
   done
-  log "$label: still running after ${STOP_GRACE}s, sending SIGKILL to$left"
+  log "$label: still running after ${STOP_GRACE}s, sending SIGKILL to $left"
   # shellcheck disable=SC2086
   kill -KILL $left 2>/dev/null || true
   sleep 0.5
@@ -422,23 +431,31 @@ dump_logs() {
 # Wait until something listens on 127.0.0.1:$1 (bash's /dev/tcp, no tools needed).
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# $1 = comma list of ids, $2 = seconds each HTTP request may take.
 probe_ready() {
   "$VENV/bin/python" "$PROBE" ready --url "http://127.0.0.1:$API_PORT" \
-    --user "$SALT_USER" --password "$SALT_PASSWORD" --eauth sharedsecret --ids "$1"
+    --user "$SALT_USER" --password "$SALT_PASSWORD" --eauth sharedsecret --ids "$1" --http-timeout "$2"
 }
 
 # Poll until every id in $1 (comma list) answers test.ping through salt-api,
 # or fail after $2 seconds. Fails early if the master or salt-api died.
 wait_ready() {
-  local ids=$1 timeout=$2 deadline msg=""
-  deadline=$(($(now) + timeout))
+  local ids=$1 timeout=$2 deadline msg="" t0
+  t0=$(now)
+  deadline=$((t0 + timeout))
   while :; do
-    pid_from_file "$MASTER_PIDFILE" >/dev/null || { log "salt-master is not running"; return 1; }
-    pid_from_file "$API_PIDFILE" >/dev/null || { log "salt-api is not running"; return 1; }
-    if port_open "$API_PORT" && msg=$(probe_ready "$ids"); then
+    # A daemon writes its pid file only after it forked, so give freshly
+    # launched ones a few seconds before taking a missing pid file as a death.
+    if [ $(($(now) - t0)) -ge 10 ]; then
+      pid_from_file "$MASTER_PIDFILE" >/dev/null || { log "salt-master is not running"; return 1; }
+      pid_from_file "$API_PIDFILE" >/dev/null || { log "salt-api is not running"; return 1; }
+    fi
+    if ! port_open "$API_PORT"; then
+      msg="salt-api port $API_PORT not open yet"
+    elif msg=$(probe_ready "$ids" $((deadline - $(now) + 1)) 2>&1); then
       return 0
     fi
-    [ -n "$msg" ] || msg="salt-api port $API_PORT not open yet"
+    msg=$(tail -n 1 <<<"$msg")
     if [ "$(now)" -ge "$deadline" ]; then
       log "not ready after ${timeout}s: $msg"
       return 1
@@ -457,7 +474,7 @@ start_failed() {
 }
 
 cmd_start() {
-  set_bed_dir "${1:-}"
+  set_bed_dir "${1:-}" create
   installed_ok || die "salt is not installed; run: bash test/salt/bed.sh install"
 
   # Already running? Then just re-check it and print the env (cheap re-use).
@@ -507,17 +524,23 @@ cmd_start() {
 
 # --- Stopping ---------------------------------------------------------------
 
-cmd_stop() {
-  set_bed_dir "${1:-}"
+# Every process of the bed: all minions, the master and salt-api.
+bed_pids() {
   local id
-  # Minions first, so the master does not log them vanishing mid-shutdown.
-  for id in "${MINION_IDS[@]}"; do terminate "minion $id" minion_pids "$id"; done
-  terminate "master + salt-api" master_pids
+  for id in "${MINION_IDS[@]}"; do minion_pids "$id"; done
+  master_pids
+}
+
+cmd_stop() {
+  set_bed_dir "${1:-}" quiet-missing || { log "no bed dir ${1:-}: nothing to stop"; return 0; }
+  # All daemons get SIGTERM at once: a salt-minion alone needs about 5 s to
+  # shut down, so stopping them one after another would take 20 s.
+  terminate "bed $B" bed_pids
   rm -f "$B/bed.env"   # it describes a running bed
 }
 
 cmd_stop_minion() {
-  set_bed_dir "${1:-}"
+  set_bed_dir "${1:-}" quiet-missing || { log "no bed dir ${1:-}: nothing to stop"; return 0; }
   is_known_minion "${2:-}" || die "unknown minion id '${2:-}' (known: ${MINION_IDS[*]})"
   terminate "minion $2" minion_pids "$2"
 }
