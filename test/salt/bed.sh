@@ -334,14 +334,18 @@ EOF
 write_state_tree() {
   local srv=$B/srv/salt
   mkdir -p "$srv" "$B/out"
-  # top.sls mirrors the fixture recording: state.apply runs demo everywhere
-  # and, on db-01, a failing state too.
+  # top.sls gives one state.apply all three outcomes Saltdeck must tell apart:
+  # web-01 changes a file (changed), db-01 also has a failing state (unhealthy),
+  # web-02 hits a Jinja render error (a failed run, never dropped).
   cat >"$srv/top.sls" <<'EOF'
 base:
-  '*':
+  'web-01':
     - demo
   'db-01':
+    - demo
     - fail
+  'web-02':
+    - broken
 EOF
   # The file contents carry a random hash, so every run reports `changes`.
   cat >"$srv/demo.sls" <<EOF

@@ -1,0 +1,138 @@
+// Proves Saltdeck against a real salt-master + salt-api + three minions from PyPI (test/salt/bed.sh):
+// keys and key events, a state.apply's three runs and job events, inventory counts, grains, a minion going offline.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { startServe, type Served } from '../helpers/serve'
+
+const CI = process.env.CI === 'true'
+const bed = (...args: string[]) => Bun.spawnSync(['bash', 'test/salt/bed.sh', ...args], { stdout: 'pipe', stderr: 'pipe', env: process.env })
+const install = bed('install')
+// On a developer machine without python3/venv/pip (exit 3) the suite says why and skips; under CI=true bed.sh exits 1.
+const unavailable = install.exitCode === 3 && !CI
+if (unavailable) console.warn(`test/salt: SKIPPED — the Salt test bed cannot be installed here:\n${install.stderr.toString()}`)
+else if (install.exitCode !== 0) throw new Error(`bed.sh install failed (exit ${install.exitCode}):\n${install.stderr.toString()}`)
+
+const bedDir = mkdtempSync('/tmp/sdb-')
+let env: Record<string, string> = {}
+let srv: Served
+let auth: Record<string, string> = {}
+const api = async (method: string, path: string, body?: unknown) => {
+  const r = await fetch(`${srv.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: r.status, body: (await r.json().catch(() => null)) as any }
+}
+/** Polls until `fn` returns truthy; real daemons answer in seconds, not milliseconds. */
+async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(500)
+  }
+}
+
+beforeAll(async () => {
+  if (unavailable) return
+  const started = bed('start', bedDir)
+  if (started.exitCode !== 0) throw new Error(`bed.sh start failed:\n${started.stdout}\n${started.stderr}`)
+  env = Object.fromEntries(readFileSync(join(bedDir, 'bed.env'), 'utf8').trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]))
+  srv = await startServe(join(bedDir, 'saltdeck'), {
+    SALTDECK_ADMIN_PASSWORD: 'integration-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_PRESENCE_METHOD: 'status',
+    SALTDECK_SALT_URL: env.SALT_URL!, SALTDECK_SALT_USERNAME: env.SALT_USER!, SALTDECK_SALT_PASSWORD: env.SALT_PASSWORD!, SALTDECK_SALT_EAUTH: env.SALT_EAUTH!,
+  })
+  const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'integration-pw' }) })
+  auth = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]}`, 'content-type': 'application/json' }
+  const put = await api('PUT', '/api/admin/settings/pollers', {
+    minion_state_keys_interval_seconds: 2, minion_state_presence_interval_seconds: 3, minion_state_grains_interval_seconds: 5,
+    minion_state_initial_delay_seconds: 0, jobs_poll_interval_seconds: 5, event_stream_enabled: true,
+  })
+  expect(put.status).toBe(200)
+}, 300_000)
+
+afterAll(async () => {
+  if (unavailable) return
+  await srv?.stop()
+  bed('stop', bedDir)
+  rmSync(bedDir, { recursive: true, force: true })
+}, 60_000)
+
+describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.28'}`, () => {
+  test('the connection test answers ok with three accepted minions', async () => {
+    const r = await api('POST', '/api/admin/settings/test-salt-saved', {})
+    expect(r.body).toMatchObject({ ok: true, minion_count: 3 })
+  })
+
+  test('keys appear and key events are recorded', async () => {
+    const keys = await until('three accepted keys', async () => {
+      const k = (await api('GET', '/api/keys')).body
+      return k.accepted.length === 3 ? k : null
+    })
+    expect(keys).toEqual({ accepted: ['db-01', 'web-01', 'web-02'], pending: [], rejected: [], denied: [] })
+    const ev = (await api('GET', '/api/activity?event_type=key.accept')).body
+    expect(ev.events.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
+  }, 90_000)
+
+  test('grains reach the minion detail', async () => {
+    const d = await until('grains of web-01', async () => {
+      const m = (await api('GET', '/api/minions/web-01')).body
+      return m?.grains?.id === 'web-01' ? m : null
+    })
+    expect(d.salt_version).toBe(env.SALT_BED_VERSION)
+    expect(d.os).toBeTruthy()
+    expect(d.grains.role).toBe('web')
+  }, 90_000)
+
+  test('a state.apply to all three gives three runs: changed, unhealthy, and the render error as a failed run', async () => {
+    await until('the event stream connected', async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected)
+    const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply' })
+    expect(run.status).toBe(202)
+    expect(run.body.minions.sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    const jid = run.body.jid as string
+    const runs = await until('three runs', async () => {
+      const all = await Promise.all(['web-01', 'db-01', 'web-02'].map(async (m) => (await api('GET', `/api/minions/${m}/runs`)).body.runs.find((r: any) => r.jid === jid)))
+      return all.every(Boolean) ? all : null
+    }, 120_000)
+    const [web01, db01, web02] = runs
+    expect(web01).toMatchObject({ fun: 'state.apply', status: 'changed', pass_count: 2, fail_count: 0, change_count: 1, total_count: 2, blocked: false })
+    expect(db01).toMatchObject({ status: 'unhealthy', pass_count: 2, fail_count: 1, change_count: 1, total_count: 3 })
+    expect(web02).toMatchObject({ status: 'unhealthy', pass_count: 0, change_count: 0, blocked: false })
+    expect(web02.fail_count).toBeGreaterThanOrEqual(1)
+    expect(web02.total_count).toBe(web02.fail_count)
+    const ev = (await api('GET', `/api/activity?jid=${jid}`)).body.events
+    expect(ev.filter((e: any) => e.event_type === 'job.new')).toHaveLength(1)
+    const rets = ev.filter((e: any) => e.event_type === 'job.ret')
+    expect(rets.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    expect(rets.find((e: any) => e.minion_id === 'db-01')).toMatchObject({ success: false, changed: true, summary: 'db-01 returned state.apply: 2 ok, 1 failed, 1 changed' })
+    expect(rets.find((e: any) => e.minion_id === 'web-01')).toMatchObject({ success: true, changed: true, initiator: env.SALT_USER, target: '*' })
+  }, 180_000)
+
+  test('pkg.list_pkgs yields inventory rows with correct counts', async () => {
+    await until('minions online', async () => (await api('GET', '/api/minions?status=online')).body.total === 3)
+    const r = await api('POST', '/api/inventory/refresh', {})
+    expect(r.status).toBe(202)
+    const st = await until('the refresh to finish', async () => {
+      const s = (await api('GET', '/api/inventory/status')).body
+      return s.running ? null : s
+    }, 120_000)
+    expect(st.last).toMatchObject({ refresh_id: r.body.refresh_id, minions_asked: 3, minions_answered: 3, error: null })
+    const mine = (await api('GET', '/api/minions/web-01/packages?limit=1')).body
+    expect(mine.total).toBeGreaterThan(50)
+    expect(st.last.packages_stored).toBe(mine.total * 3)
+    // One host, three minions: every package is on all three, in one version.
+    const pk = (await api('GET', '/api/inventory/packages?limit=500&sort=minion_count&order=asc')).body
+    expect(pk.total).toBeGreaterThan(50)
+    expect(pk.items[0].minion_count).toBe(3)
+    expect(pk.items.every((p: any) => p.version_count === 1)).toBe(true)
+    const v = (await api('GET', `/api/inventory/packages/${encodeURIComponent(pk.items[0].name)}/versions`)).body
+    expect(v.versions[0]).toMatchObject({ minion_count: 3, source: 'apt' })
+  }, 180_000)
+
+  test('a stopped minion goes offline', async () => {
+    expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)
+    await until('db-01 offline', async () => (await api('GET', '/api/minions/db-01')).body.online === false, 90_000)
+    const ev = (await api('GET', '/api/activity?event_type=minion.offline&minion_id=db-01')).body
+    expect(ev.total).toBeGreaterThanOrEqual(1)
+    expect((await api('GET', '/api/minions/web-01')).body.online).toBe(true)
+  }, 120_000)
+})
