@@ -257,3 +257,27 @@ describe('first start', () => {
     expect(a.deps.db.$client.query("SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'").get()).toEqual({ n: 5 })
   })
 })
+
+describe('authentication cache', () => {
+  test('a change written by another process (the CLI) takes effect on the next request', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sd-authcache-')), 'db.sqlite')
+    const open = () => {
+      const db = openDb(file)
+      migrate(db)
+      return { db, config: loadConfig({}, { passwordMemoryKib: 256, adminPassword: 'pw-pw-pw-pw' }), clock: new ManualClock(), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) }
+    }
+    const a = open()
+    await bootstrap(a, null, () => {})
+    const app = createApp(a)
+    const res = await app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'pw-pw-pw-pw' }) }))
+    const token = res.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]!
+    const me = () => app.handle(new Request('http://localhost/api/roles', { headers: { authorization: `Bearer ${token}` } })).then((r) => r.status)
+    expect(await me()).toBe(200)
+    expect(await me()).toBe(200)
+    const other = open()
+    other.db.$client.query("DELETE FROM user_roles WHERE user_id = (SELECT id FROM users WHERE username = 'admin')").run()
+    expect(await me()).toBe(403)
+    other.db.$client.query("UPDATE users SET is_active = 0 WHERE username = 'admin'").run()
+    expect(await me()).toBe(401)
+  })
+})

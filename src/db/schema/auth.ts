@@ -49,3 +49,9 @@ export const sessions = sqliteTable('sessions', {
   createdAt: integer('created_at').notNull(),
   expiresAt: integer('expires_at'),
 }, (t) => [uniqueIndex('sessions_token_hash').on(t.tokenHash), index('sessions_user').on(t.userId)])
+
+/** Bumped by triggers on every write that can change who is authenticated as what (see migration 0003). */
+export const authVersion = sqliteTable('auth_version', {
+  id: integer('id').primaryKey(),
+  v: integer('v').notNull(),
+})

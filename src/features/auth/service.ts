@@ -55,8 +55,37 @@ interface SessionRow {
   is_active: number
 }
 
-/** Resolves a session or API token to its user; null when unknown, expired or the user is inactive. */
+interface Cached {
+  principal: NonNullable<Principal>
+  expiresAt: number | null
+  version: number
+}
+const authCaches = new WeakMap<AppDeps, Map<string, Cached>>()
+const CACHE_MAX = 10_000
+
+/**
+ * Resolves a session or API token to its user; null when unknown, expired or the user is inactive. Results are cached
+ * per token while auth_version (bumped by triggers on every relevant write, from any process) stays the same.
+ */
 export function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): Principal {
+  let cache = authCaches.get(deps)
+  if (!cache) authCaches.set(deps, (cache = new Map()))
+  const version = deps.db.$client.query<{ v: number }, []>('SELECT v FROM auth_version').get()?.v ?? -1
+  const hit = cache.get(token)
+  const now = deps.clock.now()
+  if (hit && hit.version === version) {
+    if (hit.expiresAt !== null && hit.expiresAt <= now) return null
+    return hit.principal.via === via ? hit.principal : { ...hit.principal, via }
+  }
+  const p = lookup(deps, token, via)
+  if (p) {
+    if (cache.size >= CACHE_MAX) cache.clear()
+    cache.set(token, { principal: p.principal, expiresAt: p.expiresAt, version })
+  }
+  return p?.principal ?? null
+}
+
+function lookup(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): { principal: NonNullable<Principal>; expiresAt: number | null } | null {
   const row = deps.db.$client
     .query<SessionRow, [string]>(
       `SELECT s.id AS session_id, s.expires_at, u.id AS user_id, u.username, u.display_name, u.must_change_pw, u.is_active
@@ -65,13 +94,16 @@ export function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bear
     .get(tokenHash(token))
   if (!row || !row.is_active || (row.expires_at !== null && row.expires_at <= deps.clock.now())) return null
   return {
-    userId: row.user_id,
-    username: row.username,
-    displayName: row.display_name,
-    mustChangePw: !!row.must_change_pw,
-    grants: grantsOf(deps, row.user_id),
-    sessionId: row.session_id,
-    via,
+    expiresAt: row.expires_at,
+    principal: {
+      userId: row.user_id,
+      username: row.username,
+      displayName: row.display_name,
+      mustChangePw: !!row.must_change_pw,
+      grants: grantsOf(deps, row.user_id),
+      sessionId: row.session_id,
+      via,
+    },
   }
 }
 

@@ -34,7 +34,7 @@ export function recordRun(deps: AppDeps, raw: RawRun): boolean {
     // The minion's last run is the head of its run list (completed_at desc, then jid desc): one indexed lookup.
     if (stored)
       db.query(
-        `UPDATE minions SET (last_run_status, last_run_completed_at) =
+        `UPDATE minions SET run_count = run_count + 1, (last_run_status, last_run_completed_at) =
            (SELECT status, completed_at FROM runs WHERE minion_id = ?1 ORDER BY completed_at DESC, jid DESC LIMIT 1) WHERE id = ?1`,
       ).run(raw.minionId)
   })()
@@ -49,7 +49,10 @@ export function listRuns(deps: AppDeps, minionId: string, q: { limit: number; of
   const byStatus = q.status !== undefined
   const where = byStatus ? 'WHERE minion_id = ?1 AND status = ?2' : 'WHERE minion_id = ?1'
   const args = byStatus ? [minionId, q.status!] : [minionId]
-  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM runs ${where}`).get(...args)!.n
+  // Unfiltered totals come from the minion's run_count, kept in the same transaction as each insert.
+  const total = byStatus
+    ? db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM runs ${where}`).get(...args)!.n
+    : (db.query<{ n: number }, [string]>('SELECT run_count AS n FROM minions WHERE id = ?1').get(minionId)?.n ?? 0)
   const rows = db.query<Record<string, any>, any[]>(`${LIST} ${where} ORDER BY completed_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
   return {
     minion_id: minionId,
