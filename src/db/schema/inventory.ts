@@ -22,6 +22,8 @@ export const packageStats = sqliteTable('package_stats', {
   index('package_stats_minions').on(t.source, t.minionCount, t.name),
   index('package_stats_versions').on(t.source, t.versionCount, t.name),
   index('package_stats_seen').on(t.source, t.lastSeen, t.name),
+  // Rolls the per-source last_seen up into the all-sources row without scanning the table.
+  index('package_stats_name').on(t.name, t.lastSeen),
 ])
 
 /** How many minions hold each (name, version, arch) of a source. */

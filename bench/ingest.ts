@@ -1,0 +1,46 @@
+/**
+ * Event-ingest benchmark (issue 3): `saltdeck serve` consumes /events from bench/sse-source.ts into SQLite.
+ * Samples the stored-event count and the server's RSS every 5 s. Run: bun bench/ingest.ts [seconds]
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startServe } from '../test/helpers/serve'
+
+const seconds = Number(process.argv[2] ?? 60)
+const dir = mkdtempSync(join(tmpdir(), 'sd-ingest-'))
+
+/** Starts the SSE source and reads its URL from the first line it prints. */
+async function startSource() {
+  const p = Bun.spawn(['bun', 'bench/sse-source.ts', '0'], { stdout: 'pipe' })
+  const reader = (p.stdout as ReadableStream<Uint8Array>).getReader()
+  let text = ''
+  while (!text.includes('\n')) text += new TextDecoder().decode((await reader.read()).value)
+  return { proc: p, url: JSON.parse(text.split('\n')[0]!).url as string }
+}
+
+const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+const source = await startSource()
+const srv = await startServe(join(dir, 'data'), {
+  SALTDECK_ADMIN_PASSWORD: 'bench-password', SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret',
+})
+const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'bench-password' }) })
+const auth = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]}`, 'content-type': 'application/json' }
+const off = { minion_state_keys_interval_seconds: 0, minion_state_presence_interval_seconds: 0, minion_state_grains_interval_seconds: 0 }
+await fetch(`${srv.url}/api/admin/settings/pollers`, { method: 'PUT', headers: auth, body: JSON.stringify({ ...off, event_stream_enabled: true }) })
+const total = async () => ((await (await fetch(`${srv.url}/api/activity?limit=1`, { headers: auth })).json()) as { total: number }).total
+
+const samples: { t: number; events: number; rssMb: number }[] = []
+const t0 = performance.now()
+let prev = await total()
+for (let i = 0; i < seconds / 5; i++) {
+  await Bun.sleep(5000)
+  const n = await total()
+  samples.push({ t: Math.round((performance.now() - t0) / 1000), events: n - prev, rssMb: Math.round(rss(srv.proc.pid)) })
+  prev = n
+}
+await srv.stop()
+source.proc.kill()
+const rates = samples.map((s) => s.events / 5).sort((a, b) => a - b)
+console.log(JSON.stringify({ seconds, samples, median_events_per_s: Math.round(rates[Math.floor(rates.length / 2)]!), min_events_per_s: Math.round(rates[0]!), rss_mb: samples.map((s) => s.rssMb) }, null, 1))
+rmSync(dir, { recursive: true, force: true })

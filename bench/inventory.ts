@@ -1,0 +1,51 @@
+/**
+ * Inventory-refresh benchmark (issue 3): a full refresh of N minions × P packages from bench/pkg-source.ts, then a
+ * repeat refresh after 1% of packages changed. Times both and samples peak RSS. Run: bun bench/inventory.ts [N] [P]
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../src/config'
+import { openDataDir } from '../src/server'
+import { Logger } from '../src/lib/log'
+import { SaltRuntime } from '../src/salt/runtime'
+import { upsertMinionFacts } from '../src/features/minions/service'
+import { startRefresh } from '../src/features/inventory/service'
+import { refreshInventory } from '../src/pollers/inventory'
+
+const N = Number(process.argv[2] ?? 50_000)
+const P = Number(process.argv[3] ?? 1500)
+const src = Bun.spawn(['bun', 'bench/pkg-source.ts', String(N), String(P)], { stdout: 'pipe' })
+const reader = (src.stdout as ReadableStream<Uint8Array>).getReader()
+let line = ''
+while (!line.includes('\n')) line += new TextDecoder().decode((await reader.read()).value)
+const source = JSON.parse(line.split('\n')[0]!) as { url: string }
+
+const dir = mkdtempSync(join(tmpdir(), 'sd-inv-'))
+const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret', SALTDECK_ADMIN_PASSWORD: 'bench-pw' }, { dataDir: dir })
+const deps = await openDataDir(config, new Logger('json', () => {}, true))
+const rt = new SaltRuntime(deps)
+upsertMinionFacts(deps, Array.from({ length: N }, (_, i) => ({ id: `m-${String(i).padStart(5, '0')}`, keyState: 'accepted' as const, online: true })))
+
+let peak = 0
+const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100)
+async function timed(label: string) {
+  Bun.gc(true)
+  peak = process.memoryUsage().rss
+  const r = startRefresh(deps, '*')!
+  const t0 = performance.now()
+  const answered = await refreshInventory(rt, r.refresh_id, '*', rt.inventoryBatch)
+  const s = (performance.now() - t0) / 1000
+  const rows = deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM minion_packages').get()!.n
+  const out = { label, seconds: Math.round(s * 10) / 10, minions: answered, rows, peak_rss_mb: Math.round(peak / 1e6) }
+  console.log(JSON.stringify(out))
+  return out
+}
+const first = await timed('full refresh')
+await fetch(`${source.url}/bench/generation`, { method: 'POST' })
+const repeat = await timed('repeat refresh, 1% changed')
+clearInterval(sampler)
+src.kill()
+deps.db.$client.close()
+rmSync(dir, { recursive: true, force: true })
+console.log(JSON.stringify({ N, P, batch: rt.inventoryBatch, first, repeat }))

@@ -1,0 +1,1 @@
+CREATE INDEX `package_stats_name` ON `package_stats` (`name`,`last_seen`);
