@@ -21,6 +21,8 @@ import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { Logger } from '../src/lib/log'
 import { replacePackageSets, sourceOf, type PackageSet } from '../src/features/inventory/service'
+import { indexActivity, listEvents } from '../src/features/activity/service'
+import { grantsOf } from '../src/features/auth/service'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Arguments
@@ -278,9 +280,11 @@ phase('name pool + catalogs')
 
 const ROLES: [string, number][] = [['web', 22], ['app', 15], ['api', 10], ['worker', 14], ['k8s-node', 16], ['db', 6], ['cache', 5], ['lb', 3], ['mq', 3], ['build', 4], ['mon', 2]]
 const SITES = ['fra1', 'ams2', 'iad3', 'sfo2', 'sgp1']
-interface Minion { id: string; role: string; source: 'apt' | 'rpm'; os: string; osrelease: string; osFamily: string; ip: string; salt: string; keyState: string; online: boolean; collectedAt: number }
+interface Minion { id: string; role: string; source: 'apt' | 'rpm'; os: string; osrelease: string; osFamily: string; ip: string; salt: string; keyState: string; online: boolean; batch: number; collectedAt: number }
 
 const BATCH = 500 // minions per inventory collection batch (as the inventory poller would batch them)
+const N_BATCHES = Math.max(1, Math.ceil(N_MINIONS / BATCH))
+const batchTime = (b: number) => NOW - 600_000 - (N_BATCHES - b - 1) * 2000
 function buildMinions(): Minion[] {
   const r = prng(SEED, 4)
   const perRole = new Map<string, number>()
@@ -296,7 +300,7 @@ function buildMinions(): Minion[] {
     const source = sourceOf(osFamily) as 'apt' | 'rpm'
     out.push({
       id, role, source, os, osrelease, osFamily, ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, salt: weighted(r, [['3006.9', 3], ['3007.1', 1]] as const),
-      keyState: weighted(r, [['accepted', 980], ['pending', 15], ['rejected', 5]] as const), online: r() < 0.96, collectedAt: 0,
+      keyState: weighted(r, [['accepted', 980], ['pending', 15], ['rejected', 5]] as const), online: r() < 0.96, batch: 0, collectedAt: 0,
     })
   }
   // The last inventory refresh collected the minions in a shuffled order, in batches two seconds apart,
@@ -306,9 +310,10 @@ function buildMinions(): Minion[] {
     const j = Math.floor(r() * (i + 1))
     ;[order[i], order[j]] = [order[j]!, order[i]!]
   }
-  const batches = Math.ceil(N_MINIONS / BATCH)
-  const start = NOW - 600_000 - batches * 2000
-  order.forEach((mi, pos) => (out[mi]!.collectedAt = start + (Math.floor(pos / BATCH) + 1) * 2000))
+  order.forEach((mi, pos) => {
+    out[mi]!.batch = Math.floor(pos / BATCH)
+    out[mi]!.collectedAt = batchTime(out[mi]!.batch)
+  })
   out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   return out
 }
@@ -335,11 +340,10 @@ phase(`minions (${fmt(N_MINIONS)})`)
 // ---------------------------------------------------------------------------------------------------------------
 // minion_packages, with the aggregate counts kept as we go
 
-interface Agg { names: Int32Array; vers: Int32Array; seen: Float64Array }
-const agg: Record<'apt' | 'rpm', Agg> = {
-  apt: { names: new Int32Array(catalogs.apt.names.length), vers: new Int32Array(catalogs.apt.names.length * 3), seen: new Float64Array(catalogs.apt.names.length) },
-  rpm: { names: new Int32Array(catalogs.rpm.names.length), vers: new Int32Array(catalogs.rpm.names.length * 3), seen: new Float64Array(catalogs.rpm.names.length) },
-}
+/** Per source: minions per name, per (name, version), per (name, collection batch); latest batch time per name. */
+interface Agg { names: Int32Array; vers: Int32Array; batches: Int32Array; seen: Float64Array }
+const newAgg = (n: number): Agg => ({ names: new Int32Array(n), vers: new Int32Array(n * 3), batches: new Int32Array(n * N_BATCHES), seen: new Float64Array(n) })
+const agg: Record<'apt' | 'rpm', Agg> = { apt: newAgg(catalogs.apt.names.length), rpm: newAgg(catalogs.rpm.names.length) }
 
 /** One minion's package set as (name index, version index) pairs in name order. Deterministic per minion. */
 function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
@@ -403,6 +407,7 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
           const i = set.names[k]!, v = set.vers[k]!
           a.names[i]!++
           a.vers[i * 3 + v]!++
+          a.batches[i * N_BATCHES + m.batch]!++
           if (m.collectedAt > a.seen[i]!) a.seen[i] = m.collectedAt
           buf[b++] = m.id; buf[b++] = c.names[i]!; buf[b++] = c.versions[i]![v]!; buf[b++] = c.arch[i]!; buf[b++] = m.source
           if (b === buf.length) {
@@ -427,11 +432,13 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
 //  package_versions(source, …) = minions holding that row; package_versions('', …) = sum over sources;
 //  package_stats(source, name).minion_count = minions holding the name in that source, ('' …) = sum over sources;
 //  version_count = count(DISTINCT version) of package_versions of that (source, name);
-//  last_seen = time of the latest collection that reported the name (collections ran in time order), '' = max.
+//  package_seen(source, name, seen_at).n = minions holding the name whose latest collection was at seen_at;
+//  last_seen = max(seen_at) of package_seen for (source, name); '' = max over the sources.
 
 {
   const insVer = db.prepare('INSERT INTO package_versions (source, name, version, arch, minion_count) VALUES (?1, ?2, ?3, ?4, ?5)')
   const insName = db.prepare('INSERT INTO package_stats (source, name, minion_count, version_count, last_seen) VALUES (?1, ?2, ?3, 0, ?4)')
+  const insSeen = db.prepare('INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)')
   db.transaction(() => {
     for (const source of ['apt', 'rpm'] as const) {
       const c = catalogs[source], a = agg[source]
@@ -439,6 +446,7 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
         if (!a.names[i]) continue
         for (let v = 0; v < c.versions[i]!.length; v++) if (a.vers[i * 3 + v]) insVer.run(source, c.names[i]!, c.versions[i]![v]!, c.arch[i]!, a.vers[i * 3 + v]!)
         insName.run(source, c.names[i]!, a.names[i]!, a.seen[i]!)
+        for (let b = 0; b < N_BATCHES; b++) if (a.batches[i * N_BATCHES + b]) insSeen.run(source, c.names[i]!, batchTime(b), a.batches[i * N_BATCHES + b]!)
       }
     }
     db.exec(`INSERT INTO package_versions (source, name, version, arch, minion_count)
@@ -447,22 +455,25 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
       SELECT '', name, sum(minion_count), 0, max(last_seen) FROM package_stats WHERE source <> '' GROUP BY name`)
     db.exec(`UPDATE package_stats SET version_count = (SELECT count(DISTINCT version) FROM package_versions v WHERE v.source = package_stats.source AND v.name = package_stats.name)`)
   })()
-  const n = db.query<{ s: number; v: number }, []>('SELECT (SELECT count(*) FROM package_stats) AS s, (SELECT count(*) FROM package_versions) AS v').get()!
-  phase(`aggregates (${fmt(n.s)} stats, ${fmt(n.v)} versions)`)
+  const n = db.query<{ s: number; v: number; e: number }, []>('SELECT (SELECT count(*) FROM package_stats) AS s, (SELECT count(*) FROM package_versions) AS v, (SELECT count(*) FROM package_seen) AS e').get()!
+  phase(`aggregates (${fmt(n.s)} stats, ${fmt(n.v)} versions, ${fmt(n.e)} seen)`)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Verification of the aggregates
 
 type AggRow = string
-function snapshot(): { stats: Map<string, AggRow>; versions: Map<string, number> } {
+function snapshot(): { stats: Map<string, AggRow>; versions: Map<string, number>; seen: Map<string, number> } {
   const stats = new Map<string, AggRow>()
   for (const r of db.query<any, []>('SELECT source, name, minion_count, version_count, last_seen FROM package_stats').values() as any[][])
     stats.set(`${r[0]}\0${r[1]}`, `${r[2]}/${r[3]}/${r[4]}`)
   const versions = new Map<string, number>()
   for (const r of db.query<any, []>('SELECT source, name, version, arch, minion_count FROM package_versions').values() as any[][])
     versions.set(`${r[0]}\0${r[1]}\0${r[2]}\0${r[3]}`, r[4])
-  return { stats, versions }
+  const seen = new Map<string, number>()
+  for (const r of db.query<any, []>('SELECT source, name, seen_at, n FROM package_seen').values() as any[][])
+    seen.set(`${r[0]}\0${r[1]}\0${r[2]}`, r[3])
+  return { stats, versions, seen }
 }
 function diff<V>(a: Map<string, V>, b: Map<string, V>, max = 5): string[] {
   const out: string[] = []
@@ -489,6 +500,7 @@ const fail = (msg: string): never => {
   const nameCnt = new Map<string, number>()
   const lastMinion = new Map<string, string>()
   const seen = new Map<string, number>()
+  const seenAt = new Map<string, number>()
   const q = db.query<any, [string, string]>('SELECT minion_id, name, version, arch, source FROM minion_packages WHERE minion_id >= ?1 AND minion_id <= ?2')
   let scanned = 0
   for (let s = 0; s < minions.length; s += 200) {
@@ -499,11 +511,13 @@ const fail = (msg: string): never => {
       const vk = `${source}\0${name}\0${version}\0${arch}`
       ver.set(vk, (ver.get(vk) ?? 0) + 1)
       const nk = `${source}\0${name}`
+      const t = minions[minionIdx.get(mid!)!]!.collectedAt
       if (lastMinion.get(nk) !== mid) {
         lastMinion.set(nk, mid!)
         nameCnt.set(nk, (nameCnt.get(nk) ?? 0) + 1)
+        const sk = `${nk}\0${t}`
+        seenAt.set(sk, (seenAt.get(sk) ?? 0) + 1)
       }
-      const t = minions[minionIdx.get(mid!)!]!.collectedAt
       if (t > (seen.get(nk) ?? 0)) seen.set(nk, t)
     }
   }
@@ -532,9 +546,10 @@ const fail = (msg: string): never => {
   const keep = (k: string) => !sampleNames.size || sampleNames.has(k.split('\0')[1]!)
   const gotStats = new Map([...snap.stats].filter(([k]) => keep(k)))
   const gotVers = new Map([...snap.versions].filter(([k]) => keep(k)))
-  const d1 = diff(expectStats, gotStats), d2 = diff(ver, gotVers)
-  if (d1.length || d2.length) fail(`aggregates differ from a recount of minion_packages:\n  ${[...d1, ...d2].join('\n  ')}`)
-  console.log(`[seed]   recount (${VERIFY}): ${fmt(scanned)} rows read back; ${fmt(gotStats.size)} package_stats and ${fmt(gotVers.size)} package_versions rows match`)
+  const gotSeen = new Map([...snap.seen].filter(([k]) => keep(k)))
+  const d1 = diff(expectStats, gotStats), d2 = diff(ver, gotVers), d3 = diff(seenAt, gotSeen)
+  if (d1.length || d2.length || d3.length) fail(`aggregates differ from a recount of minion_packages:\n  ${[...d1, ...d2, ...d3].join('\n  ')}`)
+  console.log(`[seed]   recount (${VERIFY}): ${fmt(scanned)} rows read back; ${fmt(gotStats.size)} package_stats, ${fmt(gotVers.size)} package_versions and ${fmt(gotSeen.size)} package_seen rows match`)
   phase(`verify: recount (${VERIFY})`)
 
   // (2) The service itself: replay the last collection batch with the same sets (no change), then remove and
@@ -559,7 +574,7 @@ const fail = (msg: string): never => {
   const rowsBefore = rowsOf(lastBatch.map((m) => m.id))
   replacePackageSets(deps, sets, last)
   let after = snapshot()
-  const r1 = [...diff(full.stats, after.stats), ...diff(full.versions, after.versions)]
+  const r1 = [...diff(full.stats, after.stats), ...diff(full.versions, after.versions), ...diff(full.seen, after.seen)]
   if (r1.length) fail(`replacePackageSets with the same sets changed the aggregates:\n  ${r1.join('\n  ')}`)
   if (rowsOf(lastBatch.map((m) => m.id)) !== rowsBefore) fail('replacePackageSets with the same sets changed minion_packages')
   const probeSets = probe.map(setOf)
@@ -569,7 +584,7 @@ const fail = (msg: string): never => {
   if (!removed) fail('removing minions did not change the aggregates')
   replacePackageSets(deps, probeSets, last)
   after = snapshot()
-  const r2 = [...diff(full.stats, after.stats), ...diff(full.versions, after.versions)]
+  const r2 = [...diff(full.stats, after.stats), ...diff(full.versions, after.versions), ...diff(full.seen, after.seen)]
   if (r2.length) fail(`remove + re-add through replacePackageSets did not restore the aggregates:\n  ${r2.join('\n  ')}`)
   console.log(`[seed]   replacePackageSets: replay of the last batch (${lastBatch.length} minions) changed nothing; remove/re-add of ${probe.length} minions (${removed} stats rows touched) restored every aggregate`)
   phase('verify: replacePackageSets')
@@ -600,7 +615,6 @@ const fail = (msg: string): never => {
   for (const j of jobs) j.jid = jidOf(j.start, usedJids, r)
   const ins = db.prepare(`INSERT INTO runs (id, minion_id, jid, fun, completed_at, pass_count, fail_count, change_count, total_count, duration_ms, blocked, status)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`)
-  const lastRun = new Map<number, { status: string; at: number }>()
   const statusCount: Record<string, number> = {}
   let n = 0
   // A minion's health drifts: some minions fail often.
@@ -617,18 +631,17 @@ const fail = (msg: string): never => {
           const duration = status === 'blocked' ? 0 : Math.round(total * (80 + r() * 400) + change * 2000)
           const completed = job.start + Math.max(duration, 500) + pickInt(r, 200, 5000)
           ins.run(uuid7(completed, r), minions[mi]!.id, job.jid, job.fun, completed, status === 'blocked' ? 0 : total - fail, fail, change, total, duration, status === 'blocked' ? 1 : 0, status)
-          const prev = lastRun.get(mi)
-          if (!prev || prev.at <= completed) lastRun.set(mi, { status, at: completed })
           statusCount[status] = (statusCount[status] ?? 0) + 1
           n++
         }
       }
     })()
   }
-  const upd = db.prepare('UPDATE minions SET last_run_status = ?2, last_run_completed_at = ?3 WHERE id = ?1')
-  db.transaction(() => {
-    for (const [mi, lr] of lastRun) upd.run(minions[mi]!.id, lr.status, lr.at)
-  })()
+  // What recordRun keeps per minion: run_count, and the last run = the head of the run list (completed_at desc, jid desc).
+  db.exec(`UPDATE minions SET run_count = (SELECT count(*) FROM runs WHERE runs.minion_id = minions.id),
+    (last_run_status, last_run_completed_at) = (SELECT status, completed_at FROM runs WHERE runs.minion_id = minions.id ORDER BY completed_at DESC, jid DESC LIMIT 1)`)
+  const bad = db.query<{ n: number }, []>('SELECT count(*) AS n FROM minions WHERE run_count <> ' + N_RUNS).get()!.n
+  if (bad) fail(`${bad} minions have run_count <> ${N_RUNS}`)
   phase(`runs (${fmt(n)}: ${Object.entries(statusCount).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')})`)
 }
 
@@ -743,6 +756,15 @@ const fail = (msg: string): never => {
   const stored = db.query<{ category: string; n: number }, []>('SELECT category, n FROM activity_counts').all()
   if (JSON.stringify(real.sort((a, b) => a.category.localeCompare(b.category))) !== JSON.stringify(stored.sort((a, b) => a.category.localeCompare(b.category))))
     fail(`activity_counts ${JSON.stringify(stored)} != ${JSON.stringify(real)}`)
+  // The search index, filled in bulk behind its watermark exactly as the ingest does; then one cross-check of the
+  // service's search total (index + unindexed tail) against a plain LIKE count.
+  let indexed = 0
+  for (let n; (n = indexActivity(deps, 500_000)) > 0; ) indexed += n
+  const adminId = db.query<{ id: string }, []>("SELECT id FROM users WHERE username_key = 'admin'").get()!.id
+  const viaService = listEvents(deps, { search: 'web' }, grantsOf(deps, adminId), 1, 0).total
+  const viaLike = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM activity_events WHERE summary LIKE '%web%' OR minion_id LIKE '%web%' OR fun LIKE '%web%' OR initiator LIKE '%web%' OR target LIKE '%web%'`).get()!.n
+  if (viaService !== viaLike) fail(`search total for "web": service ${viaService}, LIKE ${viaLike}`)
+  console.log(`[seed]   search index: ${fmt(indexed)} events indexed; search=web total ${fmt(viaService)} equals the LIKE count`)
   const lastHour = db.query<{ n: number }, [number]>('SELECT count(*) AS n FROM activity_events WHERE ts >= ?1').get(NOW - 3_600_000)!.n
   phase(`activity (${fmt(evs.length)}: ${Object.entries(counts).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}; ${fmt(lastHour)} in the last 60 min)`)
 }

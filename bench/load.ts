@@ -1,0 +1,262 @@
+#!/usr/bin/env bun
+/**
+ * Loopback HTTP load on the read paths of a seeded data directory, with wrk.
+ *
+ *   bun bench/load.ts --data-dir bench/data/fleet [--rounds 3] [--duration 10] [--threads 2] [--conns 16]
+ *                     [--runs-conns 16,32,64] [--only name,name] [--out bench/data/load-results.json]
+ *
+ * Starts `bun run src/main.ts serve --data-dir DIR --port <free>` as a separate process, logs in as the seeded
+ * admin (password from DIR/bench-info.json, else SALTDECK_ADMIN_PASSWORD, else "bench-admin-pw"), checks every
+ * endpoint answers 200, then runs wrk --latency against each endpoint. Rounds are interleaved (round 1 of every
+ * endpoint, then round 2, ...) so a noisy neighbour hits all endpoints alike; each endpoint gets one untimed
+ * warm-up run first. The server's VmRSS (plus RssAnon/RssFile and VmHWM) is sampled every 250 ms from
+ * /proc/<pid>/status. Prints a table of medians (with the raw figures) and writes everything as JSON.
+ */
+import { existsSync, readFileSync, writeFileSync, mkdirSync, openSync } from 'node:fs'
+import { join, resolve, dirname } from 'node:path'
+
+function flags(argv: string[]) {
+  const out: Record<string, string> = {}
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`)
+    const eq = a.indexOf('=')
+    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1)
+    else out[a.slice(2)] = argv[++i] ?? ''
+  }
+  return out
+}
+const F = flags(process.argv.slice(2))
+const DATA_DIR = resolve(F['data-dir'] ?? 'bench/data/fleet')
+const ROUNDS = Number(F.rounds ?? 3)
+const DURATION = Number(F.duration ?? 10)
+const THREADS = Number(F.threads ?? 2)
+const CONNS = Number(F.conns ?? 16)
+const RUNS_CONNS = (F['runs-conns'] ?? '16,32,64').split(',').map(Number)
+const ONLY = F.only ? new Set(F.only.split(',')) : null
+const OUT = resolve(F.out ?? join(dirname(DATA_DIR), `load-results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`))
+const ROOT = resolve(import.meta.dir, '..')
+
+if (!existsSync(join(DATA_DIR, 'saltdeck.db'))) throw new Error(`no saltdeck.db in ${DATA_DIR}: run bench/seed.ts first`)
+const info = existsSync(join(DATA_DIR, 'bench-info.json')) ? JSON.parse(readFileSync(join(DATA_DIR, 'bench-info.json'), 'utf8')) : {}
+const PASSWORD: string = info.admin_password ?? process.env.SALTDECK_ADMIN_PASSWORD ?? 'bench-admin-pw'
+const IDS_FILE = join(DATA_DIR, 'minion-ids.txt')
+const which = Bun.which('wrk')
+if (!which) throw new Error('wrk not found: apt-get install -y wrk')
+
+// ---------------------------------------------------------------------------------------------------------------
+// The server
+
+async function freePort() {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const p = s.port!
+  s.stop(true)
+  return p
+}
+const port = await freePort()
+const base = `http://127.0.0.1:${port}`
+const logPath = join(dirname(DATA_DIR), 'server.log')
+const logFd = openSync(logPath, 'a')
+const server = Bun.spawn(['bun', 'run', 'src/main.ts', 'serve', '--data-dir', DATA_DIR, '--port', String(port)], {
+  cwd: ROOT, stdout: logFd, stderr: logFd, env: { ...process.env, SALTDECK_ADMIN_PASSWORD: PASSWORD },
+})
+let stopping = false
+const stop = async () => {
+  if (stopping) return
+  stopping = true
+  server.kill('SIGTERM')
+  await Promise.race([server.exited, Bun.sleep(10_000)])
+  if (server.exitCode === null) server.kill('SIGKILL')
+}
+process.on('SIGINT', () => stop().then(() => process.exit(130)))
+
+const startAt = performance.now()
+for (;;) {
+  try {
+    if ((await fetch(`${base}/healthz`)).ok) break
+  } catch {}
+  if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}; see ${logPath}`)
+  if (performance.now() - startAt > 60_000) throw new Error('server did not start in 60 s')
+  await Bun.sleep(100)
+}
+const startupMs = Math.round(performance.now() - startAt)
+
+/** The process that serves: `bun run` may exec in place or fork; follow single children down. */
+function servingPid(pid: number): number {
+  try {
+    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+    return kids.length === 1 ? servingPid(Number(kids[0])) : pid
+  } catch {
+    return pid
+  }
+}
+const PID = servingPid(server.pid)
+interface Mem { rss: number; anon: number; file: number; hwm: number }
+function mem(): Mem | null {
+  try {
+    const s = readFileSync(`/proc/${PID}/status`, 'utf8')
+    const kb = (k: string) => Number(s.match(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN) / 1024
+    return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), hwm: kb('VmHWM') }
+  } catch {
+    return null
+  }
+}
+const memIdleStart = mem()
+console.log(`[load] server pid ${PID} on ${base}, up in ${startupMs} ms, RSS ${memIdleStart?.rss.toFixed(1)} MB; log ${logPath}`)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Login and sanity checks
+
+const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) })
+if (!login.ok) throw new Error(`login failed: ${login.status} ${await login.text()}`)
+const me = (await login.json()) as { must_change_pw: boolean }
+if (me.must_change_pw) throw new Error('admin has must_change_pw: seed with SALTDECK_ADMIN_PASSWORD')
+const cookie = (login.headers.getSetCookie?.() ?? [login.headers.get('set-cookie') ?? '']).map((c) => c.split(';')[0]!).find((c) => c.startsWith('saltdeck_session='))
+if (!cookie) throw new Error('no saltdeck_session cookie')
+const H = { cookie }
+
+const ids = readFileSync(IDS_FILE, 'utf8').split('\n').filter(Boolean)
+interface Endpoint { name: string; path: string; lua?: boolean; conns: number[]; target: { p99: number; rps?: number } | null }
+const endpoints: Endpoint[] = [
+  { name: 'packages', path: '/api/inventory/packages', conns: [CONNS], target: { p99: 25 } },
+  { name: 'packages_q_lib', path: '/api/inventory/packages?q=lib', conns: [CONNS], target: { p99: 25 } },
+  { name: 'activity', path: '/api/activity', conns: [CONNS], target: { p99: 20 } },
+  { name: 'activity_since60', path: '/api/activity?since_minutes=60', conns: [CONNS], target: { p99: 20 } },
+  { name: 'activity_search_web', path: '/api/activity?search=web', conns: [CONNS], target: { p99: 20 } },
+  { name: 'minion_runs', path: '/api/minions/<random id>/runs', lua: true, conns: RUNS_CONNS, target: { p99: 5, rps: 20_000 } },
+  // References without a target: the HTTP stack alone (public, no database) and authentication alone.
+  { name: 'ref_healthz', path: '/healthz', conns: [CONNS], target: null },
+  { name: 'ref_auth_me', path: '/api/auth/me', conns: [CONNS], target: null },
+].filter((e) => !ONLY || ONLY.has(e.name))
+
+const sanity: Record<string, unknown> = {}
+for (const e of endpoints) {
+  const path = e.lua ? `/api/minions/${encodeURIComponent(ids[Math.floor(ids.length / 3)]!)}/runs` : e.path
+  const times: number[] = []
+  let body: any
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now()
+    const res = await fetch(base + path, { headers: H })
+    body = await res.json()
+    times.push(performance.now() - t)
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`)
+  }
+  const items = body.items ?? body.events ?? body.runs ?? [body]
+  sanity[e.name] = { path, total: body.total, returned: items?.length, bytes: JSON.stringify(body).length, first_ms: +times[0]!.toFixed(2), warm_ms: +Math.min(...times.slice(1)).toFixed(2) }
+  console.log(`[load] ${e.name.padEnd(20)} ${path}: total=${body.total} returned=${items?.length} first=${times[0]!.toFixed(1)}ms warm=${Math.min(...times.slice(1)).toFixed(1)}ms`)
+  if (!items?.length) throw new Error(`${path} returned no rows`)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// wrk
+
+interface WrkResult { cpuUsPerReq: number; cpuUtil: number; rps: number; p50: number; p75: number; p90: number; p99: number; avg: number; max: number; requests: number; non2xx: number; socketErrors: string | null; rssMaxMb: number }
+const toMs = (s: string) => {
+  const m = s.match(/^([\d.]+)(us|ms|s|m)$/)
+  if (!m) return NaN
+  const v = Number(m[1])
+  return m[2] === 'us' ? v / 1000 : m[2] === 'ms' ? v : m[2] === 's' ? v * 1000 : v * 60_000
+}
+async function wrk(e: Endpoint, conns: number, seconds: number): Promise<WrkResult> {
+  const args = [which!, `-t${THREADS}`, `-c${conns}`, `-d${seconds}s`, '--latency', '--timeout', '10s', '-H', `Cookie: ${cookie}`]
+  if (e.lua) args.push('-s', join(ROOT, 'bench/runs.lua'), base, '--', IDS_FILE)
+  else args.push(base + e.path)
+  let rssMax = 0
+  const cpu0 = cpuTicks()
+  const wall0 = performance.now()
+  const sampler = setInterval(() => {
+    const m = mem()
+    if (m && m.rss > rssMax) rssMax = m.rss
+  }, 250)
+  const p = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()])
+  await p.exited
+  clearInterval(sampler)
+  const cpuMs = ((cpuTicks() - cpu0) * 1000) / CLK_TCK
+  const wallMs = performance.now() - wall0
+  const m = mem()
+  if (m && m.rss > rssMax) rssMax = m.rss
+  if (p.exitCode !== 0) throw new Error(`wrk failed: ${err}\n${out}`)
+  await drain()
+  const pct = (q: string) => toMs(out.match(new RegExp(`^\\s+${q}%\\s+(\\S+)`, 'm'))?.[1] ?? '')
+  const lat = out.match(/^\s+Latency\s+(\S+)\s+(\S+)\s+(\S+)/m)
+  const requests = Number(out.match(/(\d+) requests in/)?.[1])
+  return {
+    cpuUsPerReq: (cpuMs * 1000) / requests, cpuUtil: cpuMs / wallMs,
+    rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]), p50: pct('50'), p75: pct('75'), p90: pct('90'), p99: pct('99'),
+    avg: toMs(lat?.[1] ?? ''), max: toMs(lat?.[3] ?? ''), requests: Number(out.match(/(\d+) requests in/)?.[1]),
+    non2xx: Number(out.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0), socketErrors: out.match(/Socket errors:.*$/m)?.[0] ?? null, rssMaxMb: rssMax,
+  }
+}
+
+/**
+ * Waits until the server has finished what wrk left queued (wrk stops sending at the deadline, but requests
+ * already accepted are still served): two /healthz answers under 10 ms in a row. Without this, a slow case
+ * (search=) bleeds seconds of backlog into the next case's latencies.
+ */
+async function drain() {
+  const until = performance.now() + 120_000
+  let fast = 0
+  while (fast < 2 && performance.now() < until) {
+    const t = performance.now()
+    await fetch(`${base}/healthz`)
+    fast = performance.now() - t < 10 ? fast + 1 : 0
+  }
+}
+
+/** utime + stime of the server process, in clock ticks (USER_HZ = 100 on Linux). */
+const CLK_TCK = 100
+function cpuTicks(): number {
+  const f = readFileSync(`/proc/${PID}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return Number(f[11]) + Number(f[12])
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+const cases = endpoints.flatMap((e) => e.conns.map((c) => ({ e, c, key: `${e.name}@c${c}` })))
+const raw: Record<string, WrkResult[]> = Object.fromEntries(cases.map((x) => [x.key, []]))
+console.log(`[load] wrk -t${THREADS} -d${DURATION}s; ${cases.length} cases x ${ROUNDS} rounds (interleaved), 3 s warm-up each`)
+for (const x of cases) await wrk(x.e, x.c, 3)
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const x of cases) {
+    const r = await wrk(x.e, x.c, DURATION)
+    raw[x.key]!.push(r)
+    console.log(`[load] round ${round} ${x.key.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms  cpu ${r.cpuUsPerReq.toFixed(0).padStart(6)} µs/req (${(r.cpuUtil * 100).toFixed(0)}% of a core)  rss ${r.rssMaxMb.toFixed(1)} MB${r.non2xx ? `  NON-2XX ${r.non2xx}` : ''}${r.socketErrors ? `  ${r.socketErrors}` : ''}`)
+  }
+}
+
+// RSS after the load, once the process has settled.
+await Bun.sleep(5000)
+const memAfter = mem()
+const eventsLastHour = ((await (await fetch(`${base}/api/activity?since_minutes=60&limit=1`, { headers: H })).json()) as { total: number }).total
+await stop()
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+const f2 = (n: number) => n.toFixed(2)
+const rows = cases.map((x) => {
+  const rs = raw[x.key]!
+  const med = { cpuUsPerReq: median(rs.map((r) => r.cpuUsPerReq)), cpuUtil: median(rs.map((r) => r.cpuUtil)), rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), rss: Math.max(...rs.map((r) => r.rssMaxMb)) }
+  const pass = x.e.target === null ? null : med.p99 <= x.e.target.p99 && (x.e.target.rps === undefined || med.rps >= x.e.target.rps)
+  const bad = rs.reduce((n, r) => n + r.non2xx, 0)
+  return { key: x.key, path: x.e.path, conns: x.c, median: med, raw: rs, target: x.e.target, pass, non2xx: bad }
+})
+const lines = [
+  `| endpoint | wrk | req/s median (raw) | p50 ms median (raw) | p99 ms median (raw) | server CPU µs/req (core busy) | target | result |`,
+  `|---|---|---|---|---|---|---|---|`,
+  ...rows.map((r) => `| \`${r.path}\` | -t${THREADS} -c${r.conns} -d${DURATION}s | **${r.median.rps.toFixed(0)}** (${r.raw.map((x) => x.rps.toFixed(0)).join(', ')}) | **${f2(r.median.p50)}** (${r.raw.map((x) => f2(x.p50)).join(', ')}) | **${f2(r.median.p99)}** (${r.raw.map((x) => f2(x.p99)).join(', ')}) | ${r.median.cpuUsPerReq.toFixed(0)} (${(r.median.cpuUtil * 100).toFixed(0)}%) | ${r.target ? `p99 ≤ ${r.target.p99} ms${r.target.rps ? `, ≥ ${r.target.rps.toLocaleString('en-US')} req/s` : ''}` : '(reference)'} | ${r.pass === null ? '—' : r.pass ? 'PASS' : 'FAIL'}${r.non2xx ? ` (${r.non2xx} non-2xx!)` : ''} |`),
+]
+const rssPeak = Math.max(...rows.map((r) => r.median.rss))
+const memLine = `Server RSS: idle after start ${memIdleStart?.rss.toFixed(1)} MB; peak during load ${rssPeak.toFixed(1)} MB; 5 s after load ${memAfter?.rss.toFixed(1)} MB ` +
+  `(RssAnon ${memAfter?.anon.toFixed(1)} MB + RssFile ${memAfter?.file.toFixed(1)} MB; VmHWM ${memAfter?.hwm.toFixed(1)} MB) — target ≤ 150 MB: ${Math.max(rssPeak, memAfter?.rss ?? 0) <= 150 ? 'PASS' : 'FAIL'}`
+console.log('\n' + lines.join('\n') + '\n\n' + memLine + `\nEvents in the last 60 min at the end of the load: ${eventsLastHour}`)
+mkdirSync(dirname(OUT), { recursive: true })
+writeFileSync(OUT, JSON.stringify({
+  at: new Date().toISOString(), data_dir: DATA_DIR, seed_info: { ...info, admin_password: undefined, minion_ids_sample: undefined }, wrk: { threads: THREADS, duration_s: DURATION, rounds: ROUNDS },
+  startup_ms: startupMs, sanity, rows, mem: { idle_start: memIdleStart, peak_during_load_mb: rssPeak, after: memAfter }, events_last_hour_at_end: eventsLastHour, table_md: lines.join('\n'), mem_md: memLine,
+}, null, 2) + '\n')
+console.log(`[load] wrote ${OUT}`)
+process.exit(0)
