@@ -14,19 +14,9 @@
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync, openSync } from 'node:fs'
 import { join, resolve, dirname } from 'node:path'
+import { parseFlags } from '../src/cli'
 
-function flags(argv: string[]) {
-  const out: Record<string, string> = {}
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`)
-    const eq = a.indexOf('=')
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1)
-    else out[a.slice(2)] = argv[++i] ?? ''
-  }
-  return out
-}
-const F = flags(process.argv.slice(2))
+const F = parseFlags(process.argv.slice(2), [])
 const DATA_DIR = resolve(F['data-dir'] ?? 'bench/data/fleet')
 const ROUNDS = Number(F.rounds ?? 3)
 const DURATION = Number(F.duration ?? 10)

@@ -23,23 +23,12 @@ import { Logger } from '../src/lib/log'
 import { replacePackageSets, sourceOf, type PackageSet } from '../src/features/inventory/service'
 import { indexActivity, listEvents } from '../src/features/activity/service'
 import { grantsOf } from '../src/features/auth/service'
+import { parseFlags } from '../src/cli'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Arguments
 
-function flags(argv: string[]) {
-  const out: Record<string, string> = {}
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`)
-    const eq = a.indexOf('=')
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1)
-    else if (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--')) out[a.slice(2)] = 'true'
-    else out[a.slice(2)] = argv[++i]!
-  }
-  return out
-}
-const F = flags(process.argv.slice(2))
+const F = parseFlags(process.argv.slice(2), ['force', 'help'])
 const known = ['data-dir', 'minions', 'packages', 'events', 'runs', 'pool', 'seed', 'force', 'verify', 'help']
 for (const k of Object.keys(F)) if (!known.includes(k)) throw new Error(`unknown option --${k}`)
 if (F.help || !F['data-dir']) {

@@ -12,14 +12,15 @@ Usage:
 
 Environment: SALTDECK_HOST, SALTDECK_PORT, SALTDECK_DATA_DIR, SALTDECK_ADMIN_PASSWORD, SALTDECK_SALT_URL, ... (see README).`
 
-/** Reads `--name value` and `--name=value` flags. */
-export function parseFlags(args: string[]): Record<string, string> {
+/** Reads `--name value` and `--name=value` flags; names in `booleans` stand alone and read as 'true'. */
+export function parseFlags(args: string[], booleans: string[] = []): Record<string, string> {
   const out: Record<string, string> = {}
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (!a.startsWith('--')) throw new Error(`unexpected argument: ${a}`)
     const eq = a.indexOf('=')
     if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1)
+    else if (booleans.includes(a.slice(2))) out[a.slice(2)] = 'true'
     else {
       const v = args[i + 1]
       if (v === undefined || v.startsWith('--')) throw new Error(`${a} needs a value`)
