@@ -11,6 +11,7 @@
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join, resolve, dirname } from 'node:path'
+import { parseFlags } from '../src/cli'
 import type { Database } from 'bun:sqlite'
 import { openDb } from '../src/db/client'
 import { loadConfig } from '../src/config'
@@ -22,9 +23,7 @@ import { listEvents } from '../src/features/activity/service'
 import { listRuns } from '../src/features/runs/service'
 import { grantsOf } from '../src/features/auth/service'
 
-const F: Record<string, string> = {}
-const argv = process.argv.slice(2)
-for (let i = 0; i < argv.length; i += 2) F[argv[i]!.replace(/^--/, '')] = argv[i + 1] ?? ''
+const F = parseFlags(process.argv.slice(2), [])
 const DATA_DIR = resolve(F['data-dir'] ?? 'bench/data/fleet')
 const ITER = Number(F.iterations ?? 50)
 const OUT = resolve(F.out ?? join(dirname(DATA_DIR), 'explain.md'))

@@ -4,6 +4,7 @@ import m1 from '../../drizzle/0001_activity_search.sql' with { type: 'text' }
 import m2 from '../../drizzle/0002_run_count_auth_version.sql' with { type: 'text' }
 import m3 from '../../drizzle/0003_auth_triggers.sql' with { type: 'text' }
 import m4 from '../../drizzle/0004_package_stats_by_name.sql' with { type: 'text' }
+import m5 from '../../drizzle/0005_runs_covering_index.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
@@ -12,4 +13,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0002_run_count_auth_version", when: 1795250628514, breakpoints: true, sql: m2 },
   { tag: "0003_auth_triggers", when: 1795250629162, breakpoints: true, sql: m3 },
   { tag: "0004_package_stats_by_name", when: 1795250982938, breakpoints: true, sql: m4 },
+  { tag: "0005_runs_covering_index", when: 1795253259055, breakpoints: true, sql: m5 },
 ]
