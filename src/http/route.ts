@@ -76,7 +76,7 @@ function readToken(request: Request, cookieValue: string | undefined): { token: 
 }
 
 /** Runs authentication, CSRF, password-change and permission checks, in the contract's order. */
-function authorize(def: RouteDef, deps: AppDeps, request: Request, cookieValue: string | undefined): Principal {
+function authorize(def: RouteDef, deps: AppDeps, request: Request, url: URL, cookieValue: string | undefined): Principal {
   if (def.access === 'public') return null
   const tok = readToken(request, cookieValue)
   const principal = tok ? authenticate(deps, tok.token, tok.via) : null
@@ -85,7 +85,7 @@ function authorize(def: RouteDef, deps: AppDeps, request: Request, cookieValue: 
   if (principal.via === 'cookie' && UNSAFE.has(def.method)) {
     if (!isJsonType(request.headers.get('content-type'))) throw new AppError(415, 'Content-Type must be application/json')
     const origin = request.headers.get('origin')
-    if (origin !== null && origin !== new URL(request.url).origin) throw forbidden()
+    if (origin !== null && origin !== url.origin) throw forbidden()
   }
   if (principal.mustChangePw && !def.allowWhilePasswordChange) throw new AppError(403, 'Password change required')
   if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw forbidden()
@@ -129,12 +129,13 @@ export interface ElysiaBits {
 export function toHandler(def: RouteDef, deps: AppDeps) {
   return async (c: ElysiaBits) => {
     const jar = c.cookie.saltdeck_session!
-    const principal = authorize(def, deps, c.request, typeof jar.value === 'string' ? jar.value : undefined)
-    const query = Object.fromEntries(new URL(c.request.url).searchParams)
+    const url = new URL(c.request.url)
+    const principal = authorize(def, deps, c.request, url, typeof jar.value === 'string' ? jar.value : undefined)
+    const query = Object.fromEntries(url.searchParams)
     const params = Object.fromEntries(Object.entries(c.params ?? {}).map(([k, v]) => [k, safeDecode(v)]))
     const v = validate(def, params, query, c.body as ParsedBody | undefined)
     const set = { status: def.status ?? 200, headers: {} as Record<string, string> }
-    const secure = deps.config.cookieSecure || new URL(c.request.url).protocol === 'https:'
+    const secure = deps.config.cookieSecure || url.protocol === 'https:'
     const result = await def.handler({
       params: v.params,
       query: v.query,

@@ -59,11 +59,11 @@ export class Scheduler {
     for (const p of this.pollers) this.schedule(p)
   }
 
-  /** Runs one poller now; 409 when it is already running. */
-  async runNow(name: string) {
+  /** Starts one poller's tick now in the background; 404 for an unknown name, 409 when it is already running. */
+  runNow(name: string): Promise<void> {
     if (!this.state.has(name)) throw new AppError(404, 'Poller not found')
     if (this.running.has(name)) throw new AppError(409, 'Poller already running')
-    await this.run(name)
+    return this.run(name)
   }
 
   /** One tick with overlap guard, timing, error capture and a log line. */

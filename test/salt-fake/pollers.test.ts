@@ -147,6 +147,16 @@ describe('scheduler', () => {
   })
 })
 
+test('run-now answers 409 while that poller runs', async () => {
+  w = await saltWorld()
+  w.salt.delayMs = 200
+  expect((await call(w, 'POST', '/api/admin/pollers/keys/run', { body: {} })).status).toBe(202)
+  expect(await call(w, 'POST', '/api/admin/pollers/keys/run', { body: {} })).toMatchObject({ status: 409, body: { detail: 'Poller already running' } })
+  await until(async () => !((await w.get('/api/admin/pollers')).pollers as any[]).find((p) => p.name === 'keys').running)
+  expect((await call(w, 'POST', '/api/admin/pollers/keys/run', { body: {} })).status).toBe(202)
+  await until(async () => !((await w.get('/api/admin/pollers')).pollers as any[]).find((p) => p.name === 'keys').running)
+})
+
 describe('event stream', () => {
   const enable = () => call(w, 'PUT', '/api/admin/settings/pollers', { body: { event_stream_enabled: true } })
   test('events arrive in batches; malformed and partial frames are skipped or joined; nothing is duplicated', async () => {

@@ -9,6 +9,7 @@ import { SaltClient, type SaltCreds } from '../../salt/client'
 import type { SaltRuntime } from '../../salt/runtime'
 import { noIntents } from '../../salt/normalize'
 import { saltCredentials } from '../settings/service'
+import { SALT_FIELDS } from '../settings/schema'
 import { findJob } from '../jobs/service'
 import { startInventoryRefresh } from '../../pollers/inventory'
 
@@ -50,9 +51,9 @@ async function keyAction(deps: AppDeps, who: string, client: string, id: string,
 export const saltRoutes = [
   route({
     method: 'POST', path: '/api/admin/settings/test-salt', tag: 'settings', summary: 'Test a salt-api connection before saving it', access: edit, response: TestOut,
+    // The same field schemas as the stored salt settings, all required here.
     body: T.Object({
-      url: T.String({ format: 'http-url', maxLength: 2048 }), username: T.String({ minLength: 1, maxLength: 255 }),
-      password: T.String({ minLength: 1, maxLength: 1024, writeOnly: true }), verify: T.Boolean(), eauth: OneOf(['pam', 'sharedsecret', 'ldap', 'file', 'auto']),
+      url: SALT_FIELDS.url[0], username: SALT_FIELDS.username[0], password: SALT_FIELDS.password[0], verify: SALT_FIELDS.verify[0], eauth: SALT_FIELDS.eauth[0],
     }, { additionalProperties: false }),
     handler: ({ body }) => testConnection(body),
   }),
@@ -75,9 +76,7 @@ export const saltRoutes = [
     method: 'POST', path: '/api/admin/pollers/:name/run', tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202,
     params: T.Object({ name: OneOf(['keys', 'presence', 'grains', 'jobs', 'fleet', 'inventory', 'retention']) }),
     handler({ deps, params, principal, client }) {
-      const rt = salt(deps)
-      if (rt.scheduler.status().find((p) => p.name === params.name)?.running) throw new AppError(409, 'Poller already running')
-      void rt.scheduler.run(params.name)
+      void salt(deps).scheduler.runNow(params.name)
       audit(deps, { username: principal!.username, action: 'poller.run', target: params.name, client })
       return { name: params.name, started: true }
     },
