@@ -15,6 +15,7 @@ import { auditRoutes } from './features/audit/routes'
 import { jobRoutes } from './features/jobs/routes'
 import { saltRoutes } from './features/salt-actions/routes'
 import { systemRoutes } from './features/system/routes'
+import { dashboardRoutes } from './features/dashboard/serve'
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps, extraRoutes: RouteDef[] = []) {
       deps.log.error('request failed', { path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) })
       return json(500, { detail: 'Internal Server Error' })
     })
+  for (const [path, handler] of dashboardRoutes) app.get(path, handler)
   for (const r of routes) app.route(r.method, r.path, toHandler(r, deps) as unknown as (c: ElysiaBits) => unknown)
   return app
 }

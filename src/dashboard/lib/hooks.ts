@@ -1,0 +1,59 @@
+/** Data hooks shared by the pages. */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { api, ApiError } from './api'
+
+/** State of one GET: data, error, loading, and reload(). */
+export interface Loaded<T> {
+  data: T | undefined
+  error: ApiError | Error | undefined
+  loading: boolean
+  reload: () => void
+}
+
+/** Hook: GETs `path` whenever it changes (null = don't load); a late answer for an old path is dropped. */
+export function useGet<T>(path: string | null): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: ApiError | Error; loading: boolean }>({ loading: path !== null })
+  const [tick, setTick] = useState(0)
+  const seq = useRef(0)
+  useEffect(() => {
+    if (path === null) return
+    const mine = ++seq.current
+    setState((s) => ({ ...s, loading: true }))
+    api<T>('GET', path).then(
+      (data) => mine === seq.current && setState({ data, loading: false }),
+      (error) => mine === seq.current && setState((s) => ({ data: s.data, error, loading: false })),
+    )
+  }, [path, tick])
+  const reload = useCallback(() => setTick((t) => t + 1), [])
+  return { data: state.data, error: state.error, loading: state.loading, reload }
+}
+
+/** Hook: runs an action, tracking busy and the last error; resolves true on success. */
+export function useAction() {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ApiError | Error | undefined>()
+  const run = useCallback(async (fn: () => Promise<unknown>) => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      await fn()
+      return true
+    } catch (e) {
+      setError(e as Error)
+      return false
+    } finally {
+      setBusy(false)
+    }
+  }, [])
+  return { busy, error, run, clear: () => setError(undefined) }
+}
+
+/** Hook: a value that follows `value` after `ms` of quiet (for search boxes). */
+export function useDebounced<T>(value: T, ms = 250): T {
+  const [v, setV] = useState(value)
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms)
+    return () => clearTimeout(t)
+  }, [value, ms])
+  return v
+}

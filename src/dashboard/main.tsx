@@ -1,0 +1,84 @@
+/** The dashboard's entry: loads the session, then shows login, the forced password change, or the app shell. */
+import { render } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { api, ApiError, onAuthFailure } from './lib/api'
+import { href, match, useLocation } from './lib/router'
+import { holds, SessionContext, type Me } from './lib/session'
+import type { PageDef } from './lib/pages'
+import { ErrorBox, Page } from './lib/ui'
+import { ChangePassword, Login } from './pages/auth'
+import { fleetPages } from './pages/fleet'
+import { adminPages } from './pages/admin'
+
+const pages: PageDef[] = [
+  ...fleetPages,
+  ...adminPages,
+  { pattern: '/account/password', title: 'Change password', component: () => <ChangePassword /> },
+]
+
+/** The side navigation, filtered by what the user holds. */
+function Nav({ me, path, onLogout }: { me: Me; path: string; onLogout: () => void }) {
+  const visible = pages.filter((p) => p.nav && (!p.needs || holds(me, ...p.needs)))
+  const sections = ['Fleet', 'Admin'] as const
+  return (
+    <nav class="side" aria-label="Main">
+      <a class="brand" href="#/">Saltdeck</a>
+      {sections.map((s) => {
+        const items = visible.filter((p) => p.nav!.section === s)
+        if (!items.length) return null
+        return (
+          <div class="nav-section">
+            <h2>{s}</h2>
+            <ul>
+              {items.map((p) => {
+                const active = p.pattern === '/' ? path === '/' : path === p.pattern || path.startsWith(`${p.pattern}/`)
+                return <li><a href={href(p.pattern)} aria-current={active ? 'page' : undefined}>{p.nav!.label}</a></li>
+              })}
+            </ul>
+          </div>
+        )
+      })}
+      <div class="nav-user">
+        <span>{me.display_name || me.username}</span>
+        <a href="#/account/password">Change password</a>
+        <button type="button" class="link" onClick={onLogout}>Sign out</button>
+      </div>
+    </nav>
+  )
+}
+
+/** The routed content area. */
+function Routed({ path, query }: { path: string; query: URLSearchParams }) {
+  for (const p of pages) {
+    const params = match(p.pattern, path)
+    if (params) return <p.component params={params} query={query} />
+  }
+  return <Page title="Not found"><p>There is no page at this address. <a href="#/">Go to the overview.</a></p></Page>
+}
+
+/** The whole dashboard. */
+function App() {
+  const [me, setMe] = useState<Me | null | undefined>(undefined)
+  const [bootError, setBootError] = useState<Error | undefined>()
+  const loc = useLocation()
+  useEffect(() => {
+    api<Me>('GET', '/api/auth/me').then(setMe, (e) => (e instanceof ApiError && e.status === 401 ? setMe(null) : setBootError(e)))
+    return onAuthFailure((status) => (status === 401 ? setMe(null) : api<Me>('GET', '/api/auth/me').then(setMe, () => setMe(null))))
+  }, [])
+  const logout = () => api('POST', '/api/auth/logout').finally(() => setMe(null))
+  let body
+  if (bootError) body = <main class="login"><ErrorBox error={bootError} /></main>
+  else if (me === undefined) body = <p class="muted" role="status">Loading…</p>
+  else if (me === null) body = <Login />
+  else if (me.must_change_pw) body = <main class="login"><ChangePassword forced /></main>
+  else body = (
+    <div class="shell">
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>Skip to content</button>
+      <Nav me={me} path={loc.path} onLogout={logout} />
+      <main id="main" class="content" tabIndex={-1}><Routed path={loc.path} query={loc.query} /></main>
+    </div>
+  )
+  return <SessionContext.Provider value={{ me: me ?? null, setMe }}>{body}</SessionContext.Provider>
+}
+
+render(<App />, document.getElementById('app')!)
