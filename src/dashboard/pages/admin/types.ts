@@ -1,0 +1,105 @@
+/** Shapes of the admin API answers the pages read (contract §3–§5, §9). */
+
+/** The salt section of SettingsOut. */
+export interface SaltSettings {
+  url: string | null
+  username: string | null
+  password_set: boolean
+  verify: boolean
+  eauth: string
+}
+
+/** GET /api/admin/settings. */
+export interface SettingsOut {
+  salt: SaltSettings
+  pollers: Record<string, number | boolean>
+  widget: Record<string, number | boolean>
+  logging: { log_format: string }
+  updated_at: string
+}
+
+/** GET /api/admin/settings/status. */
+export interface SettingsStatus {
+  configured: boolean
+  missing: string[]
+}
+
+/** The answer of both connection tests. */
+export interface TestResult {
+  ok: boolean
+  detail: string
+  minion_count: number | null
+}
+
+/** One row of GET /api/admin/pollers. */
+export interface PollerStatus {
+  name: string
+  enabled: boolean
+  interval_seconds: number
+  running: boolean
+  last_started_at: string | null
+  last_duration_ms: number | null
+  last_error: string | null
+  runs: number
+  errors: number
+  items_processed: number | null
+  next_run_at: string | null
+}
+
+/** GET /api/admin/pollers. */
+export interface PollersOut {
+  pollers: PollerStatus[]
+  event_stream: { enabled: boolean; connected: boolean; events_ingested: number; frames_skipped: number; reconnects: number; last_error: string | null }
+}
+
+/** A role reference inside a user. */
+export interface RoleRef {
+  id: string
+  name: string
+}
+
+/** A user as the users API returns it. */
+export interface User {
+  id: string
+  username: string
+  display_name: string
+  must_change_pw: boolean
+  is_active: boolean
+  is_builtin: boolean
+  roles: RoleRef[]
+  created_at: string
+  updated_at: string
+}
+
+/** A role (list element). */
+export interface Role {
+  id: string
+  name: string
+  is_builtin: boolean
+  description: string
+}
+
+/** A role with its grants. */
+export interface RoleDetail extends Role {
+  permissions: { id: string; verb: string; resource_glob: string }[]
+}
+
+/** An API token as listed (never its secret). */
+export interface ApiToken {
+  id: string
+  name: string
+  created_at: string
+  expires_at: string | null
+}
+
+/** One audit log entry. */
+export interface AuditEntry {
+  id: number
+  ts: string
+  username: string
+  action: string
+  target: string | null
+  ok: boolean
+  detail: string | null
+  client: string | null
+}
