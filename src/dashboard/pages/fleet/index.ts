@@ -1,5 +1,12 @@
 /** The fleet pages: overview, minions, activity, inventory, jobs, keys. */
 import type { PageDef } from '../../lib/pages'
+import { Overview } from './overview'
+import { Minions } from './minions'
+import { Minion } from './minion'
 
-/** Fleet pages in navigation order. */
-export const fleetPages: PageDef[] = []
+/** Fleet pages in navigation order; detail pages follow their list. */
+export const fleetPages: PageDef[] = [
+  { pattern: '/', title: 'Overview', component: Overview, nav: { label: 'Overview', section: 'Fleet' } },
+  { pattern: '/minions', title: 'Minions', component: Minions, nav: { label: 'Minions', section: 'Fleet' }, needs: ['view', 'minion:*'] },
+  { pattern: '/minions/:id', title: 'Minion', component: Minion, needs: ['view', 'minion:*'] },
+]

@@ -1,0 +1,42 @@
+/** Filter controls for lists whose state lives in the hash query: a search box and a query updater. */
+import { useEffect, useState } from 'preact/hooks'
+import { navigate } from './router'
+import { useDebounced } from './hooks'
+import { withChanges, type QueryValue } from './query'
+
+/** Returns `set(changes, replace?)`, which moves to `path` with the current query plus `changes` (back to page 1 unless the offset is the change). */
+export function useQueryNav(path: string, query: URLSearchParams) {
+  return (changes: Record<string, QueryValue | boolean>, replace = false) => navigate(path, withChanges(query, changes), replace)
+}
+
+/**
+ * A labelled search input with a Search button. Typing commits after a pause (replacing the history entry, so
+ * Back is not flooded with keystrokes); the button or Enter commits at once. Follows the query when it changes
+ * from outside (Back, a link).
+ */
+export function SearchBox({ id, label, value, onCommit, placeholder, maxLength = 200 }: {
+  id: string
+  label: string
+  value: string
+  onCommit: (v: string, replace: boolean) => void
+  placeholder?: string
+  maxLength?: number
+}) {
+  const [text, setText] = useState(value)
+  const settled = useDebounced(text, 350)
+  useEffect(() => {
+    if (value !== settled) setText(value)
+  }, [value])
+  useEffect(() => {
+    if (settled !== value) onCommit(settled, true)
+  }, [settled])
+  return (
+    <form class="search" role="search" aria-label={label} onSubmit={(e) => { e.preventDefault(); if (text !== value) onCommit(text, false) }}>
+      <div class="field">
+        <label for={id}>{label}</label>
+        <input id={id} type="search" value={text} maxLength={maxLength} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
+      </div>
+      <button type="submit">Search</button>
+    </form>
+  )
+}

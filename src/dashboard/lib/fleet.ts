@@ -1,0 +1,229 @@
+/** Records of the fleet API as the dashboard reads them (contract §6–§8), and pure helpers the fleet pages share. */
+
+/** Values of the minion list's `status` filter (README: presence, key state, last run). */
+export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
+/** A minion list status filter value. */
+export type MinionStatus = (typeof MINION_STATUSES)[number]
+/** Values of a run's `status`. */
+export const RUN_STATUSES = ['healthy', 'changed', 'unhealthy', 'blocked'] as const
+/** A run status. */
+export type RunStatus = (typeof RUN_STATUSES)[number]
+/** Activity categories (contract §6). */
+export const ACTIVITY_CATEGORIES = ['job', 'key', 'minion'] as const
+/** Activity event types (contract §6). */
+export const ACTIVITY_TYPES = ['job.new', 'job.ret', 'key.pend', 'key.accept', 'key.reject', 'key.delete', 'minion.start', 'minion.online', 'minion.offline'] as const
+/** Sort keys of the package list. */
+export const PACKAGE_SORTS = ['name', 'minion_count', 'version_count', 'last_seen'] as const
+/** A package list sort key. */
+export type PackageSort = (typeof PACKAGE_SORTS)[number]
+/** Target types POST /api/run accepts. */
+export const TARGET_TYPES = ['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr'] as const
+
+/** One row of GET /api/minions. */
+export interface MinionSummary {
+  id: string
+  key_state: string | null
+  online: boolean
+  last_seen: string | null
+  os: string | null
+  osrelease: string | null
+  ip: string | null
+  salt_version: string | null
+  last_run: { status: string; completed_at: string | null } | null
+}
+/** GET /api/minions/{id}. */
+export interface MinionDetail extends MinionSummary {
+  grains: Record<string, unknown>
+}
+/** A list answer of GET /api/minions. */
+export interface MinionList {
+  total: number
+  minions: MinionSummary[]
+}
+/** One state run of a minion. */
+export interface Run {
+  id: string
+  jid: string
+  fun: string
+  completed_at: string
+  pass_count: number
+  fail_count: number
+  change_count: number
+  total_count: number
+  duration_ms: number
+  blocked: boolean
+  status: string
+}
+/** One activity event. */
+export interface ActivityEvent {
+  id: number
+  ts: string
+  category: string
+  event_type: string
+  minion_id: string | null
+  jid: string | null
+  fun: string | null
+  success: boolean | null
+  changed: boolean | null
+  initiator: string | null
+  target: string | null
+  duration_ms: number | null
+  summary: string
+}
+/** GET /api/activity/widget-config. */
+export interface WidgetConfig {
+  widget_hide_dispatch: boolean
+  widget_hide_routine: boolean
+  widget_show_jobs: boolean
+  widget_show_keys: boolean
+  widget_show_minions: boolean
+  widget_event_count: number
+  widget_heartbeat_minutes: number
+}
+/** One job of GET /api/jobs. */
+export interface Job {
+  jid: string
+  fun: string | null
+  target: string | null
+  tgt_type: string | null
+  user: string | null
+  started_at: string
+  arg: unknown
+  minions: string[] | null
+  returned: number
+}
+/** GET /api/jobs/{jid}. */
+export interface JobDetail extends Job {
+  returns: { minion_id: string; success: boolean | null; retcode: number | null; return: unknown; received_at: string }[]
+}
+/** One row of GET /api/inventory/packages. */
+export interface PackageRow {
+  name: string
+  minion_count: number
+  version_count: number
+  last_seen: string
+}
+/** One inventory refresh as GET /api/inventory/status describes it. */
+export interface Refresh {
+  refresh_id: string
+  started_at: string
+  finished_at: string | null
+  target: string
+  minions_asked: number
+  minions_answered: number
+  packages_stored: number
+  error: string | null
+}
+/** GET /api/keys. */
+export interface KeyLists {
+  accepted: string[]
+  pending: string[]
+  rejected: string[]
+  denied: string[]
+}
+
+/** Badge tone of a run status or a minion's last-run status. */
+export function runTone(status: string | null | undefined): 'ok' | 'info' | 'bad' | 'warn' | 'muted' {
+  switch (status) {
+    case 'healthy': return 'ok'
+    case 'changed': return 'info'
+    case 'unhealthy': return 'bad'
+    case 'blocked': return 'warn'
+    default: return 'muted'
+  }
+}
+
+/** Badge tone of a key state. */
+export function keyTone(state: string | null | undefined): 'ok' | 'warn' | 'bad' | 'muted' {
+  switch (state) {
+    case 'accepted': return 'ok'
+    case 'pending': return 'warn'
+    case 'rejected':
+    case 'denied': return 'bad'
+    default: return 'muted'
+  }
+}
+
+/**
+ * The GET /api/activity query the overview's recent-events widget asks for, from the widget settings;
+ * null when the settings show no category at all (then there is nothing to ask).
+ */
+export function widgetActivityQuery(cfg: WidgetConfig): Record<string, string | number | boolean> | null {
+  const cats = [cfg.widget_show_jobs && 'job', cfg.widget_show_keys && 'key', cfg.widget_show_minions && 'minion'].filter(Boolean) as string[]
+  if (!cats.length) return null
+  const q: Record<string, string | number | boolean> = { limit: Math.min(50, Math.max(1, cfg.widget_event_count)) }
+  // All three shown is the unfiltered list, which the server counts from its per-category counters anyway.
+  if (cats.length < 3) q.categories = cats.join(',')
+  if (cfg.widget_hide_dispatch) q.hide_dispatch = true
+  if (cfg.widget_hide_routine) q.hide_routine = true
+  return q
+}
+
+/** The heartbeat: whole minutes since the last event and whether that is older than the window (or there is none). */
+export function heartbeat(lastTs: string | null | undefined, windowMinutes: number, now = Date.now()): { minutes: number | null; stale: boolean } {
+  const t = lastTs ? new Date(lastTs).getTime() : Number.NaN
+  if (Number.isNaN(t)) return { minutes: null, stale: true }
+  const minutes = Math.max(0, Math.floor((now - t) / 60_000))
+  return { minutes, stale: now - t > windowMinutes * 60_000 }
+}
+
+/** A long text cut to `max` characters for display; `hidden` says how many characters were left out. */
+export function clip(text: string, max: number): { text: string; hidden: number } {
+  return text.length <= max ? { text, hidden: 0 } : { text: text.slice(0, max), hidden: text.length - max }
+}
+
+/** Pretty JSON of any value (undefined shows as null), for <pre> blocks. */
+export function prettyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? null, null, 2) ?? 'null'
+  } catch {
+    return String(value)
+  }
+}
+
+/** Client-side filter and page over a long list of strings (key lists can hold 50,000 ids). */
+export function pageOfList(list: readonly string[], filter: string, offset: number, limit: number): { total: number; offset: number; rows: string[] } {
+  const f = filter.trim().toLowerCase()
+  const matched = f ? list.filter((s) => s.toLowerCase().includes(f)) : list
+  // A filter can shrink the list under the current page: fall back to the last page that exists.
+  const start = offset >= matched.length ? Math.max(0, Math.floor((matched.length - 1) / limit) * limit) : Math.max(0, offset)
+  return { total: matched.length, offset: start, rows: matched.slice(start, start + limit) }
+}
+
+/** Parses a JSON text field of the run form: empty is undefined; otherwise it must be an array or an object as asked. */
+export function parseJsonField(text: string, want: 'array' | 'object', label: string): unknown[] | Record<string, unknown> | undefined {
+  if (!text.trim()) return undefined
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    throw new Error(`${label} is not valid JSON.`)
+  }
+  if (want === 'array' && !Array.isArray(v)) throw new Error(`${label} must be a JSON array, e.g. ["arg1", 2].`)
+  if (want === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw new Error(`${label} must be a JSON object, e.g. {"test": true}.`)
+  return v as unknown[] | Record<string, unknown>
+}
+
+/** Splits a list target ("a, b,c") into ids; other targets stay one string. */
+export function runTarget(tgt: string, tgtType: string): string | string[] {
+  if (tgtType !== 'list') return tgt.trim()
+  return tgt.split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+/** New live events put before the shown ones: newest first, no id twice, at most `limit` rows. */
+export function prependLive(shown: readonly ActivityEvent[], incoming: readonly ActivityEvent[], limit: number): { events: ActivityEvent[]; added: number } {
+  const seen = new Set(shown.map((e) => e.id))
+  const fresh: ActivityEvent[] = []
+  for (const e of incoming) if (!seen.has(e.id)) { seen.add(e.id); fresh.push(e) }
+  fresh.sort((a, b) => b.id - a.id)
+  return { events: [...fresh, ...shown].slice(0, limit), added: fresh.length }
+}
+
+/** A duration in milliseconds for people: "850 ms", "12.3 s", "4 min 5 s". */
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—'
+  if (ms < 1000) return `${ms} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  const s = Math.round(ms / 1000)
+  return `${Math.floor(s / 60)} min ${s % 60} s`
+}

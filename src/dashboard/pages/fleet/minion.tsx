@@ -1,0 +1,148 @@
+/** One minion: summary, state-run history, installed packages and grains, each section paged on the server. */
+import { qs } from '../../lib/api'
+import { ago, count, dateTime } from '../../lib/format'
+import { duration, keyTone, prettyJson, runTone, RUN_STATUSES, type MinionDetail, type Run } from '../../lib/fleet'
+import { SearchBox, useQueryNav } from '../../lib/filters'
+import { useGet } from '../../lib/hooks'
+import type { PageProps } from '../../lib/pages'
+import { intParam, oneOf } from '../../lib/query'
+import { href } from '../../lib/router'
+import { useSession } from '../../lib/session'
+import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+
+const RUN_LIMIT = 20
+const PKG_LIMIT = 50
+
+const runColumns = (canJobs: boolean): Column<Run>[] => [
+  { label: 'Completed', cell: (r) => <time datetime={r.completed_at} title={ago(r.completed_at)}>{dateTime(r.completed_at)}</time> },
+  { label: 'Status', cell: (r) => <Badge tone={runTone(r.status)}>{r.status}</Badge> },
+  { label: 'Function', cell: (r) => r.fun, class: 'mono' },
+  { label: 'OK', cell: (r) => count(r.pass_count), class: 'num' },
+  { label: 'Failed', cell: (r) => count(r.fail_count), class: 'num' },
+  { label: 'Changed', cell: (r) => count(r.change_count), class: 'num' },
+  { label: 'Total', cell: (r) => count(r.total_count), class: 'num' },
+  { label: 'Duration', cell: (r) => duration(r.duration_ms), class: 'num' },
+  { label: 'Job', cell: (r) => (canJobs ? <a href={href(`/jobs/${encodeURIComponent(r.jid)}`)}>{r.jid}</a> : r.jid), class: 'mono' },
+]
+
+type Pkg = { name: string; version: string; arch: string; source: string }
+const pkgColumns: Column<Pkg>[] = [
+  { label: 'Package', cell: (p) => p.name },
+  { label: 'Version', cell: (p) => p.version, class: 'mono' },
+  { label: 'Arch', cell: (p) => p.arch || '—' },
+  { label: 'Source', cell: (p) => p.source || '—' },
+]
+
+/** The run history with its status filter (badges as toggle buttons) and pager. */
+function Runs({ id, path, query }: { id: string; path: string; query: URLSearchParams }) {
+  const { can } = useSession()
+  const status = oneOf(query, 'run_status', RUN_STATUSES, '')
+  const offset = intParam(query, 'run_offset', 0)
+  const set = useQueryNav(path, query)
+  const r = useGet<{ total: number; runs: Run[] }>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, limit: RUN_LIMIT, offset })}`)
+  return (
+    <section class="panel" aria-labelledby="runs-h">
+      <h2 id="runs-h">Run history</h2>
+      <div class="toolbar" role="group" aria-label="Run status filter">
+        {(['', ...RUN_STATUSES] as const).map((s) => (
+          <button type="button" class={`chip ${s ? `badge ${runTone(s)}` : ''}`} aria-pressed={status === s} onClick={() => set({ run_status: s, run_offset: undefined }, false)}>
+            {s || 'All runs'}
+          </button>
+        ))}
+      </div>
+      <ErrorBox error={r.error} />
+      <Loading when={r.loading && !r.data} />
+      <Table rows={r.data?.runs} columns={runColumns(can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." />
+      <Pager total={r.data?.total} limit={RUN_LIMIT} offset={offset} onChange={(o) => set({ run_offset: o }, false)} />
+    </section>
+  )
+}
+
+/** The installed packages with a name search and pager. */
+function Packages({ id, path, query }: { id: string; path: string; query: URLSearchParams }) {
+  const q = query.get('pkg_q') ?? ''
+  const offset = intParam(query, 'pkg_offset', 0)
+  const set = useQueryNav(path, query)
+  const r = useGet<{ total: number; collected_at: string | null; packages: Pkg[] }>(`/api/minions/${encodeURIComponent(id)}/packages${qs({ q, limit: PKG_LIMIT, offset })}`)
+  return (
+    <section class="panel" aria-labelledby="pkgs-h">
+      <h2 id="pkgs-h">Packages</h2>
+      <div class="toolbar">
+        <SearchBox id="pkg-q" label="Search packages" value={q} onCommit={(v, replace) => set({ pkg_q: v, pkg_offset: undefined }, replace)} />
+      </div>
+      {r.data ? <p class="muted">Collected {r.data.collected_at ? dateTime(r.data.collected_at) : 'never'}.</p> : null}
+      <ErrorBox error={r.error} />
+      <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty="No packages recorded." />
+      <Pager total={r.data?.total} limit={PKG_LIMIT} offset={offset} onChange={(o) => set({ pkg_offset: o }, false)} />
+    </section>
+  )
+}
+
+/** Grains as a key/value table; structured values as pretty JSON text. */
+function Grains({ grains }: { grains: Record<string, unknown> }) {
+  const keys = Object.keys(grains).sort()
+  return (
+    <section class="panel" aria-labelledby="grains-h">
+      <h2 id="grains-h">Grains</h2>
+      {keys.length ? (
+        <details open>
+          <summary>All {keys.length} grains</summary>
+          <div class="table-wrap">
+            <table>
+              <caption class="sr-only">Grains</caption>
+              <thead><tr><th scope="col">Grain</th><th scope="col">Value</th></tr></thead>
+              <tbody>
+                {keys.map((k) => {
+                  const v = grains[k]
+                  return (
+                    <tr key={k}>
+                      <th scope="row" class="mono">{k}</th>
+                      <td>{typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? <span class="mono">{String(v)}</span> : <pre>{prettyJson(v)}</pre>}</td>
+                    </tr>
+                  )
+                })}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      ) : <p class="muted">No grains collected yet.</p>}
+    </section>
+  )
+}
+
+/** The minion page at `/minions/:id`. */
+export function Minion({ params, query }: PageProps) {
+  const id = params.id!
+  const path = `/minions/${encodeURIComponent(id)}`
+  const r = useGet<MinionDetail>(`/api/minions/${encodeURIComponent(id)}`)
+  const m = r.data
+  return (
+    <Page title={`Minion ${id}`}>
+      <p><a href={href('/minions')}>All minions</a></p>
+      <ErrorBox error={r.error} />
+      <Loading when={r.loading && !m} />
+      {m ? (
+        <section class="panel" aria-labelledby="sum-h">
+          <h2 id="sum-h">Summary</h2>
+          <dl class="facts">
+            <dt>Minion id</dt><dd class="mono">{m.id}</dd>
+            <dt>Key</dt><dd>{m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—'}</dd>
+            <dt>Presence</dt><dd><Badge tone={m.online ? 'ok' : 'muted'}>{m.online ? 'online' : 'offline'}</Badge></dd>
+            <dt>Last seen</dt><dd>{dateTime(m.last_seen)} <span class="muted">({ago(m.last_seen)})</span></dd>
+            <dt>OS</dt><dd>{[m.os, m.osrelease].filter(Boolean).join(' ') || '—'}</dd>
+            <dt>IP</dt><dd class="mono">{m.ip ?? '—'}</dd>
+            <dt>Salt version</dt><dd>{m.salt_version ?? '—'}</dd>
+            <dt>Last run</dt><dd>{m.last_run ? <><Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> {dateTime(m.last_run.completed_at)}</> : '—'}</dd>
+          </dl>
+        </section>
+      ) : null}
+      {m ? (
+        <>
+          <Runs id={id} path={path} query={query} />
+          <Packages id={id} path={path} query={query} />
+        </>
+      ) : null}
+      {m ? <Grains grains={m.grains} /> : null}
+    </Page>
+  )
+}

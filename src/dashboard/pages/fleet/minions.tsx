@@ -1,0 +1,54 @@
+/** The minion list: id search, status filter and server-side paging, all kept in the hash query. */
+import { qs } from '../../lib/api'
+import { ago, dateTime } from '../../lib/format'
+import { keyTone, MINION_STATUSES, runTone, type MinionList, type MinionSummary } from '../../lib/fleet'
+import { SearchBox, useQueryNav } from '../../lib/filters'
+import { useGet } from '../../lib/hooks'
+import type { PageProps } from '../../lib/pages'
+import { intParam, oneOf } from '../../lib/query'
+import { href } from '../../lib/router'
+import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+
+const LIMIT = 50
+
+/** The link to one minion's page. */
+export function minionHref(id: string) {
+  return href(`/minions/${encodeURIComponent(id)}`)
+}
+
+const columns: Column<MinionSummary>[] = [
+  { label: 'Minion', cell: (m) => <a href={minionHref(m.id)}>{m.id}</a> },
+  { label: 'Key', cell: (m) => (m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—') },
+  { label: 'Online', cell: (m) => <Badge tone={m.online ? 'ok' : 'muted'}>{m.online ? 'online' : 'offline'}</Badge> },
+  { label: 'Last seen', cell: (m) => <time datetime={m.last_seen ?? undefined} title={dateTime(m.last_seen)}>{ago(m.last_seen)}</time> },
+  { label: 'OS', cell: (m) => [m.os, m.osrelease].filter(Boolean).join(' ') || '—' },
+  { label: 'IP', cell: (m) => m.ip ?? '—', class: 'mono' },
+  { label: 'Salt', cell: (m) => m.salt_version ?? '—' },
+  { label: 'Last run', cell: (m) => (m.last_run ? <Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> : '—') },
+]
+
+/** The minions page at `/minions`. */
+export function Minions({ query }: PageProps) {
+  const q = query.get('q') ?? ''
+  const status = oneOf(query, 'status', MINION_STATUSES, '')
+  const offset = intParam(query, 'offset', 0)
+  const set = useQueryNav('/minions', query)
+  const r = useGet<MinionList>(`/api/minions${qs({ q, status, limit: LIMIT, offset })}`)
+  return (
+    <Page title="Minions">
+      <div class="toolbar">
+        <SearchBox id="minion-q" label="Search minions" value={q} onCommit={(v, replace) => set({ q: v }, replace)} placeholder="id contains…" maxLength={255} />
+        <Field id="minion-status" label="Status">
+          <select id="minion-status" value={status} onChange={(e) => set({ status: e.currentTarget.value })}>
+            <option value="">All</option>
+            {MINION_STATUSES.map((s) => <option value={s}>{s}</option>)}
+          </select>
+        </Field>
+      </div>
+      <ErrorBox error={r.error} />
+      <Loading when={r.loading && !r.data} />
+      <Table rows={r.data?.minions} columns={columns} rowKey={(m) => m.id} caption="Minions" empty="No minion matches." />
+      <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
+    </Page>
+  )
+}

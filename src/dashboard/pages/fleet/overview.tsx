@@ -1,0 +1,95 @@
+/** The overview: fleet counts from the list endpoints' totals, the activity heartbeat and the recent-events widget. */
+import { qs } from '../../lib/api'
+import { ago, count, dateTime } from '../../lib/format'
+import { heartbeat, widgetActivityQuery, type ActivityEvent, type WidgetConfig } from '../../lib/fleet'
+import { useGet } from '../../lib/hooks'
+import { href } from '../../lib/router'
+import { useSession } from '../../lib/session'
+import { Badge, ErrorBox, Loading, Page } from '../../lib/ui'
+import { EventRow } from './event-row'
+
+type Total = { total: number }
+
+/** One count card: a number that links to the filtered list. Each card loads its own total (limit=1) so they come in parallel. */
+function CountCard({ label, status, tone }: { label: string; status: string; tone?: 'bad' | 'warn' }) {
+  const r = useGet<Total>(`/api/minions${qs({ status, limit: 1 })}`)
+  const n = r.data?.total
+  return (
+    <a class={`card card-link${tone && n ? ` card-${tone}` : ''}`} href={href('/minions', { status })}>
+      <span class="n">{r.error ? '!' : n === undefined ? '…' : count(n)}</span>
+      <span>{label}</span>
+      {r.error ? <span class="sr-only">could not load: {r.error.message}</span> : null}
+    </a>
+  )
+}
+
+/** The last activity of any kind against the widget's heartbeat window. */
+function Heartbeat({ minutes }: { minutes: number }) {
+  const r = useGet<{ total: number; events: ActivityEvent[] }>(`/api/activity${qs({ limit: 1 })}`)
+  if (r.error) return <ErrorBox error={r.error} />
+  if (!r.data) return <p class="muted" role="status">Checking the last activity…</p>
+  const last = r.data.events[0]
+  const hb = heartbeat(last?.ts, minutes)
+  return (
+    <p class={`heartbeat ${hb.stale ? 'stale' : 'fresh'}`} role="status">
+      <Badge tone={hb.stale ? 'warn' : 'ok'}>{hb.stale ? 'Quiet' : 'Active'}</Badge>{' '}
+      {last ? <>Last activity {ago(last.ts)} <span class="muted">({dateTime(last.ts)})</span></> : 'No activity recorded yet'}
+      {hb.stale ? `: nothing in the last ${minutes} minutes.` : '.'}
+    </p>
+  )
+}
+
+/** The recent-events list as the widget settings shape it. */
+function RecentEvents({ cfg }: { cfg: WidgetConfig }) {
+  const q = widgetActivityQuery(cfg)
+  const r = useGet<{ total: number; events: ActivityEvent[] }>(q ? `/api/activity${qs(q)}` : null)
+  if (!q) return <p class="muted">The widget settings hide every category.</p>
+  return (
+    <>
+      <ErrorBox error={r.error} />
+      <Loading when={r.loading && !r.data} />
+      {r.data ? (
+        r.data.events.length ? (
+          <ul class="events">{r.data.events.map((e) => <EventRow key={e.id} e={e} />)}</ul>
+        ) : <p class="muted">No recent events.</p>
+      ) : null}
+    </>
+  )
+}
+
+/** The overview page at `/`. */
+export function Overview() {
+  const { can } = useSession()
+  const cfg = useGet<WidgetConfig>('/api/activity/widget-config')
+  const minions = can('view', 'minion:*')
+  const anyEvents = minions || can('view', 'job:*') || can('view', 'key:*')
+  return (
+    <Page title="Overview">
+      {minions ? (
+        <section aria-labelledby="ov-counts">
+          <h2 id="ov-counts">Fleet</h2>
+          <div class="cards">
+            <CountCard label="Minions online" status="online" />
+            <CountCard label="Minions offline" status="offline" tone="warn" />
+            <CountCard label="Keys pending" status="pending" tone="warn" />
+            <CountCard label="Runs failing" status="unhealthy" tone="bad" />
+          </div>
+        </section>
+      ) : null}
+      {anyEvents ? (
+        <section class="panel" aria-labelledby="ov-activity">
+          <h2 id="ov-activity">Recent activity</h2>
+          <ErrorBox error={cfg.error} />
+          {cfg.data ? (
+            <>
+              <Heartbeat minutes={cfg.data.widget_heartbeat_minutes} />
+              <RecentEvents cfg={cfg.data} />
+              <p><a href={href('/activity')}>All activity</a></p>
+            </>
+          ) : <Loading when={cfg.loading} />}
+        </section>
+      ) : null}
+      {!minions && !anyEvents ? <p>Your roles give you no fleet views. Ask an administrator for access.</p> : null}
+    </Page>
+  )
+}

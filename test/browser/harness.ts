@@ -1,0 +1,243 @@
+/**
+ * Browser test harness: builds the release binary once, runs it on an empty data dir against the fake salt-api,
+ * seeds a small fleet through salt (keys, grains, presence, state runs on the event stream, package inventory), and
+ * drives Debian's chromium through playwright-core.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { FakeSalt, newJid, type FakeMinion } from '../helpers/fake-salt'
+import { startServe, type Served } from '../helpers/serve'
+
+/** The minion id that must render as text everywhere (issue 4, item 3). */
+export const HOSTILE_ID = '<img src=x onerror=alert(1)>'
+/** A package name with markup, shipped by the hostile minion: inventory rows are minion data too. */
+export const HOSTILE_PKG = '<svg/onload=alert(2)>'
+/** The key left pending for the accept test. */
+export const PENDING_ID = 'new-01'
+
+const ROOT = resolve(import.meta.dir, '..', '..')
+/** Where screenshots go (git-ignored); SALTDECK_SCREENSHOTS moves them. */
+export const SHOT_DIR = resolve(process.env.SALTDECK_SCREENSHOTS ?? join(ROOT, 'test', 'browser', 'screenshots'))
+
+/** Chromium as issue 4 prescribes it: Debian's package, headless, no sandbox (CI runs as root), nothing phoning home. */
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.SALTDECK_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}
+
+/** Builds dist-like `saltdeck` into `dir` with build.ts (dashboard bundle + bun build --compile); returns its path. */
+export async function buildBinary(dir: string): Promise<string> {
+  const out = join(dir, 'saltdeck')
+  const p = Bun.spawn(['bun', 'build.ts', out], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()])
+  if (code !== 0) throw new Error(`bun build.ts failed (${code}):\n${stdout}\n${stderr}`)
+  return out
+}
+
+/** A small fake fleet: three Debian minions, one offline, the hostile id, and one pending key. */
+export function fakeFleet(): FakeSalt {
+  const salt = new FakeSalt().start()
+  salt.addMinions(['web-01', 'web-02', 'db-01', 'cache-01'])
+  salt.addMinions([HOSTILE_ID], { pkgs: { bash: ['5.2.15-2+b2'], [HOSTILE_PKG]: ['1.0'] } })
+  salt.addMinions([PENDING_ID], { key: 'pending' })
+  for (const id of ['web-01', 'web-02']) salt.minions.get(id)!.pkgs = { ...salt.minions.get(id)!.pkgs, nginx: ['1.22.1-9'], 'nginx-common': ['1.22.1-9'] }
+  salt.minions.get('web-02')!.pkgs.nginx = ['1.22.1-9+deb12u1']
+  salt.minions.get('db-01')!.pkgs = { ...salt.minions.get('db-01')!.pkgs, 'postgresql-15': ['15.8-0+deb12u1'] }
+  salt.minions.get('cache-01')!.online = false
+  return salt
+}
+
+/** One running test system: fake salt, the binary on an empty data dir, and a seeding client. */
+export class System {
+  root = mkdtempSync(join(tmpdir(), 'saltdeck-browser-'))
+  dataDir = join(this.root, 'data')
+  salt!: FakeSalt
+  served!: Served
+  private cookie = ''
+
+  get url() {
+    return this.served.url
+  }
+
+  /** Builds the binary and starts it, empty data dir, salt connection from the environment. */
+  async start() {
+    const bin = await buildBinary(this.root)
+    this.salt = fakeFleet()
+    this.served = await startServe(this.dataDir, {
+      SALTDECK_SALT_URL: this.salt.url, SALTDECK_SALT_USERNAME: 'saltdeck', SALTDECK_SALT_PASSWORD: 's3cr3t', SALTDECK_SALT_EAUTH: 'sharedsecret',
+      // Several fake minions share 127.0.0.1; manage.status pings each one (README, presence).
+      SALTDECK_PRESENCE_METHOD: 'status',
+      SALTDECK_ARGON2_MEMORY_KIB: '1024',
+    }, [bin])
+    return this
+  }
+
+  /** The random first password the binary wrote into its data dir. */
+  initialPassword() {
+    return readFileSync(join(this.dataDir, 'initial-admin-password'), 'utf8').trim()
+  }
+
+  /** Logs the seeding client in (after the browser changed the first password). */
+  async login(password: string) {
+    const r = await fetch(`${this.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
+    if (r.status !== 200) throw new Error(`login: ${r.status} ${await r.text()}`)
+    this.cookie = r.headers.get('set-cookie')!.split(';')[0]!
+  }
+
+  /** Calls the API as the seeding client; throws on any non-2xx answer. */
+  async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    const r = await fetch(this.url + path, {
+      method, headers: { cookie: this.cookie, ...(body !== undefined || method !== 'GET' ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await r.text()
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`)
+    return (text ? JSON.parse(text) : undefined) as T
+  }
+
+  /**
+   * Fills the fleet through salt as production would: the event stream on, keys/presence/grains pollers run now,
+   * four state runs of web-01 (one per status) and one per other minion published on /events, an inventory refresh.
+   */
+  async seed() {
+    await this.api('PUT', '/api/admin/settings/pollers', { event_stream_enabled: true })
+    // Each poller is a background run; presence and grains need the minions the keys poller stores.
+    await this.runPoller('keys')
+    await until(async () => (await this.api('GET', '/api/keys')).pending.includes(PENDING_ID), 'keys stored')
+    await this.runPoller('presence')
+    await until(async () => (await this.api('GET', '/api/minions?status=online')).total === 4, 'presence stored')
+    await this.runPoller('grains')
+    await until(async () => (await this.api('GET', '/api/minions/web-01')).grains?.os === 'Debian', 'grains stored')
+    await until(() => this.salt.streamCount > 0, 'event stream connected')
+
+    const now = Date.now()
+    const runs: [string, RunKind][] = [
+      ['web-01', 'healthy'], ['web-01', 'changed'], ['web-01', 'unhealthy'], ['web-01', 'blocked'],
+      ['web-02', 'changed'], ['db-01', 'unhealthy'], [HOSTILE_ID, 'healthy'],
+    ]
+    runs.forEach(([id, kind], i) => this.publishRun(id, kind, now - (runs.length - i) * 60_000))
+    this.salt.publish(`salt/minion/${HOSTILE_ID}/start`, { id: HOSTILE_ID, cmd: '_minion_event', data: 'Minion started' })
+    await until(async () => (await this.api('GET', '/api/minions/web-01/runs')).total === 4, 'runs stored')
+    await until(async () => (await this.api('GET', `/api/minions/${encodeURIComponent(HOSTILE_ID)}/runs`)).total === 1, 'hostile run stored')
+
+    await this.api('POST', '/api/inventory/refresh', {})
+    await until(async () => {
+      const s = await this.api('GET', '/api/inventory/status')
+      return !s.running && s.last?.finished_at !== undefined
+    }, 'inventory refresh')
+    await until(async () => (await this.api('GET', '/api/inventory/packages?q=nginx')).total === 2, 'packages stored')
+  }
+
+  /** POST run-now; a 409 (already running from the start-up tick) is as good. */
+  private async runPoller(name: string) {
+    const r = await fetch(`${this.url}/api/admin/pollers/${name}/run`, { method: 'POST', headers: { cookie: this.cookie, 'content-type': 'application/json' } })
+    if (r.status !== 202 && r.status !== 409) throw new Error(`run ${name}: ${r.status} ${await r.text()}`)
+  }
+
+  /** Publishes a state.apply job (new + one return) on the fake's /events, shaped to give the run `kind`. */
+  publishRun(minionId: string, kind: RunKind, at: number) {
+    const jid = newJid(at)
+    const ret = stateReturn(kind)
+    const stampAt = saltStamp(at)
+    this.salt.publish(`salt/job/${jid}/new`, { jid, tgt_type: 'glob', tgt: minionId, user: 'root', fun: 'state.apply', arg: [], minions: [minionId], missing: [], _stamp: saltStamp(at - 5000) })
+    const retcode = kind === 'healthy' || kind === 'changed' ? 0 : kind === 'blocked' ? 1 : 2
+    this.salt.publish(`salt/job/${jid}/ret/${minionId}`, { cmd: '_return', id: minionId, success: retcode === 0, return: ret, retcode, jid, fun: 'state.apply', fun_args: [], _stamp: stampAt })
+  }
+
+  /** Stops the binary and the fake; keeps nothing but the screenshots. */
+  async stop() {
+    if (this.served) await this.served.stop()
+    this.salt?.stop()
+    rmSync(this.root, { recursive: true, force: true })
+  }
+}
+
+/** The four run statuses of contract §7. */
+export type RunKind = 'healthy' | 'changed' | 'unhealthy' | 'blocked'
+
+/** A state return that Saltdeck classifies as `kind`. */
+function stateReturn(kind: RunKind): unknown {
+  if (kind === 'blocked') return ['The function "state.apply" is running as PID 4242 and was started at 2026, Nov 21 09:00:00.000000 with jid 20261121090000000000']
+  const state = (id: string, result: boolean, changes: Record<string, unknown>) => ({
+    [`pkg_|-${id}_|-${id}_|-installed`]: { name: id, result, comment: result ? 'All specified packages are already installed' : 'Problem encountered installing package(s)', changes, duration: 12.5, __run_num__: 0 },
+  })
+  if (kind === 'healthy') return state('nginx', true, {})
+  if (kind === 'changed') return state('nginx', true, { nginx: { old: '1.22.1-9', new: '1.22.1-9+deb12u1' } })
+  return { ...state('nginx', true, {}), ...state('postgresql-15', false, {}) }
+}
+
+/** Salt's `_stamp` format (UTC, microseconds, no zone). */
+function saltStamp(ms: number) {
+  return new Date(ms).toISOString().replace('Z', '000')
+}
+
+/** Polls `fn` until truthy; names what it waited for when it gives up. */
+export async function until<T>(fn: () => T | Promise<T>, what: string, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`)
+    await Bun.sleep(50)
+  }
+}
+
+/**
+ * Records, from before any page script runs, every sign that minion data became markup: an inserted element with an
+ * on* attribute (Preact never writes those: it adds listeners), an <img>, <iframe> or <object>, or a <script> other than the app's,
+ * and every CSP violation (the CSP blocks an injected handler, so a violation report is the trace an injection leaves
+ * even when nothing runs; a style attribute would also show here, which the dashboard rules forbid).
+ */
+const WATCH_SCRIPT = `(() => {
+  const seen = (window.__hostile = [])
+  const check = (n) => {
+    if (!(n instanceof Element)) return
+    for (const el of [n, ...n.querySelectorAll('*')]) {
+      const tag = el.tagName.toLowerCase()
+      if (tag === 'img' || tag === 'iframe' || tag === 'object' || (tag === 'script' && !/\\/assets\\/app\\.js$/.test(el.getAttribute('src') || '')))
+        seen.push('element ' + el.outerHTML.slice(0, 120))
+      for (const a of el.getAttributeNames()) if (/^on/i.test(a)) seen.push('attribute ' + a + ' on <' + tag + '>')
+    }
+  }
+  new MutationObserver((ms) => { for (const m of ms) m.addedNodes.forEach(check) }).observe(document, { childList: true, subtree: true })
+  document.addEventListener('securitypolicyviolation', (e) => seen.push('csp ' + e.violatedDirective + ' ' + (e.blockedURI || '') + ' ' + (e.sample || '')))
+})()`
+
+/** A browser context with the markup watch and a dialog recorder; `problems()` lists everything seen so far. */
+export async function watchedContext(browser: Browser, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport })
+  await context.addInitScript({ content: WATCH_SCRIPT })
+  const dialogs: string[] = []
+  const pageErrors: string[] = []
+  const watch = (page: Page) => {
+    page.on('dialog', (d) => {
+      dialogs.push(`${d.type()}: ${d.message()}`)
+      void d.dismiss()
+    })
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+  }
+  context.on('page', watch)
+  const page = await context.newPage()
+  return {
+    context, page, dialogs, pageErrors,
+    /** Markup the watch script saw in the current document. */
+    async hostile(): Promise<string[]> {
+      return page.evaluate(() => (globalThis as unknown as { __hostile?: string[] }).__hostile ?? [])
+    },
+  }
+}
+
+/** Full-page screenshot into SHOT_DIR/<name>.png. */
+export async function shot(page: Page, name: string) {
+  mkdirSync(SHOT_DIR, { recursive: true })
+  const path = join(SHOT_DIR, `${name}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
+
+export type { Browser, BrowserContext, Page }

@@ -1,0 +1,119 @@
+// Proves the fleet pages' pure logic: hash-query list state, widget query, heartbeat, clipping, key paging, run form parsing, live merge.
+import { describe, expect, test } from 'bun:test'
+import { flagParam, intParam, oneOf, withChanges } from '../../src/dashboard/lib/query'
+import {
+  clip, duration, heartbeat, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
+  MINION_STATUSES, type ActivityEvent, type WidgetConfig,
+} from '../../src/dashboard/lib/fleet'
+import { MINION_STATUSES as SERVER_MINION_STATUSES } from '../../src/features/minions/service'
+import { RUN_STATUSES as SERVER_RUN_STATUSES } from '../../src/salt/returns'
+import { RUN_STATUSES } from '../../src/dashboard/lib/fleet'
+
+describe('hash query state', () => {
+  const q = new URLSearchParams('q=web&status=online&offset=150&live=0&bad=x')
+  test('intParam falls back on absent, malformed or out-of-range values', () => {
+    expect(intParam(q, 'offset', 0)).toBe(150)
+    expect(intParam(q, 'missing', 7)).toBe(7)
+    expect(intParam(q, 'bad', 3)).toBe(3)
+    expect(intParam(new URLSearchParams('n=-5'), 'n', 1)).toBe(1)
+    expect(intParam(new URLSearchParams('n=1.5'), 'n', 1)).toBe(1)
+    expect(intParam(new URLSearchParams('n=900'), 'n', 10, 1, 500)).toBe(10)
+  })
+  test('oneOf keeps only allowed values', () => {
+    expect(oneOf(q, 'status', MINION_STATUSES, '')).toBe('online')
+    expect(oneOf(q, 'bad', MINION_STATUSES, '')).toBe('')
+    expect(oneOf(new URLSearchParams(), 'sort', ['name', 'x'] as const, 'name')).toBe('name')
+  })
+  test('flagParam reads 1/0 with a default', () => {
+    expect(flagParam(q, 'live', true)).toBe(false)
+    expect(flagParam(q, 'absent', true)).toBe(true)
+    expect(flagParam(new URLSearchParams('x=1'), 'x')).toBe(true)
+  })
+  test('withChanges resets the page on a filter change, keeps it on a page change, drops empties', () => {
+    expect(withChanges(q, { status: 'offline' })).toEqual({ q: 'web', status: 'offline', live: '0', bad: 'x' })
+    expect(withChanges(q, { offset: 200 })).toEqual({ q: 'web', status: 'online', offset: '200', live: '0', bad: 'x' })
+    expect(withChanges(q, { offset: 0 })).toEqual({ q: 'web', status: 'online', live: '0', bad: 'x' })
+    expect(withChanges(q, { q: '', bad: null, hide: true })).toEqual({ status: 'online', live: '0', hide: '1' })
+    expect(withChanges(new URLSearchParams('a=1&run_offset=20'), { run_offset: 40 }, 'run_offset')).toEqual({ a: '1', run_offset: '40' })
+  })
+})
+
+test('the dashboard status lists match the server', () => {
+  expect([...MINION_STATUSES]).toEqual([...SERVER_MINION_STATUSES])
+  expect([...RUN_STATUSES].sort()).toEqual([...SERVER_RUN_STATUSES].sort())
+  expect(RUN_STATUSES.map(runTone)).toEqual(['ok', 'info', 'bad', 'warn'])
+})
+
+describe('overview widget', () => {
+  const cfg: WidgetConfig = {
+    widget_hide_dispatch: true, widget_hide_routine: false, widget_show_jobs: true, widget_show_keys: true, widget_show_minions: true,
+    widget_event_count: 6, widget_heartbeat_minutes: 60,
+  }
+  test('all categories shown: no category filter; hide flags only when on', () => {
+    expect(widgetActivityQuery(cfg)).toEqual({ limit: 6, hide_dispatch: true })
+    expect(widgetActivityQuery({ ...cfg, widget_hide_dispatch: false, widget_hide_routine: true, widget_event_count: 50 })).toEqual({ limit: 50, hide_routine: true })
+  })
+  test('some categories: a comma list; none: nothing to ask', () => {
+    expect(widgetActivityQuery({ ...cfg, widget_show_keys: false })).toEqual({ limit: 6, categories: 'job,minion', hide_dispatch: true })
+    expect(widgetActivityQuery({ ...cfg, widget_show_jobs: false, widget_show_minions: false })?.categories).toBe('key')
+    expect(widgetActivityQuery({ ...cfg, widget_show_jobs: false, widget_show_keys: false, widget_show_minions: false })).toBeNull()
+  })
+  test('heartbeat: minutes since the last event, stale past the window or without any event', () => {
+    const now = Date.parse('2026-11-21T10:00:00.000Z')
+    expect(heartbeat('2026-11-21T09:45:30.000Z', 60, now)).toEqual({ minutes: 14, stale: false })
+    expect(heartbeat('2026-11-21T09:00:00.000Z', 60, now)).toEqual({ minutes: 60, stale: false })
+    expect(heartbeat('2026-11-21T08:59:59.000Z', 60, now)).toEqual({ minutes: 60, stale: true })
+    expect(heartbeat(null, 60, now)).toEqual({ minutes: null, stale: true })
+    expect(heartbeat('garbage', 60, now)).toEqual({ minutes: null, stale: true })
+    expect(heartbeat('2026-11-21T10:05:00.000Z', 5, now)).toEqual({ minutes: 0, stale: false }) // clock skew: never negative
+  })
+})
+
+test('clip cuts long text and says how much is hidden', () => {
+  expect(clip('abc', 5)).toEqual({ text: 'abc', hidden: 0 })
+  expect(clip('abcdefgh', 5)).toEqual({ text: 'abcde', hidden: 3 })
+})
+
+describe('client-side key paging', () => {
+  const ids = Array.from({ length: 250 }, (_, i) => `web-${String(i).padStart(3, '0')}`)
+  test('pages and filters case-insensitively', () => {
+    expect(pageOfList(ids, '', 0, 100)).toEqual({ total: 250, offset: 0, rows: ids.slice(0, 100) })
+    expect(pageOfList(ids, '', 200, 100).rows).toHaveLength(50)
+    expect(pageOfList(ids, 'WEB-01', 0, 100)).toEqual({ total: 10, offset: 0, rows: ids.slice(10, 20) })
+  })
+  test('an offset past the filtered end falls back to the last page', () => {
+    expect(pageOfList(ids, 'web-1', 200, 100)).toEqual({ total: 100, offset: 0, rows: ids.slice(100, 200) })
+    expect(pageOfList(ids, '', 300, 100).offset).toBe(200)
+    expect(pageOfList([], 'x', 100, 100)).toEqual({ total: 0, offset: 0, rows: [] })
+  })
+})
+
+describe('run form', () => {
+  test('JSON fields: empty is absent, wrong shapes are refused with a sentence', () => {
+    expect(parseJsonField('  ', 'array', 'Arguments')).toBeUndefined()
+    expect(parseJsonField('["a", 1]', 'array', 'Arguments')).toEqual(['a', 1])
+    expect(parseJsonField('{"test": true}', 'object', 'Keyword arguments')).toEqual({ test: true })
+    expect(() => parseJsonField('{', 'array', 'Arguments')).toThrow('Arguments is not valid JSON.')
+    expect(() => parseJsonField('{}', 'array', 'Arguments')).toThrow('must be a JSON array')
+    expect(() => parseJsonField('[1]', 'object', 'Keyword arguments')).toThrow('must be a JSON object')
+    expect(() => parseJsonField('null', 'object', 'Keyword arguments')).toThrow('must be a JSON object')
+  })
+  test('a list target becomes ids; other targets stay one string', () => {
+    expect(runTarget(' web-01, web-02 ,,', 'list')).toEqual(['web-01', 'web-02'])
+    expect(runTarget(' web* ', 'glob')).toBe('web*')
+  })
+})
+
+test('live events go first, newest first, without duplicates, within the page size', () => {
+  const ev = (id: number) => ({ id, summary: `e${id}` }) as ActivityEvent
+  const shown = [ev(5), ev(4), ev(3)]
+  expect(prependLive(shown, [ev(6), ev(5), ev(7)], 4)).toEqual({ events: [ev(7), ev(6), ev(5), ev(4)], added: 2 })
+  expect(prependLive(shown, [ev(4)], 10)).toEqual({ events: shown, added: 0 })
+})
+
+test('duration reads as people expect', () => {
+  expect(duration(null)).toBe('—')
+  expect(duration(850)).toBe('850 ms')
+  expect(duration(12_345)).toBe('12.3 s')
+  expect(duration(245_000)).toBe('4 min 5 s')
+})
