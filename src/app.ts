@@ -16,6 +16,9 @@ import { jobRoutes } from './features/jobs/routes'
 import { saltRoutes } from './features/salt-actions/routes'
 import { systemRoutes } from './features/system/routes'
 import { dashboardRoutes } from './features/dashboard/serve'
+import { metricsRoutes } from './features/metrics/routes'
+import { Metrics } from './features/metrics/registry'
+import { routeMatcher, type Pattern } from './http/instrument'
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
@@ -23,19 +26,25 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes, ...auditRoutes,
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }
 
 /** Methods allowed on a path, for telling 405 from 404. */
 function methodsFor(routes: RouteDef[]) {
-  const compiled = routes.map((r) => ({ method: r.method, re: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`) }))
-  return (path: string) => compiled.filter((c) => c.re.test(path)).map((c) => c.method)
+  const match = routeMatcher(routes)
+  return (path: string) => match(path).map((c) => c.method)
+}
+
+/** Every method and path pattern the app answers, for labelling requests in metrics. */
+export function routePatterns(): Pattern[] {
+  return [...allRoutes(), ...dashboardRoutes.map(([path]) => ({ method: 'GET', path }))]
 }
 
 /** Builds the app around its dependencies. */
 export function createApp(deps: AppDeps, extraRoutes: RouteDef[] = []) {
+  deps.metrics ??= new Metrics()
   const routes = [...allRoutes(), ...extraRoutes]
   const allowed = methodsFor(routes)
   const app = new Elysia()

@@ -2,15 +2,30 @@
 import { loadConfig, type Config } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
+import { backup, CommandError, userCreate, userList, userResetPassword } from './commands'
 
 const HELP = `saltdeck ${VERSION}: administration and monitoring console for SaltStack fleets
 
 Usage:
-  saltdeck serve [--host 127.0.0.1] [--port 8080] [--data-dir ./data]
+  saltdeck serve [--host 127.0.0.1] [--port 8080] [--data-dir ./data] [--tls-cert FILE --tls-key FILE]
+  saltdeck user create NAME [--roles viewer] [--display-name TEXT] [--password-stdin] [--data-dir ./data]
+  saltdeck user reset-password NAME [--password-stdin] [--data-dir ./data]
+  saltdeck user list [--data-dir ./data]
+  saltdeck backup FILE [--data-dir ./data]
   saltdeck version
   saltdeck --help
 
-Environment: SALTDECK_HOST, SALTDECK_PORT, SALTDECK_DATA_DIR, SALTDECK_ADMIN_PASSWORD, SALTDECK_SALT_URL, ... (see README).`
+serve          run the service (API, dashboard, pollers) until SIGTERM or SIGINT
+user create    add a user with the given roles (comma list of role names); prints a generated password
+               that must be changed at first login, unless --password-stdin reads one line from stdin
+user reset-password
+               set a new password (generated and printed, or from stdin) and end the user's sessions
+user list      show every user with state and roles
+backup         write a consistent copy of the database to FILE while the service runs
+version        print the version
+
+Environment: SALTDECK_HOST, SALTDECK_PORT, SALTDECK_DATA_DIR, SALTDECK_TLS_CERT, SALTDECK_TLS_KEY,
+SALTDECK_ADMIN_PASSWORD, SALTDECK_SALT_URL, ... (see README).`
 
 /** Reads `--name value` and `--name=value` flags; names in `booleans` stand alone and read as 'true'. */
 export function parseFlags(args: string[], booleans: string[] = []): Record<string, string> {
@@ -43,10 +58,10 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     return 0
   }
   if (cmd === 'serve') {
-    const f = parseFlags(rest)
-    const known = new Set(['host', 'port', 'data-dir'])
-    for (const k of Object.keys(f)) if (!known.has(k)) throw new Error(`unknown option --${k}`)
-    const overrides: Partial<Config> = { host: f.host, dataDir: f['data-dir'], port: f.port === undefined ? undefined : Number(f.port) }
+    const f = flags(rest, ['host', 'port', 'data-dir', 'tls-cert', 'tls-key'])
+    const overrides: Partial<Config> = {
+      host: f.host, dataDir: f['data-dir'], port: f.port === undefined ? undefined : Number(f.port), tlsCert: f['tls-cert'], tlsKey: f['tls-key'],
+    }
     if (overrides.port !== undefined && !(Number.isInteger(overrides.port) && overrides.port >= 0 && overrides.port < 65536)) throw new Error('--port must be 0..65535')
     const running = await serve(loadConfig(env, overrides))
     await new Promise<void>((done) => {
@@ -56,6 +71,54 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     })
     return 0
   }
-  console.error(`unknown command: ${cmd}\n\n${HELP}`)
+  const print = (line: string) => console.log(line)
+  try {
+    if (cmd === 'user') {
+      const [sub, name, ...more] = rest
+      if (sub === 'list') {
+        const f = flags(rest.slice(1), ['data-dir'])
+        await userList(config(env, f), print)
+        return 0
+      }
+      if (sub !== 'create' && sub !== 'reset-password') return usage(`unknown user command: ${sub ?? '(none)'}`)
+      if (!name || name.startsWith('--')) return usage(`user ${sub} needs a user name`)
+      if (sub === 'create') {
+        const f = flags(more, ['data-dir', 'roles', 'display-name', 'password-stdin'], ['password-stdin'])
+        await userCreate(config(env, f), name, { roles: f.roles, displayName: f['display-name'], passwordStdin: f['password-stdin'] === 'true' }, print)
+      } else {
+        const f = flags(more, ['data-dir', 'password-stdin'], ['password-stdin'])
+        await userResetPassword(config(env, f), name, { passwordStdin: f['password-stdin'] === 'true' }, print)
+      }
+      return 0
+    }
+    if (cmd === 'backup') {
+      const [file, ...more] = rest
+      if (!file || file.startsWith('--')) return usage('backup needs a target file')
+      await backup(config(env, flags(more, ['data-dir'])), file, print)
+      return 0
+    }
+  } catch (e) {
+    if (e instanceof CommandError) {
+      console.error(`saltdeck ${cmd}: ${e.message}`)
+      return 1
+    }
+    throw e
+  }
+  return usage(`unknown command: ${cmd}`)
+}
+
+/** Prints a usage error with the help text; exit code 2. */
+function usage(message: string): number {
+  console.error(`${message}\n\n${HELP}`)
   return 2
 }
+
+/** Parses flags and refuses any not in `known`. */
+function flags(args: string[], known: string[], booleans: string[] = []): Record<string, string> {
+  const f = parseFlags(args, booleans)
+  for (const k of Object.keys(f)) if (!known.includes(k)) throw new Error(`unknown option --${k}`)
+  return f
+}
+
+/** The configuration of a data-dir command. */
+const config = (env: Record<string, string | undefined>, f: Record<string, string>) => loadConfig(env, { dataDir: f['data-dir'] })

@@ -8,12 +8,14 @@ interface Option {
   secret?: boolean
 }
 
-/** The option table; command-line flags of `serve` override host, port and dataDir. */
+/** The option table; command-line flags of `serve` override host, port, dataDir and the TLS pair. */
 export const OPTIONS = {
   host: { env: 'SALTDECK_HOST', kind: 'string', default: '127.0.0.1' },
   port: { env: 'SALTDECK_PORT', kind: 'int', default: 8080 },
   dataDir: { env: 'SALTDECK_DATA_DIR', kind: 'string', default: './data' },
   sessionTtlMinutes: { env: 'SALTDECK_SESSION_TTL_MINUTES', kind: 'int', default: 480 },
+  tlsCert: { env: 'SALTDECK_TLS_CERT', kind: 'string', default: null },
+  tlsKey: { env: 'SALTDECK_TLS_KEY', kind: 'string', default: null },
   cookieSecure: { env: 'SALTDECK_COOKIE_SECURE', kind: 'bool', default: false },
   adminPassword: { env: 'SALTDECK_ADMIN_PASSWORD', kind: 'string', default: null, secret: true },
   saltUrl: { env: 'SALTDECK_SALT_URL', kind: 'string', default: null },

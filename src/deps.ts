@@ -4,6 +4,7 @@ import type { Config } from './config'
 import type { Clock } from './lib/clock'
 import type { Logger } from './lib/log'
 import type { SaltRuntime } from './salt/runtime'
+import type { Metrics } from './features/metrics/registry'
 
 /** The dependencies of createApp; tests build them around a `:memory:` database. */
 export interface AppDeps {
@@ -17,4 +18,6 @@ export interface AppDeps {
   onSettingsChanged?: (section: string) => void
   /** The salt side (client, pollers, stream); absent in tests of the core. */
   salt?: SaltRuntime
+  /** Request counters for /metrics; createApp makes one when absent. */
+  metrics?: Metrics
 }

@@ -1,9 +1,9 @@
 /** Starting and stopping the service on a data directory: the `serve` command's body, also used by tests. */
-import { chmodSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { openDb } from './db/client'
 import { migrate } from './db/migrate'
-import { createApp } from './app'
+import { createApp, routePatterns } from './app'
 import type { Config } from './config'
 import type { AppDeps } from './deps'
 import { systemClock } from './lib/clock'
@@ -13,6 +13,19 @@ import { bootstrap } from './features/auth/service'
 import { applyEnvSalt, readSection } from './features/settings/service'
 import { MAX_BODY } from './http/security'
 import { SaltRuntime } from './salt/runtime'
+import { instrument } from './http/instrument'
+import { closeActivityStreams } from './features/activity/stream'
+
+/** How long a graceful stop waits for in-flight requests before closing what is left. */
+const DRAIN_MS = 10_000
+
+/** Reads the TLS pair; both or neither must be given, and both files must be readable. */
+function tlsOptions(config: Config) {
+  if (!config.tlsCert && !config.tlsKey) return undefined
+  if (!config.tlsCert || !config.tlsKey) throw new Error('--tls-cert and --tls-key go together')
+  for (const f of [config.tlsCert, config.tlsKey]) if (!existsSync(f)) throw new Error(`cannot read ${f}`)
+  return { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) }
+}
 
 /** Creates the data directory (0700) and opens, migrates and bootstraps its database. */
 export async function openDataDir(config: Config, log = new Logger()): Promise<AppDeps> {
@@ -37,6 +50,7 @@ export interface Running {
 
 /** Serves the API on host:port until stopped; stop finishes in-flight requests and checkpoints the WAL. */
 export async function serve(config: Config, log = new Logger()): Promise<Running> {
+  const tls = tlsOptions(config)
   const deps = await openDataDir(config, log)
   // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)
@@ -47,15 +61,11 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
+    tls,
     // Bun's own cap is above ours so that our 413 body answers first.
     maxRequestBodySize: MAX_BODY * 2,
-    async fetch(req) {
-      const t0 = performance.now()
-      const res = await app.fetch(req)
-      // One line per request; the path only (query strings can carry search terms, never secrets, but stay short).
-      log.info('request', { method: req.method, path: new URL(req.url).pathname, status: res.status, ms: Math.round((performance.now() - t0) * 10) / 10 })
-      return res
-    },
+    // One log line per request with the path only (query strings can carry search terms, and stay short).
+    fetch: instrument(deps, routePatterns(), (req) => app.fetch(req)),
   })
   // Elysia reads the client address through its server handle.
   ;(app as unknown as { server: unknown }).server = server
@@ -64,7 +74,12 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
     port: server.port!,
     url: server.url.href,
     async stop() {
-      await server.stop()
+      // Stop accepting; open activity streams never end by themselves, so end them, then let requests finish.
+      const drained = server.stop()
+      closeActivityStreams(deps)
+      const late = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)])
+      if (late) await server.stop(true)
+      // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
       await salt.stop()
       deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
       deps.db.$client.close()

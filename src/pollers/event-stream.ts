@@ -29,6 +29,11 @@ export class EventStream {
 
   constructor(private rt: SaltRuntime, private backoff = { firstMs: 1000, maxMs: 30_000 }) {}
 
+  /** Intents received but not yet written (written within BATCH_WAIT_MS, or at stop). */
+  get pendingCount() {
+    return this.pending.length
+  }
+
   /** Whether the settings ask for the stream. */
   enabled() {
     return readSection(this.rt.deps, 'pollers').event_stream_enabled === true

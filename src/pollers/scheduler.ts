@@ -20,6 +20,7 @@ export interface Poller {
 interface State {
   runs: number
   errors: number
+  totalMs: number
   lastStart: number | null
   lastDurationMs: number | null
   lastError: string | null
@@ -34,7 +35,7 @@ export class Scheduler {
   private started = false
 
   constructor(private deps: AppDeps, readonly pollers: Poller[]) {
-    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, lastStart: null, lastDurationMs: null, lastError: null, lastItems: null })
+    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastDurationMs: null, lastError: null, lastItems: null })
   }
 
   /** Schedules every poller whose interval is not 0. */
@@ -86,6 +87,7 @@ export class Scheduler {
       } finally {
         s.runs++
         s.lastDurationMs = Date.now() - t0
+        s.totalMs += s.lastDurationMs
         this.running.delete(name)
       }
     })()
@@ -111,6 +113,14 @@ export class Scheduler {
         last_started_at: isoOrNull(s.lastStart), last_duration_ms: s.lastDurationMs, last_error: s.lastError, runs: s.runs, errors: s.errors,
         items_processed: s.lastItems, next_run_at: next ? iso(next.getTime()) : null,
       }
+    })
+  }
+
+  /** Counters of every poller for /metrics. */
+  stats() {
+    return this.pollers.map((p) => {
+      const s = this.state.get(p.name)!
+      return { name: p.name, runs: s.runs, errors: s.errors, totalMs: s.totalMs, lastDurationMs: s.lastDurationMs }
     })
   }
 }

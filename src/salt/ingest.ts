@@ -17,6 +17,8 @@ const START_DEDUPE_MS = 10_000
 /** Applies intents and tells listeners about the activity events it stored. */
 export class Ingestor {
   private listeners = new Set<(events: EventOut[]) => void>()
+  /** Activity events stored since start, from the stream and the pollers alike (for /metrics). */
+  stored = 0
 
   constructor(private deps: AppDeps) {}
 
@@ -46,6 +48,7 @@ export class Ingestor {
       events.sort((a, b) => a.ts - b.ts)
       stored = recordEvents(this.deps, events)
     })()
+    this.stored += stored.length
     if (stored.length) for (const l of this.listeners) l(stored)
     return stored
   }

@@ -10,9 +10,10 @@ export interface Served {
   stop(): Promise<number>
 }
 
-/** Starts `cmd` (default: bun run src/main.ts) with `serve --port 0 --data-dir dir` and waits for the listening line. */
-export async function startServe(dataDir: string, env: Record<string, string> = {}, cmd: string[] = ['bun', 'run', 'src/main.ts']): Promise<Served> {
-  const proc = spawn([...cmd, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], {
+/** Starts `cmd` (default: bun run src/main.ts) with `serve --port 0 --data-dir dir [args]` and waits for the listening line. */
+export async function startServe(dataDir: string, env: Record<string, string> = {}, cmd: string[] = ['bun', 'run', 'src/main.ts'], opts: { args?: string[]; cwd?: string } = {}): Promise<Served> {
+  const proc = spawn([...cmd, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
+    cwd: opts.cwd,
     env: { ...process.env, ...env },
     stdout: 'pipe',
     stderr: 'pipe',
@@ -26,7 +27,7 @@ export async function startServe(dataDir: string, env: Record<string, string> = 
   void pump(proc.stderr as ReadableStream<Uint8Array>)
   const deadline = Date.now() + 15_000
   for (;;) {
-    const m = /"url":"(http:\/\/[^"]+)"/.exec(out)
+    const m = /"url":"(https?:\/\/[^"]+)"/.exec(out)
     if (m) {
       return {
         url: m[1]!.replace(/\/$/, ''),

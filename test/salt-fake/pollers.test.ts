@@ -176,6 +176,17 @@ describe('event stream', () => {
     expect((await w.get(`/api/activity?jid=${jid}`)).events.map((e: any) => e.event_type)).toEqual(['job.ret', 'job.new'])
     expect(w.rt.stream.status()).toMatchObject({ connected: true, frames_skipped: 1 })
   })
+  test('a stop writes the batch still waiting for its timer (graceful shutdown loses nothing received)', async () => {
+    w = await saltWorld()
+    await enable()
+    await until(() => w.salt.streamCount === 1)
+    w.salt.publish('salt/minion/web-03/start', { id: 'web-03' })
+    // Caught inside the batch window: received, not yet written.
+    await until(() => w.rt.stream.pendingCount === 1, 1000)
+    expect((await w.get('/api/activity?event_type=minion.start')).total).toBe(0)
+    await w.rt.stop()
+    expect((await w.get('/api/activity?event_type=minion.start')).total).toBe(1)
+  })
   test('an expired token mid-stream: the stream ends, saltdeck logs in again and reconnects', async () => {
     w = await saltWorld()
     await enable()

@@ -7,6 +7,13 @@ import { eventsAfter, type ActivityFilter } from './service'
 export const KEEPALIVE_MS = 15_000
 
 const enc = new TextEncoder()
+/** Open subscribers per service, so a graceful stop can end them (an SSE response never finishes by itself). */
+const open = new WeakMap<AppDeps, Set<() => void>>()
+
+/** Ends every open activity stream of a service; browsers reconnect to the next process and replay by id. */
+export function closeActivityStreams(deps: AppDeps) {
+  for (const end of [...(open.get(deps) ?? [])]) end()
+}
 const frame = (e: { id: number }) => enc.encode(`id: ${e.id}\nevent: activity\ndata: ${JSON.stringify(e)}\n\n`)
 
 /** Opens the stream for one subscriber. New events are read back with the same SQL filter as the list, so both agree. */
@@ -37,9 +44,21 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
           stop()
         }
       }, keepaliveMs)
+      const subs = open.get(deps) ?? new Set()
+      open.set(deps, subs)
+      const end = () => {
+        stop()
+        try {
+          ctl.close()
+        } catch {
+          // Already closed by the client.
+        }
+      }
+      subs.add(end)
       stop = () => {
         unsubscribe()
         clearInterval(keepalive)
+        subs.delete(end)
       }
     },
     cancel: () => stop(),

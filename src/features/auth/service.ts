@@ -19,6 +19,8 @@ export type Principal = {
   grants: Grant[]
   sessionId: string
   via: 'cookie' | 'bearer'
+  /** A browser session from login, or an API token made for a script. */
+  kind: 'session' | 'api_token'
 } | null
 
 /** Hashes a password with Argon2id. */
@@ -47,6 +49,7 @@ export function grantsOf(deps: AppDeps, userId: string): Grant[] {
 
 interface SessionRow {
   session_id: string
+  kind: 'session' | 'api_token'
   expires_at: number | null
   user_id: string
   username: string
@@ -88,7 +91,7 @@ export function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bear
 function lookup(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): { principal: NonNullable<Principal>; expiresAt: number | null } | null {
   const row = deps.db.$client
     .query<SessionRow, [string]>(
-      `SELECT s.id AS session_id, s.expires_at, u.id AS user_id, u.username, u.display_name, u.must_change_pw, u.is_active
+      `SELECT s.id AS session_id, s.kind, s.expires_at, u.id AS user_id, u.username, u.display_name, u.must_change_pw, u.is_active
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?1`,
     )
     .get(tokenHash(token))
@@ -103,6 +106,7 @@ function lookup(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): { princ
       grants: grantsOf(deps, row.user_id),
       sessionId: row.session_id,
       via,
+      kind: row.kind,
     },
   }
 }

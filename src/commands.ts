@@ -1,0 +1,102 @@
+/** The operator commands besides serve: user create|reset-password|list and backup, run against a data directory. */
+import { chmodSync, existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { Value } from '@sinclair/typebox/value'
+import type { Config } from './config'
+import type { AppDeps } from './deps'
+import { Logger } from './lib/log'
+import { openDataDir } from './server'
+import { randomPassword } from './features/auth/service'
+import { createUser, listUsers, setPassword } from './features/users/service'
+import { listRoles } from './features/roles/service'
+import { audit } from './features/audit/service'
+import { NewPassword, Username } from './http/schemas'
+
+/** A command's failure with the message the operator sees. */
+export class CommandError extends Error {}
+
+/** Opens an existing data directory (commands never create one: `serve` does, with the first admin). */
+async function openExisting(config: Config): Promise<AppDeps> {
+  const file = join(resolve(config.dataDir), 'saltdeck.db')
+  if (!existsSync(file)) throw new CommandError(`no database at ${file}: run 'saltdeck serve' once first, or pass --data-dir`)
+  // Quiet: the commands print their own results; the service's log lines would mix into them.
+  return openDataDir(config, new Logger('text', () => {}, true))
+}
+
+/** Reads one line from standard input (a password piped in, never on the command line where `ps` shows it). */
+async function readStdinLine(): Promise<string> {
+  const text = await Bun.stdin.text()
+  return text.split(/\r?\n/)[0] ?? ''
+}
+
+/** The password to set: from stdin when asked, else a random one the command prints. */
+async function choosePassword(fromStdin: boolean): Promise<{ password: string; generated: boolean }> {
+  if (!fromStdin) return { password: randomPassword(), generated: true }
+  const password = await readStdinLine()
+  if (!Value.Check(NewPassword, password)) throw new CommandError('the password must be 8 to 1024 characters')
+  return { password, generated: false }
+}
+
+/** Runs a command body on the opened data dir and closes the database afterwards. */
+async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): Promise<T> {
+  const deps = await openExisting(config)
+  try {
+    return await fn(deps)
+  } finally {
+    deps.db.$client.close()
+  }
+}
+
+/** `user create <name> [--roles a,b] [--display-name N] [--password-stdin]`: prints the password when generated. */
+export function userCreate(config: Config, username: string, opts: { roles?: string; displayName?: string; passwordStdin?: boolean }, print: (s: string) => void) {
+  if (!Value.Check(Username, username)) throw new CommandError('the username must be 1 to 64 characters of letters, digits and . _ @ -')
+  return withDeps(config, async (deps) => {
+    const byName = new Map(listRoles(deps).roles.map((r) => [r.name.toLowerCase(), r.id]))
+    const names = (opts.roles ?? 'viewer').split(',').map((s) => s.trim()).filter(Boolean)
+    const unknown = names.filter((n) => !byName.has(n.toLowerCase()))
+    if (unknown.length) throw new CommandError(`unknown role: ${unknown.join(', ')} (roles: ${[...byName.keys()].join(', ')})`)
+    const { password, generated } = await choosePassword(!!opts.passwordStdin)
+    const exists = listUsers(deps).users.some((u) => u.username.toLowerCase() === username.toLowerCase())
+    if (exists) throw new CommandError(`user '${username}' already exists`)
+    await createUser(deps, { username, password, display_name: opts.displayName ?? '', must_change_pw: generated, roles: names.map((n) => byName.get(n.toLowerCase())!) })
+    audit(deps, { username: null, action: 'user.create', target: username, client: 'cli' })
+    print(generated ? `Created user '${username}' with password: ${password}  (must be changed at first login)` : `Created user '${username}'.`)
+  })
+}
+
+/** `user reset-password <name> [--password-stdin]`: sets a new password and ends the user's sessions. */
+export function userResetPassword(config: Config, username: string, opts: { passwordStdin?: boolean }, print: (s: string) => void) {
+  return withDeps(config, async (deps) => {
+    const user = listUsers(deps).users.find((u) => u.username.toLowerCase() === username.toLowerCase())
+    if (!user) throw new CommandError(`no user '${username}'`)
+    const { password, generated } = await choosePassword(!!opts.passwordStdin)
+    await setPassword(deps, user.id, password, generated)
+    audit(deps, { username: null, action: 'user.set_password', target: user.username, client: 'cli' })
+    print(generated ? `New password for '${user.username}': ${password}  (must be changed at next login)` : `Password of '${user.username}' changed.`)
+  })
+}
+
+/** `user list`: one line per user with state and roles. */
+export function userList(config: Config, print: (s: string) => void) {
+  return withDeps(config, async (deps) => {
+    const rows = listUsers(deps).users.map((u) => [u.username, u.is_active ? 'active' : 'inactive', u.must_change_pw ? 'must-change-pw' : '-', u.roles.map((r) => r.name).join(',') || '-', u.display_name || '-'])
+    const head = ['USERNAME', 'STATE', 'PASSWORD', 'ROLES', 'DISPLAY NAME']
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+    for (const r of [head, ...rows]) print(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '))
+  })
+}
+
+/**
+ * `backup <file>`: VACUUM INTO reads the database in one transaction, so the copy is consistent while the service
+ * keeps writing (WAL readers do not block writers), and it comes out compact.
+ */
+export function backup(config: Config, file: string, print: (s: string) => void) {
+  const target = resolve(file)
+  if (existsSync(target)) throw new CommandError(`${target} exists; choose a new file name`)
+  return withDeps(config, async (deps) => {
+    const t0 = performance.now()
+    deps.db.$client.query('VACUUM INTO ?1').run(target)
+    chmodSync(target, 0o600)
+    print(`Backup written to ${target} (${Bun.file(target).size} bytes in ${Math.round(performance.now() - t0)} ms)`)
+  })
+}

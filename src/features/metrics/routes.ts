@@ -1,0 +1,57 @@
+/** GET /metrics: Prometheus text for a scraper holding `view metrics:*` or using an API token. */
+import { statSync } from 'node:fs'
+import { route } from '../../http/route'
+import { forbidden } from '../../http/errors'
+import { holds } from '../roles/service'
+import { VERSION } from '../../version'
+import type { AppDeps } from '../../deps'
+import { Exposition } from './registry'
+
+/** Size of the database file and its WAL in bytes; the page count for an in-memory database. */
+function dbSize(deps: AppDeps): number {
+  const file = deps.db.$client.filename
+  if (!file || file === ':memory:') {
+    const r = deps.db.$client.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()
+    return r?.n ?? 0
+  }
+  let n = 0
+  for (const f of [file, `${file}-wal`]) {
+    try {
+      n += statSync(f).size
+    } catch {
+      // No WAL file right after a checkpoint.
+    }
+  }
+  return n
+}
+
+/** The exposition for one service. */
+export function metricsText(deps: AppDeps): string {
+  const x = new Exposition()
+  const reqs = deps.metrics?.requestRows() ?? []
+  x.family('saltdeck_build_info', 'gauge', 'Version of the running service.', [[{ version: VERSION }, 1]])
+  x.family('saltdeck_http_requests_total', 'counter', 'HTTP requests answered, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.count]))
+  x.family('saltdeck_http_request_duration_seconds_total', 'counter', 'Time spent answering HTTP requests, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.seconds]))
+  const pollers = deps.salt?.scheduler.stats() ?? []
+  x.family('saltdeck_poller_runs_total', 'counter', 'Poller ticks finished.', pollers.map((p) => [{ poller: p.name }, p.runs]))
+  x.family('saltdeck_poller_errors_total', 'counter', 'Poller ticks that failed.', pollers.map((p) => [{ poller: p.name }, p.errors]))
+  x.family('saltdeck_poller_duration_seconds_total', 'counter', 'Time spent in poller ticks.', pollers.map((p) => [{ poller: p.name }, p.totalMs / 1000]))
+  x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick.', pollers.map((p) => [{ poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
+  x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, deps.salt?.ingest.stored ?? 0]])
+  x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.connected ? 1 : 0]])
+  x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSize(deps)]])
+  x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
+  return x.text()
+}
+
+/** The metrics route. */
+export const metricsRoutes = [
+  route({
+    method: 'GET', path: '/metrics', tag: 'system', summary: 'Prometheus metrics (view metrics:* or an API token)', access: 'login',
+    handler({ deps, principal }) {
+      // Scrapers authenticate with an API token; a browser session needs the permission.
+      if (principal!.kind !== 'api_token' && !holds(principal!.grants, 'view', 'metrics:*')) throw forbidden()
+      return new Response(metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
+    },
+  }),
+]

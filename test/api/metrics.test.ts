@@ -1,0 +1,77 @@
+// GET /metrics: who may read it, and that requests, pollers and ingest show up in the Prometheus text.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { call, testWorld } from '../helpers/app'
+import { saltWorld } from '../helpers/salt-world'
+import { instrument } from '../../src/http/instrument'
+import { routePatterns } from '../../src/app'
+import { createApiToken } from '../../src/features/auth/service'
+import { addPermission, createRole } from '../../src/features/roles/service'
+import { setRoles } from '../../src/features/users/service'
+
+/** The value of one sample line, e.g. `saltdeck_poller_runs_total{poller="keys"}`. */
+function sample(text: string, prefix: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(prefix + ' '))
+  return line === undefined ? undefined : Number(line.slice(prefix.length + 1))
+}
+
+describe('access', async () => {
+  const w = await testWorld()
+  const viewerId = w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'view'").get()!.id
+
+  test('anonymous is 401, a session without view metrics:* is 403', async () => {
+    expect((await call(w, 'GET', '/metrics', { who: 'anon' })).status).toBe(401)
+    expect(await call(w, 'GET', '/metrics', { who: 'viewer' })).toMatchObject({ status: 403, body: { detail: 'Forbidden' } })
+  })
+
+  test('admin (holds *:*) reads the text format', async () => {
+    const r = await call(w, 'GET', '/metrics')
+    expect(r.status).toBe(200)
+    expect(r.headers.get('content-type')).toStartWith('text/plain; version=0.0.4')
+    expect(r.body).toContain('# TYPE saltdeck_http_requests_total counter')
+    expect(r.body).toContain('saltdeck_build_info{version="0.1.0"} 1')
+    expect(sample(r.body, 'saltdeck_db_size_bytes')).toBeGreaterThan(0)
+  })
+
+  test('an API token reads it without the permission; a role granting view metrics:* opens it to a session', async () => {
+    const { token } = createApiToken(w.deps, viewerId, 'prometheus', null)
+    expect((await call(w, 'GET', '/metrics', { who: { token } })).status).toBe(200)
+    expect((await call(w, 'GET', '/metrics', { who: 'nobody' })).status).toBe(403)
+    const role = createRole(w.deps, 'scraper', '')
+    addPermission(w.deps, role.id, 'view', 'metrics:*')
+    setRoles(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'nobody'").get()!.id, [role.id])
+    expect((await call(w, 'GET', '/metrics', { who: 'nobody' })).status).toBe(200)
+  })
+})
+
+describe('content', async () => {
+  const w = await saltWorld()
+  afterAll(() => w.close())
+  const fetch = instrument(w.deps, routePatterns(), (req) => w.app.handle(req))
+  const get = async (path: string) => fetch(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${w.tokens.admin}` } }))
+
+  test('requests are counted by route pattern and status, never by raw path', async () => {
+    await get('/api/minions/web-01')
+    await get('/api/minions/%3Cimg%3E')
+    await get('/nowhere')
+    const text = await (await get('/metrics')).text()
+    expect(sample(text, 'saltdeck_http_requests_total{route="/api/minions/:minion_id",method="GET",status="404"}')).toBe(2)
+    expect(sample(text, 'saltdeck_http_requests_total{route="unmatched",method="GET",status="404"}')).toBe(1)
+    expect(text).not.toContain('<img>')
+  })
+
+  test('poller runs and errors, events ingested and stream state', async () => {
+    await w.rt.scheduler.run('keys')
+    w.salt.down = true
+    await w.rt.scheduler.run('presence')
+    w.salt.down = false
+    const before = sample(await (await get('/metrics')).text(), 'saltdeck_events_ingested_total')!
+    const event = { ts: Date.now(), event_type: 'minion.start', category: 'minion', minion_id: 'web-01', summary: 'web-01 started' }
+    w.rt.ingest.apply([{ jobs: [], returns: [], runs: [], events: [event], keys: [], presence: [], starts: [] }])
+    const text = await (await get('/metrics')).text()
+    expect(sample(text, 'saltdeck_poller_runs_total{poller="keys"}')).toBe(1)
+    expect(sample(text, 'saltdeck_poller_errors_total{poller="keys"}')).toBe(0)
+    expect(sample(text, 'saltdeck_poller_errors_total{poller="presence"}')).toBe(1)
+    expect(sample(text, 'saltdeck_events_ingested_total')).toBe(before + 1)
+    expect(sample(text, 'saltdeck_event_stream_connected')).toBe(0)
+  })
+})

@@ -1,0 +1,135 @@
+// Smoke test of the release executable: built by build.ts, started in an empty directory, used, stopped and restarted.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startServe, type Served } from '../helpers/serve'
+import { FakeSalt } from '../helpers/fake-salt'
+
+const root = mkdtempSync(join(tmpdir(), 'saltdeck-bin-'))
+const bin = join(root, 'saltdeck')
+const work = join(root, 'empty')
+const dataDir = join(work, 'data')
+const env = { SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+const NEW_PW = 'binary-smoke-pw-1'
+
+/** Runs the binary to completion with stdin text; returns exit code and output. */
+function run(args: string[], stdin = '') {
+  const p = Bun.spawnSync([bin, ...args], { cwd: work, env: { ...process.env, ...env }, stdin: new TextEncoder().encode(stdin) })
+  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() }
+}
+
+async function login(url: string, password: string, init: RequestInit = {}) {
+  const r = await fetch(`${url}/api/auth/login`, { ...init, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
+  return { status: r.status, cookie: r.headers.get('set-cookie') ?? '', body: (await r.json()) as { must_change_pw: boolean } }
+}
+
+beforeAll(() => {
+  const b = Bun.spawnSync(['bun', 'build.ts', bin], { cwd: join(import.meta.dir, '..', '..') })
+  if (b.exitCode !== 0) throw new Error(`build failed:\n${b.stdout}\n${b.stderr}`)
+  Bun.spawnSync(['mkdir', '-p', work])
+}, 120_000)
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+test('version and help', () => {
+  expect(run(['version'])).toMatchObject({ code: 0, out: '0.1.0\n' })
+  const help = run(['--help'])
+  expect(help.code).toBe(0)
+  for (const c of ['serve', 'user create', 'user reset-password', 'user list', 'backup']) expect(help.out).toContain(`saltdeck ${c}`)
+  expect(run(['frobnicate']).code).toBe(2)
+  expect(run(['user', 'list']).err).toContain('no database')
+})
+
+let served: Served
+test('serves the API and the dashboard from an empty directory', async () => {
+  served = await startServe(dataDir, env, [bin], { cwd: work })
+  const { url } = served
+  expect(statSync(dataDir).mode & 0o777).toBe(0o700)
+  expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' })
+
+  const initial = readFileSync(join(dataDir, 'initial-admin-password'), 'utf8').trim()
+  const first = await login(url, initial)
+  expect(first.status).toBe(200)
+  expect(first.body.must_change_pw).toBe(true)
+  const cookie = first.cookie.split(';')[0]!
+  const change = await fetch(`${url}/api/auth/change-password`, {
+    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ current_password: initial, new_password: NEW_PW }),
+  })
+  expect(change.status).toBe(204)
+  const again = await login(url, NEW_PW)
+  expect(again.body.must_change_pw).toBe(false)
+  const c2 = again.cookie.split(';')[0]!
+  const put = await fetch(`${url}/api/admin/settings/widget`, { method: 'PUT', headers: { 'content-type': 'application/json', cookie: c2 }, body: JSON.stringify({ widget_event_count: 17 }) })
+  expect(put.status).toBe(200)
+
+  const html = await fetch(`${url}/`)
+  expect(html.headers.get('content-type')).toStartWith('text/html')
+  expect(html.headers.get('content-security-policy')).toContain("script-src 'self'")
+  const page = await html.text()
+  expect(page).toContain('<script type="module" src="/assets/app.js">')
+  const js = await fetch(`${url}/assets/app.js`, { headers: { 'accept-encoding': 'gzip' } })
+  expect(js.status).toBe(200)
+  expect(js.headers.get('content-type')).toStartWith('text/javascript')
+  expect((await js.text()).length).toBeGreaterThan(5000)
+  const css = await fetch(`${url}/assets/app.css`)
+  expect(css.headers.get('content-type')).toStartWith('text/css')
+  expect(await css.text()).toContain('.shell')
+}, 30_000)
+
+test('operator commands run against the live data dir', async () => {
+  const created = run(['user', 'create', 'alice', '--roles', 'operator', '--data-dir', dataDir])
+  expect(created.code).toBe(0)
+  const pw = /password: (\S+)/.exec(created.out)![1]!
+  const r = await fetch(`${served.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: pw }) })
+  expect(((await r.json()) as { must_change_pw: boolean }).must_change_pw).toBe(true)
+  expect(run(['user', 'create', 'alice', '--data-dir', dataDir])).toMatchObject({ code: 1, err: expect.stringContaining('already exists') })
+  expect(run(['user', 'reset-password', 'alice', '--password-stdin', '--data-dir', dataDir], 'alice-new-pass\n').code).toBe(0)
+  const list = run(['user', 'list', '--data-dir', dataDir])
+  expect(list.out).toMatch(/alice\s+active\s+-\s+operator/)
+  const copy = join(root, 'backup.db')
+  expect(run(['backup', copy, '--data-dir', dataDir]).code).toBe(0)
+  expect(statSync(copy).mode & 0o777).toBe(0o600)
+  const db = new (await import('bun:sqlite')).Database(copy, { readonly: true })
+  expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM users').get()!.n).toBe(2)
+  expect(Object.values(db.query('PRAGMA integrity_check').get() as object)).toEqual(['ok'])
+  db.close()
+  expect(run(['backup', copy, '--data-dir', dataDir]).code).toBe(1)
+})
+
+test('SIGTERM finishes an in-flight request, exits 0, and a restart keeps the data', async () => {
+  // A salt-api that answers slowly keeps a test-salt-saved request in flight while the stop begins.
+  const salt = new FakeSalt().start()
+  salt.delayMs = 1200
+  try {
+    const cookie = (await login(served.url, NEW_PW)).cookie.split(';')[0]!
+    const put = await fetch(`${served.url}/api/admin/settings/salt`, { method: 'PUT', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' }) })
+    expect(put.status).toBe(200)
+    // An open activity stream never ends by itself: the stop must end it rather than wait the drain timeout out.
+    const stream = await fetch(`${served.url}/api/activity/stream`, { headers: { cookie } })
+    const reader = stream.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('retry:')
+    const inflight = fetch(`${served.url}/api/admin/settings/test-salt-saved`, { method: 'POST', headers: { 'content-type': 'application/json', cookie } })
+    await Bun.sleep(300)
+    const t0 = Date.now()
+    const exited = served.stop()
+    const res = await inflight
+    expect(res.status).toBe(200)
+    expect(await exited).toBe(0)
+    expect(Date.now() - t0).toBeLessThan(8000)
+    for (;;) if ((await reader.read()).done) break
+  } finally {
+    salt.stop()
+  }
+  expect(served.output()).toContain('saltdeck stopped')
+  expect(existsSync(join(dataDir, 'saltdeck.db-wal')) ? statSync(join(dataDir, 'saltdeck.db-wal')).size : 0).toBe(0)
+
+  const second = await startServe(dataDir, env, [bin], { cwd: work })
+  try {
+    const again = await login(second.url, NEW_PW)
+    expect(again.status).toBe(200)
+    const s = (await (await fetch(`${second.url}/api/admin/settings`, { headers: { cookie: again.cookie.split(';')[0]! } })).json()) as { widget: { widget_event_count: number } }
+    expect(s.widget.widget_event_count).toBe(17)
+  } finally {
+    expect(await second.stop()).toBe(0)
+  }
+}, 30_000)
