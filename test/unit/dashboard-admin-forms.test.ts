@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { changedFields, errorsByField, readInt, saltChanges } from '../../src/dashboard/lib/form-values'
 import { intHint, POLLER_FORM, WIDGET_FORM, type FieldSpec } from '../../src/dashboard/lib/settings-fields'
-import { elapsed, interval } from '../../src/dashboard/lib/duration'
+import { elapsed, interval, until } from '../../src/dashboard/lib/duration'
 import { POLLER_FIELDS, WIDGET_FIELDS } from '../../src/features/settings/schema'
 
 describe('readInt', () => {
@@ -75,4 +75,12 @@ describe('durations', () => {
     'interval(%p) = %p', (s, want) => expect(interval(s)).toBe(want))
   test.each([[850, '850 ms'], [1234, '1.2 s'], [12_345, '12 s'], [185_000, '3 min 5 s'], [null, '—']] as const)(
     'elapsed(%p) = %p', (ms, want) => expect(elapsed(ms)).toBe(want))
+})
+
+describe('until', () => {
+  const now = Date.parse('2026-11-21T10:00:00.000Z')
+  test.each([
+    ['2026-11-21T10:00:45.000Z', 'in 45 s'], ['2026-11-21T10:05:00.000Z', 'in 5 min'], ['2026-11-21T13:00:00.000Z', 'in 3 h'],
+    ['2026-11-25T10:00:00.000Z', 'in 4 days'], ['2026-11-21T09:59:00.000Z', 'due'], [null, '—'],
+  ] as const)('%p → %p', (ts, want) => expect(until(ts, now)).toBe(want))
 })

@@ -17,3 +17,15 @@ export function elapsed(ms: number | null | undefined): string {
   const s = Math.round(ms / 1000)
   return `${Math.floor(s / 60)} min ${s % 60} s`
 }
+
+/** Time until a future timestamp: "in 45 s", "in 5 min", "in 2 h"; "due" once it has passed. */
+export function until(ts: string | null | undefined, now = Date.now()): string {
+  if (!ts) return '—'
+  const s = Math.round((new Date(ts).getTime() - now) / 1000)
+  if (Number.isNaN(s)) return ts
+  if (s <= 0) return 'due'
+  if (s < 120) return `in ${s} s`
+  if (s < 7200) return `in ${Math.round(s / 60)} min`
+  if (s < 172_800) return `in ${Math.round(s / 3600)} h`
+  return `in ${Math.round(s / 86400)} days`
+}
