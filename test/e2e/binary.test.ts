@@ -61,6 +61,11 @@ test('serves the API and the dashboard from an empty directory', async () => {
   const c2 = again.cookie.split(';')[0]!
   const put = await fetch(`${url}/api/admin/settings/widget`, { method: 'PUT', headers: { 'content-type': 'application/json', cookie: c2 }, body: JSON.stringify({ widget_event_count: 17 }) })
   expect(put.status).toBe(200)
+  // The log format switches for the very next line, without a restart.
+  const fmt = await fetch(`${url}/api/admin/settings/logging`, { method: 'PUT', headers: { 'content-type': 'application/json', cookie: c2 }, body: JSON.stringify({ log_format: 'text' }) })
+  expect(fmt.status).toBe(200)
+  await fetch(`${url}/readyz`)
+  expect(served.output()).toMatch(/Z INFO request method="GET" path="\/readyz" status=200/)
 
   const html = await fetch(`${url}/`)
   expect(html.headers.get('content-type')).toStartWith('text/html')

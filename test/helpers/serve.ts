@@ -27,7 +27,8 @@ export async function startServe(dataDir: string, env: Record<string, string> = 
   void pump(proc.stderr as ReadableStream<Uint8Array>)
   const deadline = Date.now() + 15_000
   for (;;) {
-    const m = /"url":"(https?:\/\/[^"]+)"/.exec(out)
+    // The listening line in either log format: `"url":"http://…"` (json) or `url="http://…"` (text).
+    const m = /"?url"?[:=]"(https?:\/\/[^"]+)"/.exec(out)
     if (m) {
       return {
         url: m[1]!.replace(/\/$/, ''),
