@@ -2,9 +2,13 @@
 import type { PageDef } from '../../lib/pages'
 import { PollersPage } from './pollers'
 import { SettingsPage } from './settings'
+import { UserPage } from './user'
+import { UsersPage } from './users'
 
 /** Admin pages in navigation order. */
 export const adminPages: PageDef[] = [
   { pattern: '/settings', title: 'Settings', component: SettingsPage, nav: { label: 'Settings', section: 'Admin' }, needs: ['edit', 'settings:*'] },
   { pattern: '/pollers', title: 'Pollers', component: PollersPage, nav: { label: 'Pollers', section: 'Admin' }, needs: ['edit', 'settings:*'] },
+  { pattern: '/users', title: 'Users', component: UsersPage, nav: { label: 'Users', section: 'Admin' }, needs: ['view', 'user:*'] },
+  { pattern: '/users/:id', title: 'User', component: UserPage, needs: ['view', 'user:*'] },
 ]

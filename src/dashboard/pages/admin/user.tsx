@@ -1,0 +1,194 @@
+/** One user: details, edit, password, roles and delete (contract §3). */
+import { useEffect, useState } from 'preact/hooks'
+import { api } from '../../lib/api'
+import { ConfirmButton } from '../../lib/confirm'
+import { dateTime } from '../../lib/format'
+import { changedFields } from '../../lib/form-values'
+import { useAction, useGet } from '../../lib/hooks'
+import type { PageProps } from '../../lib/pages'
+import { href, navigate } from '../../lib/router'
+import { useSession } from '../../lib/session'
+import { ErrorBox, Field, Form, Loading, Page } from '../../lib/ui'
+import type { Role, RoleRef, User } from './types'
+import { UserState } from './users'
+
+/** Display name and active flag. */
+function EditUser({ u, onSaved }: { u: User; onSaved: () => void }) {
+  const base = { display_name: u.display_name, is_active: u.is_active }
+  const [f, setF] = useState(base)
+  const [note, setNote] = useState('')
+  const act = useAction()
+  useEffect(() => setF(base), [u.display_name, u.is_active])
+  const submit = () => act.run(async () => {
+    setNote('')
+    const body = changedFields(base, f)
+    if (!Object.keys(body).length) return setNote('No changes to save.')
+    await api<User>('PATCH', `/api/users/${u.id}`, body)
+    onSaved()
+    setNote('Saved.')
+  })
+  return (
+    <Form onSubmit={submit} label="Edit user" class="settings-form">
+      <div class="form-grid">
+        <Field id="eu-display" label="Display name">
+          <input id="eu-display" maxLength={128} value={f.display_name} onInput={(e) => { setNote(''); setF({ ...f, display_name: e.currentTarget.value }) }} />
+        </Field>
+      </div>
+      <label class="check">
+        <input type="checkbox" checked={f.is_active} onChange={(e) => { setNote(''); setF({ ...f, is_active: e.currentTarget.checked }) }} />
+        Active (can log in)
+      </label>
+      <ErrorBox error={act.error} />
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={act.busy}>Save</button>
+        <span role="status" class="ok">{note}</span>
+      </div>
+    </Form>
+  )
+}
+
+/** Sets a new password for the user (ends their sessions). */
+function SetPassword({ u, onDone }: { u: User; onDone: () => void }) {
+  const [pw, setPw] = useState('')
+  const [must, setMust] = useState(true)
+  const [note, setNote] = useState('')
+  const act = useAction()
+  const submit = () => act.run(async () => {
+    setNote('')
+    await api('POST', `/api/users/${u.id}/password`, { new_password: pw, must_change_pw: must })
+    setPw('')
+    setNote('Password set. The user\'s sessions were ended.')
+    onDone()
+  })
+  return (
+    <Form onSubmit={submit} label="Set password" class="settings-form">
+      <input type="text" name="username" autocomplete="username" value={u.username} hidden readOnly />
+      <div class="form-grid">
+        <Field id="sp-pass" label="New password" hint="8 to 1024 characters.">
+          <input id="sp-pass" type="password" autocomplete="new-password" required minLength={8} maxLength={1024} aria-describedby="sp-pass-hint" value={pw}
+            onInput={(e) => { setNote(''); setPw(e.currentTarget.value) }} />
+        </Field>
+      </div>
+      <label class="check">
+        <input type="checkbox" checked={must} onChange={(e) => setMust(e.currentTarget.checked)} />
+        Must change password at next login
+      </label>
+      <ErrorBox error={act.error} />
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={act.busy}>Set password</button>
+        <span role="status" class="ok">{note}</span>
+      </div>
+    </Form>
+  )
+}
+
+/** The user's roles as checkboxes over every role. */
+function UserRoles({ u, manage, onSaved }: { u: User; manage: boolean; onSaved: () => void }) {
+  const { can } = useSession()
+  const assigned = useGet<{ total: number; roles: RoleRef[] }>(`/api/users/${u.id}/roles`)
+  const all = useGet<{ total: number; roles: Role[] }>(manage && can('view', 'role:*') ? '/api/roles' : null)
+  const [picked, setPicked] = useState<Set<string>>(new Set())
+  const [note, setNote] = useState('')
+  const act = useAction()
+  useEffect(() => setPicked(new Set(assigned.data?.roles.map((r) => r.id) ?? [])), [assigned.data])
+  const toggle = (id: string, on: boolean) => {
+    setNote('')
+    setPicked((p) => {
+      const n = new Set(p)
+      if (on) n.add(id)
+      else n.delete(id)
+      return n
+    })
+  }
+  const submit = () => act.run(async () => {
+    setNote('')
+    await api('PUT', `/api/users/${u.id}/roles`, { role_ids: [...picked] })
+    assigned.reload()
+    setNote('Roles saved.')
+    onSaved()
+  })
+  if (!all.data)
+    return (
+      <>
+        <ErrorBox error={assigned.error ?? all.error} />
+        <p>{assigned.data ? assigned.data.roles.map((r) => r.name).join(', ') || 'No roles.' : ''}</p>
+      </>
+    )
+  return (
+    <Form onSubmit={submit} label="Roles" class="settings-form">
+      <fieldset class="checks">
+        <legend>Roles of {u.username}</legend>
+        <div class="check-grid">
+          {all.data.roles.map((r) => (
+            <label class="check" key={r.id}>
+              <input type="checkbox" checked={picked.has(r.id)} onChange={(e) => toggle(r.id, e.currentTarget.checked)} />
+              {r.name}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <ErrorBox error={act.error} />
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={act.busy}>Save roles</button>
+        <span role="status" class="ok">{note}</span>
+      </div>
+    </Form>
+  )
+}
+
+/** The user detail page. */
+export function UserPage({ params }: PageProps) {
+  const { can } = useSession()
+  const manage = can('manage_user', 'user:*')
+  const got = useGet<User>(`/api/users/${encodeURIComponent(params.id!)}`)
+  const del = useAction()
+  const u = got.data
+  const remove = () => del.run(async () => {
+    await api('DELETE', `/api/users/${u!.id}`)
+    navigate('/users')
+  })
+  return (
+    <Page title={u ? `User ${u.username}` : 'User'} actions={<a href={href('/users')}>All users</a>}>
+      <ErrorBox error={got.error} />
+      <Loading when={got.loading && !u} />
+      {u ? (
+        <>
+          <section class="panel" aria-labelledby="h-user">
+            <h2 id="h-user">Details</h2>
+            <dl class="summary">
+              <div><dt>Username</dt><dd>{u.username}</dd></div>
+              <div><dt>Display name</dt><dd>{u.display_name || '—'}</dd></div>
+              <div><dt>State</dt><dd><UserState u={u} /></dd></div>
+              <div><dt>Created</dt><dd>{dateTime(u.created_at)}</dd></div>
+              <div><dt>Updated</dt><dd>{dateTime(u.updated_at)}</dd></div>
+            </dl>
+          </section>
+          {manage ? (
+            <section class="panel" aria-labelledby="h-edit">
+              <h2 id="h-edit">Edit</h2>
+              <EditUser u={u} onSaved={got.reload} />
+            </section>
+          ) : null}
+          <section class="panel" aria-labelledby="h-roles">
+            <h2 id="h-roles">Roles</h2>
+            <UserRoles u={u} manage={manage} onSaved={got.reload} />
+          </section>
+          {manage ? (
+            <>
+              <section class="panel" aria-labelledby="h-password">
+                <h2 id="h-password">Set password</h2>
+                <SetPassword u={u} onDone={got.reload} />
+              </section>
+              <section class="panel" aria-labelledby="h-delete">
+                <h2 id="h-delete">Delete</h2>
+                <p>Deleting a user ends their sessions and API tokens.</p>
+                <ErrorBox error={del.error} />
+                <ConfirmButton label="Delete" question={`Delete user ${u.username}? This cannot be undone.`} busy={del.busy} onConfirm={remove} />
+              </section>
+            </>
+          ) : null}
+        </>
+      ) : null}
+    </Page>
+  )
+}
