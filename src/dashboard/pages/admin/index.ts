@@ -1,6 +1,8 @@
 /** The admin pages: settings, pollers, users, roles, API tokens, audit log. */
 import type { PageDef } from '../../lib/pages'
 import { PollersPage } from './pollers'
+import { RolePage } from './role'
+import { RolesPage } from './roles'
 import { SettingsPage } from './settings'
 import { UserPage } from './user'
 import { UsersPage } from './users'
@@ -11,4 +13,6 @@ export const adminPages: PageDef[] = [
   { pattern: '/pollers', title: 'Pollers', component: PollersPage, nav: { label: 'Pollers', section: 'Admin' }, needs: ['edit', 'settings:*'] },
   { pattern: '/users', title: 'Users', component: UsersPage, nav: { label: 'Users', section: 'Admin' }, needs: ['view', 'user:*'] },
   { pattern: '/users/:id', title: 'User', component: UserPage, needs: ['view', 'user:*'] },
+  { pattern: '/roles', title: 'Roles', component: RolesPage, nav: { label: 'Roles', section: 'Admin' }, needs: ['view', 'role:*'] },
+  { pattern: '/roles/:id', title: 'Role', component: RolePage, needs: ['view', 'role:*'] },
 ]
