@@ -4,6 +4,7 @@ import { PollersPage } from './pollers'
 import { RolePage } from './role'
 import { RolesPage } from './roles'
 import { SettingsPage } from './settings'
+import { TokensPage } from './tokens'
 import { UserPage } from './user'
 import { UsersPage } from './users'
 
@@ -15,4 +16,5 @@ export const adminPages: PageDef[] = [
   { pattern: '/users/:id', title: 'User', component: UserPage, needs: ['view', 'user:*'] },
   { pattern: '/roles', title: 'Roles', component: RolesPage, nav: { label: 'Roles', section: 'Admin' }, needs: ['view', 'role:*'] },
   { pattern: '/roles/:id', title: 'Role', component: RolePage, needs: ['view', 'role:*'] },
+  { pattern: '/tokens', title: 'API tokens', component: TokensPage, nav: { label: 'API tokens', section: 'Admin' } },
 ]
