@@ -1,5 +1,6 @@
 /** The admin pages: settings, pollers, users, roles, API tokens, audit log. */
 import type { PageDef } from '../../lib/pages'
+import { AuditPage } from './audit'
 import { PollersPage } from './pollers'
 import { RolePage } from './role'
 import { RolesPage } from './roles'
@@ -17,4 +18,5 @@ export const adminPages: PageDef[] = [
   { pattern: '/roles', title: 'Roles', component: RolesPage, nav: { label: 'Roles', section: 'Admin' }, needs: ['view', 'role:*'] },
   { pattern: '/roles/:id', title: 'Role', component: RolePage, needs: ['view', 'role:*'] },
   { pattern: '/tokens', title: 'API tokens', component: TokensPage, nav: { label: 'API tokens', section: 'Admin' } },
+  { pattern: '/audit', title: 'Audit log', component: AuditPage, nav: { label: 'Audit log', section: 'Admin' }, needs: ['view', 'audit:*'] },
 ]
