@@ -1,5 +1,5 @@
 /** Filter controls for lists whose state lives in the hash query: a search box and a query updater. */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { navigate } from './router'
 import { useDebounced } from './hooks'
 import { withChanges, type QueryValue } from './query'
@@ -10,8 +10,9 @@ export function useQueryNav(path: string, query: URLSearchParams) {
 }
 
 /**
- * A labelled search input with a Search button. Typing commits after a pause (replacing the history entry, so
- * Back is not flooded with keystrokes); the button or Enter commits at once. Follows the query when it changes
+ * A labelled search input with a Search button. Typing commits after a pause: the first pause of a typing spell adds
+ * a history entry and later ones replace it, so Back returns to the view before the search without stepping through
+ * keystrokes. The button or Enter commits at once. Follows the query when it changes
  * from outside (Back, a link).
  */
 export function SearchBox({ id, label, value, onCommit, placeholder, maxLength = 200 }: {
@@ -24,17 +25,20 @@ export function SearchBox({ id, label, value, onCommit, placeholder, maxLength =
 }) {
   const [text, setText] = useState(value)
   const settled = useDebounced(text, 350)
+  const spell = useRef(false)
   useEffect(() => {
     if (value !== settled) setText(value)
   }, [value])
   useEffect(() => {
-    if (settled !== value) onCommit(settled, true)
+    if (settled === value) return
+    onCommit(settled, spell.current)
+    spell.current = true
   }, [settled])
   return (
-    <form class="search" role="search" aria-label={label} onSubmit={(e) => { e.preventDefault(); if (text !== value) onCommit(text, false) }}>
+    <form class="search" role="search" onSubmit={(e) => { e.preventDefault(); if (text !== value) onCommit(text, false) }}>
       <div class="field">
         <label for={id}>{label}</label>
-        <input id={id} type="search" value={text} maxLength={maxLength} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
+        <input id={id} type="search" value={text} onBlur={() => (spell.current = false)} maxLength={maxLength} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
       </div>
       <button type="submit">Search</button>
     </form>

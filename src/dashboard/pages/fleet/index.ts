@@ -3,10 +3,12 @@ import type { PageDef } from '../../lib/pages'
 import { Overview } from './overview'
 import { Minions } from './minions'
 import { Minion } from './minion'
+import { Activity } from './activity'
 
 /** Fleet pages in navigation order; detail pages follow their list. */
 export const fleetPages: PageDef[] = [
   { pattern: '/', title: 'Overview', component: Overview, nav: { label: 'Overview', section: 'Fleet' } },
   { pattern: '/minions', title: 'Minions', component: Minions, nav: { label: 'Minions', section: 'Fleet' }, needs: ['view', 'minion:*'] },
   { pattern: '/minions/:id', title: 'Minion', component: Minion, needs: ['view', 'minion:*'] },
+  { pattern: '/activity', title: 'Activity', component: Activity, nav: { label: 'Activity', section: 'Fleet' } },
 ]

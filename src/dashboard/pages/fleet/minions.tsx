@@ -47,7 +47,7 @@ export function Minions({ query }: PageProps) {
       </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <Table rows={r.data?.minions} columns={columns} rowKey={(m) => m.id} caption="Minions" empty="No minion matches." />
+      <div class="wide"><Table rows={r.data?.minions} columns={columns} rowKey={(m) => m.id} caption="Minions" empty="No minion matches." /></div>
       <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
     </Page>
   )
