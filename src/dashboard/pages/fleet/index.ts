@@ -4,6 +4,8 @@ import { Overview } from './overview'
 import { Minions } from './minions'
 import { Minion } from './minion'
 import { Activity } from './activity'
+import { Inventory } from './inventory'
+import { PackageVersions } from './package'
 
 /** Fleet pages in navigation order; detail pages follow their list. */
 export const fleetPages: PageDef[] = [
@@ -11,4 +13,6 @@ export const fleetPages: PageDef[] = [
   { pattern: '/minions', title: 'Minions', component: Minions, nav: { label: 'Minions', section: 'Fleet' }, needs: ['view', 'minion:*'] },
   { pattern: '/minions/:id', title: 'Minion', component: Minion, needs: ['view', 'minion:*'] },
   { pattern: '/activity', title: 'Activity', component: Activity, nav: { label: 'Activity', section: 'Fleet' } },
+  { pattern: '/inventory', title: 'Packages', component: Inventory, nav: { label: 'Packages', section: 'Fleet' }, needs: ['view', 'inventory:*'] },
+  { pattern: '/inventory/:name', title: 'Package', component: PackageVersions, needs: ['view', 'inventory:*'] },
 ]
