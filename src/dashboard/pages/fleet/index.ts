@@ -6,6 +6,8 @@ import { Minion } from './minion'
 import { Activity } from './activity'
 import { Inventory } from './inventory'
 import { PackageVersions } from './package'
+import { Jobs } from './jobs'
+import { JobPage } from './job'
 
 /** Fleet pages in navigation order; detail pages follow their list. */
 export const fleetPages: PageDef[] = [
@@ -15,4 +17,6 @@ export const fleetPages: PageDef[] = [
   { pattern: '/activity', title: 'Activity', component: Activity, nav: { label: 'Activity', section: 'Fleet' } },
   { pattern: '/inventory', title: 'Packages', component: Inventory, nav: { label: 'Packages', section: 'Fleet' }, needs: ['view', 'inventory:*'] },
   { pattern: '/inventory/:name', title: 'Package', component: PackageVersions, needs: ['view', 'inventory:*'] },
+  { pattern: '/jobs', title: 'Jobs', component: Jobs, nav: { label: 'Jobs', section: 'Fleet' }, needs: ['view', 'job:*'] },
+  { pattern: '/jobs/:jid', title: 'Job', component: JobPage, needs: ['view', 'job:*'] },
 ]

@@ -1,0 +1,67 @@
+/** The job list (function and user filters, paging) and, for those who may execute, the Run command form. */
+import { qs } from '../../lib/api'
+import { ago, count, dateTime } from '../../lib/format'
+import type { Job } from '../../lib/fleet'
+import { useQueryNav } from '../../lib/filters'
+import { useEffect, useState } from 'preact/hooks'
+import { useGet } from '../../lib/hooks'
+import type { PageProps } from '../../lib/pages'
+import { intParam } from '../../lib/query'
+import { href } from '../../lib/router'
+import { useSession } from '../../lib/session'
+import { ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { RunCommand } from './run-command'
+
+const LIMIT = 50
+
+/** The link to one job's page. */
+export function jobHref(jid: string) {
+  return href(`/jobs/${encodeURIComponent(jid)}`)
+}
+
+const columns: Column<Job>[] = [
+  { label: 'Job id', cell: (j) => <a href={jobHref(j.jid)}>{j.jid}</a>, class: 'mono' },
+  { label: 'Function', cell: (j) => j.fun ?? '—', class: 'mono' },
+  { label: 'Target', cell: (j) => j.target ?? '—' },
+  { label: 'User', cell: (j) => j.user ?? '—' },
+  { label: 'Started', cell: (j) => <time datetime={j.started_at} title={dateTime(j.started_at)}>{ago(j.started_at)}</time> },
+  { label: 'Returned', cell: (j) => (j.minions ? `${count(j.returned)} of ${count(j.minions.length)}` : count(j.returned)), class: 'num' },
+]
+
+/** Exact-match filters on function and user, applied together with the Search button. */
+function JobFilter({ fun, user, onApply }: { fun: string; user: string; onApply: (fun: string, user: string) => void }) {
+  const [f, setF] = useState(fun)
+  const [u, setU] = useState(user)
+  useEffect(() => { setF(fun); setU(user) }, [fun, user])
+  return (
+    <Form class="toolbar" label="Filter jobs" onSubmit={() => onApply(f.trim(), u.trim())}>
+      <Field id="job-fun" label="Filter by function" hint="exact name">
+        <input id="job-fun" value={f} maxLength={255} placeholder="state.apply" aria-describedby="job-fun-hint" onInput={(e) => setF(e.currentTarget.value)} />
+      </Field>
+      <Field id="job-user" label="Filter by user" hint="exact name">
+        <input id="job-user" value={u} maxLength={255} aria-describedby="job-user-hint" onInput={(e) => setU(e.currentTarget.value)} />
+      </Field>
+      <button type="submit">Search</button>
+    </Form>
+  )
+}
+
+/** The jobs page at `/jobs`. */
+export function Jobs({ query }: PageProps) {
+  const { can } = useSession()
+  const fun = query.get('fun') ?? ''
+  const user = query.get('user') ?? ''
+  const offset = intParam(query, 'offset', 0)
+  const set = useQueryNav('/jobs', query)
+  const r = useGet<{ total: number; jobs: Job[] }>(`/api/jobs${qs({ fun, user, limit: LIMIT, offset })}`)
+  return (
+    <Page title="Jobs">
+      {can('execute', 'salt:*') ? <RunCommand /> : null}
+      <JobFilter fun={fun} user={user} onApply={(f, u) => set({ fun: f, user: u })} />
+      <ErrorBox error={r.error} />
+      <Loading when={r.loading && !r.data} />
+      <div class="wide"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
+      <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
+    </Page>
+  )
+}
