@@ -8,6 +8,7 @@ import { Inventory } from './inventory'
 import { PackageVersions } from './package'
 import { Jobs } from './jobs'
 import { JobPage } from './job'
+import { Keys } from './keys'
 
 /** Fleet pages in navigation order; detail pages follow their list. */
 export const fleetPages: PageDef[] = [
@@ -19,4 +20,5 @@ export const fleetPages: PageDef[] = [
   { pattern: '/inventory/:name', title: 'Package', component: PackageVersions, needs: ['view', 'inventory:*'] },
   { pattern: '/jobs', title: 'Jobs', component: Jobs, nav: { label: 'Jobs', section: 'Fleet' }, needs: ['view', 'job:*'] },
   { pattern: '/jobs/:jid', title: 'Job', component: JobPage, needs: ['view', 'job:*'] },
+  { pattern: '/keys', title: 'Keys', component: Keys, nav: { label: 'Keys', section: 'Fleet' }, needs: ['view', 'key:*'] },
 ]
