@@ -36,7 +36,7 @@ async function timed(label: string) {
   const t0 = performance.now()
   const answered = await refreshInventory(rt, r.refresh_id, '*', rt.inventoryBatch)
   const s = (performance.now() - t0) / 1000
-  const rows = deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM minion_packages').get()!.n
+  const rows = deps.db.$client.query<{ n: number }, []>('SELECT coalesce(sum(length(keys)), 0) / 4 AS n FROM minion_package_sets').get()!.n
   const out = { label, seconds: Math.round(s * 10) / 10, minions: answered, rows, peak_rss_mb: Math.round(peak / 1e6) }
   console.log(JSON.stringify(out))
   return out

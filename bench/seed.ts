@@ -9,7 +9,7 @@
  * exist (SALTDECK_ADMIN_PASSWORD, default "bench-admin-pw", so must_change_pw is false). Raw rows are then
  * written with prepared multi-row INSERTs in big transactions (journal off, synchronous off), and the inventory
  * aggregates (package_stats, package_versions) are built once from counts kept while generating. The aggregates
- * are then checked against (1) an independent recount of every minion_packages row read back from the database
+ * are then checked against (1) an independent recount of every package-set row read back from the database
  * (`--verify full`, default; `sample` recounts ~200 names only) and (2) replacePackageSets itself: replaying
  * the last collection batch with the same sets must change nothing, and removing then re-adding those minions
  * must restore the aggregates exactly.
@@ -20,7 +20,7 @@ import type { Database } from 'bun:sqlite'
 import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { Logger } from '../src/lib/log'
-import { replacePackageSets, sourceOf, type PackageSet } from '../src/features/inventory/service'
+import { decodeKeyIds, replacePackageSets, sourceOf, type PackageSet } from '../src/features/inventory/service'
 import { indexActivity, listEvents } from '../src/features/activity/service'
 import { grantsOf } from '../src/features/auth/service'
 import { parseFlags } from '../src/cli'
@@ -309,8 +309,8 @@ function buildMinions(): Minion[] {
 const minions = buildMinions()
 const minionIdx = new Map(minions.map((m, i) => [m.id, i]))
 {
-  const ins = db.prepare(`INSERT INTO minions (id, key_state, online, last_seen, os, osrelease, ip, salt_version, os_family, grains, inventory_collected_at, updated_at)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`)
+  const ins = db.prepare(`INSERT INTO minions (id, key_state, online, last_seen, os, osrelease, ip, salt_version, os_family, grains, updated_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`)
   const r = prng(SEED, 5)
   db.transaction(() => {
     for (const m of minions) {
@@ -320,14 +320,14 @@ const minionIdx = new Map(minions.map((m, i) => [m.id, i]))
         roles: [m.role], cpuarch: 'x86_64', virtual: pick(r, ['kvm', 'VMware', 'physical']),
       }
       const lastSeen = m.online ? NOW - pickInt(r, 0, 120_000) : NOW - pickInt(r, 3_600_000, 7 * DAY)
-      ins.run(m.id, m.keyState, m.online ? 1 : 0, lastSeen, m.os, m.osrelease, m.ip, m.salt, m.osFamily, JSON.stringify(grains), m.collectedAt, NOW)
+      ins.run(m.id, m.keyState, m.online ? 1 : 0, lastSeen, m.os, m.osrelease, m.ip, m.salt, m.osFamily, JSON.stringify(grains), NOW)
     }
   })()
 }
 phase(`minions (${fmt(N_MINIONS)})`)
 
 // ---------------------------------------------------------------------------------------------------------------
-// minion_packages, with the aggregate counts kept as we go
+// package sets (one row per minion, package_keys ids in a blob), with the aggregate counts kept as we go
 
 /** Per source: minions per name, per (name, version), per (name, collection batch); latest batch time per name. */
 interface Agg { names: Int32Array; vers: Int32Array; batches: Int32Array; seen: Float64Array }
@@ -375,13 +375,12 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
   return { names, vers }
 }
 
+/** package_keys ids by "name\0version\0arch", handed out in order of first use. */
+const keyIds = new Map<string, number>()
 {
-  const ROWS = 250
-  const one = '(?,?,?,?,?)'
-  const insMany = db.prepare(`INSERT INTO minion_packages (minion_id, name, version, arch, source) VALUES ${Array(ROWS).fill(one).join(',')}`)
-  const insOne = db.prepare(`INSERT INTO minion_packages (minion_id, name, version, arch, source) VALUES ${one}`)
-  const buf: (string)[] = new Array(ROWS * 5)
-  const CHUNK = 100 // minions per transaction
+  const insKey = db.prepare('INSERT INTO package_keys (id, name, version, arch) VALUES (?1, ?2, ?3, ?4)')
+  const insSet = db.prepare('INSERT INTO minion_package_sets (minion_id, source, collected_at, keys) VALUES (?1, ?2, ?3, ?4)')
+  const CHUNK = 500 // minions per transaction
   let rows = 0
   let lastReport = performance.now()
   for (let start = 0; start < minions.length; start += CHUNK) {
@@ -391,29 +390,46 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
         const c = catalogs[m.source]
         const a = agg[m.source]
         const set = packageSetOf(mi)
-        let b = 0
+        const blob = new Uint8Array(set.names.length * 4)
+        const view = new DataView(blob.buffer)
         for (let k = 0; k < set.names.length; k++) {
           const i = set.names[k]!, v = set.vers[k]!
           a.names[i]!++
           a.vers[i * 3 + v]!++
           a.batches[i * N_BATCHES + m.batch]!++
           if (m.collectedAt > a.seen[i]!) a.seen[i] = m.collectedAt
-          buf[b++] = m.id; buf[b++] = c.names[i]!; buf[b++] = c.versions[i]![v]!; buf[b++] = c.arch[i]!; buf[b++] = m.source
-          if (b === buf.length) {
-            insMany.run(...buf)
-            b = 0
+          const key = `${c.names[i]}\0${c.versions[i]![v]}\0${c.arch[i]}`
+          let id = keyIds.get(key)
+          if (id === undefined) {
+            keyIds.set(key, (id = keyIds.size + 1))
+            insKey.run(id, c.names[i]!, c.versions[i]![v]!, c.arch[i]!)
           }
+          view.setUint32(k * 4, id, true)
         }
-        for (let o = 0; o < b; o += 5) insOne.run(buf[o]!, buf[o + 1]!, buf[o + 2]!, buf[o + 3]!, buf[o + 4]!)
+        insSet.run(m.id, m.source, m.collectedAt, blob)
         rows += set.names.length
       }
     })()
     if (performance.now() - lastReport > 30_000) {
       lastReport = performance.now()
-      console.log(`[seed]   minion_packages: ${fmt(rows)} rows (${Math.round(rows / ((performance.now() - tPhase) / 1000))} rows/s)`)
+      console.log(`[seed]   package sets: ${fmt(rows)} rows (${Math.round(rows / ((performance.now() - tPhase) / 1000))} rows/s)`)
     }
   }
-  phase(`minion_packages (${fmt(rows)} rows)`)
+  db.exec("INSERT INTO package_key_generation (id, generation) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET generation = generation + 1")
+  phase(`package sets (${fmt(rows)} rows, ${fmt(keyIds.size)} keys)`)
+}
+
+/** The stored rows of some minions, [minion_id, name, version, arch, source], read back through package_keys. */
+const keyRows = new Map<number, [string, string, string]>()
+function storedRows(ids: string[]): string[][] {
+  if (!keyRows.size) for (const [id, name, version, arch] of db.query<any, []>('SELECT id, name, version, arch FROM package_keys').values() as any[][]) keyRows.set(id, [name, version, arch])
+  const q = db.query<{ minion_id: string; source: string; keys: Uint8Array }, [string]>('SELECT minion_id, source, keys FROM minion_package_sets WHERE minion_id = ?1')
+  const out: string[][] = []
+  for (const id of ids) {
+    const s = q.get(id)
+    if (s) for (const k of decodeKeyIds(s.keys)) out.push([s.minion_id, ...keyRows.get(k)!, s.source])
+  }
+  return out
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -490,10 +506,9 @@ const fail = (msg: string): never => {
   const lastMinion = new Map<string, string>()
   const seen = new Map<string, number>()
   const seenAt = new Map<string, number>()
-  const q = db.query<any, [string, string]>('SELECT minion_id, name, version, arch, source FROM minion_packages WHERE minion_id >= ?1 AND minion_id <= ?2')
   let scanned = 0
   for (let s = 0; s < minions.length; s += 200) {
-    const rows = q.values(minions[s]!.id, minions[Math.min(minions.length, s + 200) - 1]!.id) as string[][]
+    const rows = storedRows(minions.slice(s, s + 200).map((m) => m.id))
     scanned += rows.length
     for (const [mid, name, version, arch, source] of rows) {
       if (sampleNames.size && !sampleNames.has(name!)) continue
@@ -510,7 +525,7 @@ const fail = (msg: string): never => {
       if (t > (seen.get(nk) ?? 0)) seen.set(nk, t)
     }
   }
-  if (scanned !== N_MINIONS * N_PKGS) fail(`minion_packages has ${scanned} rows, expected ${N_MINIONS * N_PKGS}`)
+  if (scanned !== N_MINIONS * N_PKGS) fail(`the package sets hold ${scanned} rows, expected ${N_MINIONS * N_PKGS}`)
   // Derive the '' level and version_count with the service's rules.
   for (const [k, n] of [...ver]) {
     const [, name, version, arch] = k.split('\0')
@@ -537,7 +552,7 @@ const fail = (msg: string): never => {
   const gotVers = new Map([...snap.versions].filter(([k]) => keep(k)))
   const gotSeen = new Map([...snap.seen].filter(([k]) => keep(k)))
   const d1 = diff(expectStats, gotStats), d2 = diff(ver, gotVers), d3 = diff(seenAt, gotSeen)
-  if (d1.length || d2.length || d3.length) fail(`aggregates differ from a recount of minion_packages:\n  ${[...d1, ...d2, ...d3].join('\n  ')}`)
+  if (d1.length || d2.length || d3.length) fail(`aggregates differ from a recount of the stored sets:\n  ${[...d1, ...d2, ...d3].join('\n  ')}`)
   console.log(`[seed]   recount (${VERIFY}): ${fmt(scanned)} rows read back; ${fmt(gotStats.size)} package_stats, ${fmt(gotVers.size)} package_versions and ${fmt(gotSeen.size)} package_seen rows match`)
   phase(`verify: recount (${VERIFY})`)
 
@@ -548,14 +563,14 @@ const fail = (msg: string): never => {
   const probe = [...lastBatch.filter((m) => m.source === 'apt').slice(0, 3), ...lastBatch.filter((m) => m.source === 'rpm').slice(0, 2)]
   const setOf = (m: Minion): PackageSet => ({
     minionId: m.id, source: m.source,
-    packages: db.query<{ name: string; version: string; arch: string }, [string]>('SELECT name, version, arch FROM minion_packages WHERE minion_id = ?1').all(m.id),
+    packages: storedRows([m.id]).map(([, name, version, arch]) => ({ name: name!, version: version!, arch: arch! })),
   })
-  const rowsOf = (ids: string[]) => ids.map((id) => db.query<any, [string]>('SELECT name, version, arch, source FROM minion_packages WHERE minion_id = ?1 ORDER BY 1, 2, 3').values(id).join(';')).join('\n')
+  const rowsOf = (ids: string[]) => ids.map((id) => storedRows([id]).map((r) => r.slice(1).join(',')).sort().join(';')).join('\n')
   // The stored rows must equal what the generator produces for that minion.
   for (const m of probe) {
     const c = catalogs[m.source]
     const gen = packageSetOf(minionIdx.get(m.id)!)
-    const want = [...gen.names].map((i, k) => `${c.names[i]},${c.versions[i]![gen.vers[k]!]},${c.arch[i]},${m.source}`).join(';')
+    const want = [...gen.names].map((i, k) => `${c.names[i]},${c.versions[i]![gen.vers[k]!]},${c.arch[i]},${m.source}`).sort().join(';')
     if (rowsOf([m.id]) !== want) fail(`stored rows of ${m.id} differ from the generated set`)
   }
   const full = snapshot()
@@ -565,7 +580,7 @@ const fail = (msg: string): never => {
   let after = snapshot()
   const r1 = [...diff(full.stats, after.stats), ...diff(full.versions, after.versions), ...diff(full.seen, after.seen)]
   if (r1.length) fail(`replacePackageSets with the same sets changed the aggregates:\n  ${r1.join('\n  ')}`)
-  if (rowsOf(lastBatch.map((m) => m.id)) !== rowsBefore) fail('replacePackageSets with the same sets changed minion_packages')
+  if (rowsOf(lastBatch.map((m) => m.id)) !== rowsBefore) fail('replacePackageSets with the same sets changed the stored sets')
   const probeSets = probe.map(setOf)
   replacePackageSets(deps, probe.map((m) => ({ minionId: m.id, source: m.source, packages: [] })), last)
   after = snapshot()

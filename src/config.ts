@@ -26,6 +26,7 @@ export const OPTIONS = {
   runFunctions: { env: 'SALTDECK_RUN_FUNCTIONS', kind: 'string', default: null },
   presenceMethod: { env: 'SALTDECK_PRESENCE_METHOD', kind: 'string', default: 'present' },
   inventoryBatch: { env: 'SALTDECK_INVENTORY_BATCH', kind: 'int', default: 200 },
+  inventoryFlushMinions: { env: 'SALTDECK_INVENTORY_FLUSH', kind: 'int', default: 5000 },
   passwordMemoryKib: { env: 'SALTDECK_ARGON2_MEMORY_KIB', kind: 'int', default: 19456 },
 } satisfies Record<string, Option>
 

@@ -5,6 +5,8 @@ import m2 from '../../drizzle/0002_run_count_auth_version.sql' with { type: 'tex
 import m3 from '../../drizzle/0003_auth_triggers.sql' with { type: 'text' }
 import m4 from '../../drizzle/0004_package_stats_by_name.sql' with { type: 'text' }
 import m5 from '../../drizzle/0005_runs_covering_index.sql' with { type: 'text' }
+import m6 from '../../drizzle/0006_inventory_package_sets.sql' with { type: 'text' }
+import m7 from '../../drizzle/0007_drop_minion_packages.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
@@ -14,4 +16,6 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0003_auth_triggers", when: 1795250629162, breakpoints: true, sql: m3 },
   { tag: "0004_package_stats_by_name", when: 1795250982938, breakpoints: true, sql: m4 },
   { tag: "0005_runs_covering_index", when: 1795253259055, breakpoints: true, sql: m5 },
+  { tag: "0006_inventory_package_sets", when: 1795254332513, breakpoints: true, sql: m6 },
+  { tag: "0007_drop_minion_packages", when: 1795254344896, breakpoints: true, sql: m7 },
 ]

@@ -1,48 +1,68 @@
-/** Inventory collection: pkg.list_pkgs and os_family on present minions, batch by batch, one batch in memory at a time. */
+/**
+ * Inventory collection: pkg.list_pkgs and os_family on present minions, batch by batch. Each answer is scanned from its
+ * bytes into catalog key indexes and dropped before the next batch is asked for (so one batch's returns are in memory),
+ * while that next request is already running on salt's side; the compact sets are stored every
+ * SALTDECK_INVENTORY_FLUSH minions (or 10 s) in one transaction, which keeps the aggregate writes per refresh small.
+ */
 import type { Poller } from './scheduler'
 import type { SaltRuntime } from '../salt/runtime'
-import { finishRefresh, progressRefresh, replacePackageSets, sourceOf, startRefresh, type PackageSet, type Pkg } from '../features/inventory/service'
+import { finishRefresh, progressRefresh, sourceOf, startRefresh } from '../features/inventory/service'
+import { PackageSetWriter } from '../features/inventory/writer'
 import { readSection } from '../features/settings/service'
 import { globMatch } from '../lib/glob'
 import { AppError } from '../http/errors'
+import { SaltRejected } from '../salt/client'
+import { scanPkgAnswer } from './pkg-scan'
 
-/** Reads one minion's pkg.list_pkgs value: lists of versions, comma-joined strings, or {version, arch} objects. */
-export function parsePkgList(v: unknown): Pkg[] | null {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return null
-  const out: Pkg[] = []
-  for (const [name, val] of Object.entries(v as Record<string, unknown>)) {
-    const items = Array.isArray(val) ? val : typeof val === 'string' ? val.split(',') : [val]
-    for (const it of items) {
-      if (typeof it === 'string' && it) out.push({ name, version: it })
-      else if (it && typeof it === 'object' && typeof (it as any).version === 'string')
-        out.push({ name, version: (it as any).version, arch: typeof (it as any).arch === 'string' ? (it as any).arch : '' })
-    }
-  }
-  return out
-}
+export { parsePkgList } from './pkg-scan'
+
+/** The longest the collected sets wait in memory before they are stored. */
+const FLUSH_MS = 10_000
 
 /** Runs one refresh of the minions matching a glob; returns the number of minions stored. */
-export async function refreshInventory(rt: SaltRuntime, id: string, target: string, batchSize: number): Promise<number> {
+export async function refreshInventory(rt: SaltRuntime, id: string, target: string, batchSize: number, flushMinions = rt.deps.config.inventoryFlushMinions): Promise<number> {
   const db = rt.deps.db.$client
   const ids = db.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' AND online = 1 ORDER BY id").all().map((r) => r.id).filter((m) => globMatch(target, m))
+  const batches: string[][] = []
+  for (let i = 0; i < ids.length; i += batchSize) batches.push(ids.slice(i, i + batchSize))
+  const ask = (batch: string[]) => {
+    const p = Promise.all([
+      rt.client.local(batch, 'grains.get', { arg: ['os_family'], tgt_type: 'list' }),
+      rt.client.localBody(batch, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list' }),
+    ])
+    p.catch(() => {}) // awaited later; a failure must not count as unhandled meanwhile
+    return p
+  }
+  const writer = new PackageSetWriter(rt.deps)
   let asked = 0
   let answered = 0
   let stored = 0
+  let lastFlush = performance.now()
   try {
-    for (let i = 0; i < ids.length; i += batchSize) {
-      const batch = ids.slice(i, i + batchSize)
+    let next = batches.length ? ask(batches[0]!) : null
+    for (let b = 0; b < batches.length; b++) {
+      const batch = batches[b]!
+      const [fams, body] = await next!
       asked += batch.length
-      const fams = (await rt.client.local(batch, 'grains.get', { arg: ['os_family'], tgt_type: 'list' })) ?? {}
-      const pkgs = (await rt.client.local(batch, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list' })) ?? {}
-      const sets: PackageSet[] = []
-      for (const m of batch) {
-        const list = parsePkgList(pkgs[m])
-        if (!list) continue
-        const fam = fams[m]
-        sets.push({ minionId: m, source: sourceOf(typeof fam === 'string' ? fam : null), packages: list })
+      let sets
+      try {
+        sets = scanPkgAnswer(body, writer.catalog)
+      } catch (e) {
+        if (e instanceof SyntaxError) throw new SaltRejected('unreadable answer', 200)
+        throw e
       }
-      answered += sets.length
-      stored += replacePackageSets(rt.deps, sets)
+      next = b + 1 < batches.length ? ask(batches[b + 1]!) : null
+      for (const m of batch) {
+        const keys = sets.get(m)
+        if (!keys) continue
+        const fam = fams?.[m]
+        writer.add(m, sourceOf(typeof fam === 'string' ? fam : null), keys)
+        answered++
+      }
+      if (!next || writer.pendingMinions >= flushMinions || performance.now() - lastFlush >= FLUSH_MS) {
+        stored += writer.flush()
+        lastFlush = performance.now()
+      }
       progressRefresh(rt.deps, id, { asked, answered, stored })
     }
     finishRefresh(rt.deps, id)

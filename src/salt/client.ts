@@ -40,6 +40,8 @@ export interface ClientOptions {
   sleep: (ms: number) => Promise<void>
 }
 
+const decoder = new TextDecoder()
+
 const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms) }
 
 /** The short human reason of a salt-api error body (CherryPy HTML page or `{"return": ...}` JSON). */
@@ -147,23 +149,34 @@ export class SaltClient {
 
   /** Runs one lowstate chunk and returns `return[0]`; on 401 logs in again once and retries. */
   async run(chunk: Lowstate, timeoutMs?: number): Promise<unknown> {
+    const body = await this.runBody(chunk, timeoutMs)
+    try {
+      return (JSON.parse(decoder.decode(body)) as { return: unknown[] }).return[0]
+    } catch {
+      throw new SaltRejected('unreadable answer', 200)
+    }
+  }
+
+  /** Runs one lowstate chunk and returns the raw answer bytes of a 2xx; on 401 logs in again once and retries. */
+  async runBody(chunk: Lowstate, timeoutMs?: number): Promise<Uint8Array> {
     for (let relogin = 0; ; relogin++) {
       const token = await this.session()
       const res = await this.withRetry(() =>
         this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs),
       )
-      const text = await res.text()
       if (res.status === 401 && relogin === 0) {
+        await res.body?.cancel()
         this.token = null
         continue
       }
-      if (!res.ok) throw this.failure(res.status, text)
-      try {
-        return (JSON.parse(text) as { return: unknown[] }).return[0]
-      } catch {
-        throw new SaltRejected('unreadable answer', res.status)
-      }
+      if (!res.ok) throw this.failure(res.status, await res.text())
+      return await res.bytes()
     }
+  }
+
+  /** `local` with the raw answer bytes, for answers too big to parse into objects (pkg.list_pkgs of a batch). */
+  localBody(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string; timeout?: number } = {}) {
+    return this.runBody({ client: 'local', tgt, fun, ...opts }, opts.timeout ? (opts.timeout + 30) * 1000 : undefined)
   }
 
   /** `local`: a synchronous job; returns {minion: return}. */

@@ -15,7 +15,7 @@ test('the embedded migration module holds every drizzle/ migration and migrates 
   migrate(db)
   migrate(db) // applying twice is a no-op
   const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((t) => t.name)
-  expect(tables).toEqual(expect.arrayContaining(['users', 'roles', 'role_permissions', 'user_roles', 'sessions', 'settings', 'audit_log', 'minions', 'jobs', 'runs', 'activity_events', 'activity_counts', 'minion_packages', 'package_stats', 'package_versions', 'inventory_refreshes']))
+  expect(tables).toEqual(expect.arrayContaining(['users', 'roles', 'role_permissions', 'user_roles', 'sessions', 'settings', 'audit_log', 'minions', 'jobs', 'runs', 'activity_events', 'activity_counts', 'minion_package_sets', 'package_keys', 'package_stats', 'package_versions', 'inventory_refreshes']))
 })
 
 test('a file database runs in WAL mode with foreign keys and synchronous=NORMAL', () => {

@@ -15,7 +15,6 @@ export const minions = sqliteTable('minions', {
   grains: text('grains'),
   lastRunStatus: text('last_run_status'),
   lastRunCompletedAt: integer('last_run_completed_at'),
-  inventoryCollectedAt: integer('inventory_collected_at'),
   /** Stored runs of this minion, kept by recordRun so the run list's total needs no count. */
   runCount: integer('run_count').notNull().default(0),
   updatedAt: integer('updated_at').notNull(),

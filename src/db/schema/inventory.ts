@@ -1,14 +1,28 @@
-/** Package inventory: raw per-minion rows plus aggregates kept current on every replacement. */
-import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core'
+/** Package inventory: one package-set row per minion plus aggregates kept current on every replacement. */
+import { sqliteTable, text, integer, blob, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
 
-/** One installed package version on one minion; clustered by minion for atomic replacement. */
-export const minionPackages = sqliteTable('minion_packages', {
-  minionId: text('minion_id').notNull(),
+/** One (name, version, arch) that some minion holds; package sets refer to it by id. */
+export const packageKeys = sqliteTable('package_keys', {
+  id: integer('id').primaryKey(),
   name: text('name').notNull(),
   version: text('version').notNull(),
-  arch: text('arch').notNull().default(''),
+  arch: text('arch').notNull(),
+}, (t) => [uniqueIndex('package_keys_name').on(t.name, t.version, t.arch)])
+
+/** One minion's whole package set in one row: its source, when it was collected, and its package_keys ids. */
+export const minionPackageSets = sqliteTable('minion_package_sets', {
+  minionId: text('minion_id').primaryKey(),
   source: text('source').notNull(),
-}, (t) => [primaryKey({ columns: [t.minionId, t.name, t.version, t.arch] })])
+  collectedAt: integer('collected_at').notNull(),
+  /** The ids as little-endian uint32, in no particular order (a migration can build it with unhex/printf). */
+  keys: blob('keys', { mode: 'buffer' }).notNull(),
+})
+
+/** Bumped whenever package_keys gains or loses rows, so a writer holding ids in memory knows to reload them. */
+export const packageKeyGeneration = sqliteTable('package_key_generation', {
+  id: integer('id').primaryKey(),
+  generation: integer('generation').notNull(),
+})
 
 /** Per-name aggregate; source '' is the aggregate over every source. */
 export const packageStats = sqliteTable('package_stats', {

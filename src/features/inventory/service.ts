@@ -1,19 +1,14 @@
 /**
- * Package inventory. Each minion's package set is replaced atomically as a diff against what is stored,
- * and the per-name and per-version aggregates are adjusted in the same transaction, so the list endpoint
- * reads aggregates and never groups the raw rows.
+ * Package inventory. Each minion's package set is one row, replaced atomically by PackageSetWriter, which adjusts the
+ * per-name and per-version aggregates in the same transaction, so the list endpoint reads aggregates and never groups
+ * the raw sets.
  */
 import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
-import { ensureMinion } from '../minions/service'
+import { PackageSetWriter, type Pkg } from './writer'
 
-/** One installed package version. */
-export interface Pkg {
-  name: string
-  version: string
-  arch?: string
-}
+export type { Pkg } from './writer'
 
 /** One minion's complete package set, as collected. */
 export interface PackageSet {
@@ -31,116 +26,21 @@ export function sourceOf(osFamily: string | null | undefined): string {
   return osFamily.toLowerCase()
 }
 
-const SEP = '\u0000'
 const ALL = ''
 
 /** Replaces the package sets of several minions in one transaction; returns the number of rows stored. */
 export function replacePackageSets(deps: AppDeps, sets: PackageSet[], collectedAt = deps.clock.now()): number {
-  const db = deps.db.$client
-  const q = {
-    old: db.prepare<{ name: string; version: string; arch: string; source: string }, [string]>('SELECT name, version, arch, source FROM minion_packages WHERE minion_id = ?1'),
-    del: db.prepare('DELETE FROM minion_packages WHERE minion_id = ?1 AND name = ?2 AND version = ?3 AND arch = ?4'),
-    ins: db.prepare('INSERT INTO minion_packages (minion_id, name, version, arch, source) VALUES (?1, ?2, ?3, ?4, ?5)'),
-    verAdd: db.prepare(`INSERT INTO package_versions (source, name, version, arch, minion_count) VALUES (?1, ?2, ?3, ?4, ?5)
-      ON CONFLICT (source, name, version, arch) DO UPDATE SET minion_count = minion_count + excluded.minion_count`),
-    verDrop: db.prepare('DELETE FROM package_versions WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4 AND minion_count <= 0'),
-    nameAdd: db.prepare(`INSERT INTO package_stats (source, name, minion_count, version_count, last_seen) VALUES (?1, ?2, ?3, 0, ?4)
-      ON CONFLICT (source, name) DO UPDATE SET minion_count = minion_count + excluded.minion_count`),
-    nameDrop: db.prepare('DELETE FROM package_stats WHERE source = ?1 AND name = ?2 AND minion_count <= 0'),
-    versions: db.prepare(`UPDATE package_stats SET version_count = (SELECT count(DISTINCT version) FROM package_versions v WHERE v.source = ?1 AND v.name = ?2)
-      WHERE source = ?1 AND name = ?2`),
-    lastTime: db.prepare<{ t: number | null }, [string]>('SELECT inventory_collected_at AS t FROM minions WHERE id = ?1'),
-    seenAdd: db.prepare(`INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)
-      ON CONFLICT (source, name, seen_at) DO UPDATE SET n = n + excluded.n`),
-    seenDrop: db.prepare('DELETE FROM package_seen WHERE source = ?1 AND name = ?2 AND seen_at = ?3 AND n <= 0'),
-    seen: db.prepare(`UPDATE package_stats SET last_seen = (SELECT max(seen_at) FROM package_seen s WHERE s.source = ?1 AND s.name = ?2)
-      WHERE source = ?1 AND name = ?2`),
-    seenAll: db.prepare(`UPDATE package_stats SET last_seen = (SELECT max(last_seen) FROM package_stats s WHERE s.name = ?1 AND s.source <> '')
-      WHERE source = '' AND name = ?1`),
-    minion: db.prepare('UPDATE minions SET inventory_collected_at = ?2 WHERE id = ?1'),
-  }
-  let stored = 0
-  db.transaction(() => {
-    // Deltas summed over the whole batch, applied once per key.
-    const verDelta = new Map<string, number>()
-    const nameDelta = new Map<string, number>()
-    const seenDelta = new Map<string, number>()
-    const bump = (m: Map<string, number>, k: string, d: number) => m.set(k, (m.get(k) ?? 0) + d)
-    for (const set of sets) {
-      ensureMinion(deps, set.minionId)
-      const fresh = new Map<string, Pkg & { arch: string }>()
-      for (const p of set.packages) {
-        const arch = p.arch ?? ''
-        fresh.set([set.source, p.name, p.version, arch].join(SEP), { name: p.name, version: p.version, arch })
-      }
-      const oldRows = q.old.all(set.minionId)
-      const oldKeys = new Set<string>()
-      const oldNames = new Set<string>()
-      for (const r of oldRows) {
-        const k = [r.source, r.name, r.version, r.arch].join(SEP)
-        oldKeys.add(k)
-        oldNames.add(r.source + SEP + r.name)
-        if (fresh.has(k)) continue
-        q.del.run(set.minionId, r.name, r.version, r.arch)
-        bump(verDelta, k, -1)
-      }
-      const newNames = new Set<string>()
-      for (const [k, p] of fresh) {
-        newNames.add(set.source + SEP + p.name)
-        if (oldKeys.has(k)) continue
-        q.ins.run(set.minionId, p.name, p.version, p.arch, set.source)
-        bump(verDelta, k, +1)
-      }
-      for (const n of oldNames) if (!newNames.has(n)) bump(nameDelta, n, -1)
-      for (const n of newNames) if (!oldNames.has(n)) bump(nameDelta, n, +1)
-      // Each held name moves from the minion's previous collection time to this one.
-      const before = q.lastTime.get(set.minionId)?.t
-      if (before != null && before !== collectedAt) for (const n of oldNames) bump(seenDelta, n + SEP + before, -1)
-      for (const n of newNames) if (before !== collectedAt || !oldNames.has(n)) bump(seenDelta, n + SEP + collectedAt, +1)
-      if (before === collectedAt) for (const n of oldNames) if (!newNames.has(n)) bump(seenDelta, n + SEP + before, -1)
-      q.minion.run(set.minionId, collectedAt)
-      stored += fresh.size
-    }
-    const touched = new Set<string>()
-    for (const [k, d] of verDelta) {
-      if (!d) continue
-      const [source, name, version, arch] = k.split(SEP) as [string, string, string, string]
-      for (const s of [source, ALL]) {
-        q.verAdd.run(s, name, version, arch, d)
-        if (d < 0) q.verDrop.run(s, name, version, arch)
-        touched.add(s + SEP + name)
-      }
-    }
-    for (const [k, d] of nameDelta) {
-      if (!d) continue
-      const [source, name] = k.split(SEP) as [string, string]
-      for (const s of [source, ALL]) {
-        q.nameAdd.run(s, name, d, collectedAt)
-        if (d < 0) q.nameDrop.run(s, name)
-      }
-    }
-    for (const k of touched) {
-      const [s, name] = k.split(SEP) as [string, string]
-      q.versions.run(s, name)
-    }
-    // last_seen: the latest collection time that still has holders, per source and then over all sources.
-    const seenNames = new Set<string>()
-    for (const [k, d] of seenDelta) {
-      const [source, name, at] = k.split(SEP) as [string, string, string]
-      seenNames.add(source + SEP + name)
-      if (!d) continue
-      q.seenAdd.run(source, name, Number(at), d)
-      if (d < 0) q.seenDrop.run(source, name, Number(at))
-    }
-    const allNames = new Set<string>()
-    for (const k of seenNames) {
-      const [source, name] = k.split(SEP) as [string, string]
-      q.seen.run(source, name)
-      allNames.add(name)
-    }
-    for (const name of allNames) q.seenAll.run(name)
-  })()
-  return stored
+  const w = new PackageSetWriter(deps)
+  for (const s of sets) w.addPackages(s.minionId, s.source, s.packages)
+  return w.flush(collectedAt)
+}
+
+/** The package_keys ids of a stored set blob (little-endian uint32). */
+export function decodeKeyIds(blob: Uint8Array): number[] {
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength)
+  const out = new Array<number>(blob.byteLength >> 2)
+  for (let i = 0; i < out.length; i++) out[i] = view.getUint32(i * 4, true)
+  return out
 }
 
 /** Sort keys of the package list. */
@@ -178,17 +78,21 @@ export function packageVersions(deps: AppDeps, name: string, source?: string) {
 
 /** One minion's package rows by name, with a name filter and paging. */
 export function minionPackages(deps: AppDeps, minionId: string, p: { q?: string; limit: number; offset: number }) {
-  const args: string[] = [minionId]
-  let where = 'WHERE minion_id = ?1'
+  const db = deps.db.$client
+  const set = db.query<{ source: string; collected_at: number; keys: Uint8Array }, [string]>('SELECT source, collected_at, keys FROM minion_package_sets WHERE minion_id = ?1').get(minionId)
+  if (!set) return { minion_id: minionId, collected_at: null, total: 0, packages: [] }
+  // The set's ids go to SQLite as one JSON array, so filter, order and paging stay in SQL.
+  const args: string[] = [JSON.stringify(decodeKeyIds(set.keys))]
+  let where = 'WHERE id IN (SELECT value FROM json_each(?1))'
   if (p.q) {
     args.push(containsPattern(p.q))
     where += ` AND name LIKE ?2 ESCAPE '\\'`
   }
-  const db = deps.db.$client
-  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM minion_packages ${where}`).get(...args)!.n
-  const packages = db.query<Record<string, string>, any[]>(`SELECT name, version, arch, source FROM minion_packages ${where} ORDER BY name, version, arch LIMIT ${p.limit} OFFSET ${p.offset}`).all(...args)
-  const m = db.query<{ t: number | null }, [string]>('SELECT inventory_collected_at AS t FROM minions WHERE id = ?1').get(minionId)
-  return { minion_id: minionId, collected_at: isoOrNull(m?.t), total, packages }
+  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM package_keys ${where}`).get(...args)!.n
+  const packages = db.query<{ name: string; version: string; arch: string }, any[]>(
+    `SELECT name, version, arch FROM package_keys ${where} ORDER BY name, version, arch LIMIT ${p.limit} OFFSET ${p.offset}`,
+  ).all(...args).map((r) => ({ ...r, source: set.source }))
+  return { minion_id: minionId, collected_at: iso(set.collected_at), total, packages }
 }
 
 type RefreshRow = { id: string; started_at: number; finished_at: number | null; target: string; minions_asked: number; minions_answered: number; packages_stored: number; error: string | null }

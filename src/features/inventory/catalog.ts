@@ -1,0 +1,172 @@
+/**
+ * The package catalog of one writer: package names and (name, version, arch) keys interned to dense indexes straight
+ * from bytes, so a refresh can read a salt answer without creating a JS string per package (only new ones are decoded).
+ */
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+/** Separates version from arch in a key's bytes; 0xFF never occurs in UTF-8, so the split is unambiguous. */
+const ARCH_SEP = 0xff
+
+/** Interns byte strings under a small integer salt to dense indexes 0, 1, 2, … (open addressing, bytes compared on hit). */
+export class ByteInterner {
+  private arena = new Uint8Array(1 << 16)
+  private used = 0
+  private start = new Int32Array(1024)
+  private len = new Int32Array(1024)
+  private salts = new Int32Array(1024)
+  private hashes = new Int32Array(1024)
+  private table = new Int32Array(2048).fill(-1)
+  /** A per-process random seed, so a hostile minion cannot precompute names that all collide. */
+  private static seed = (Math.random() * 0x7fffffff) | 0
+  /** Number of interned strings. */
+  size = 0
+
+  /** FNV-1a over the bytes, seeded by the salt. */
+  static hash(b: Uint8Array, s: number, e: number, salt: number): number {
+    let h = (0x811c9dc5 ^ ByteInterner.seed ^ Math.imul(salt, 0x9e3779b1)) | 0
+    for (let i = s; i < e; i++) h = Math.imul(h ^ b[i]!, 0x01000193)
+    return h ^ (h >>> 15)
+  }
+
+  /** The index of bytes b[s, e) under salt, or -1. */
+  find(b: Uint8Array, s: number, e: number, salt: number, h = ByteInterner.hash(b, s, e, salt)): number {
+    const mask = this.table.length - 1
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const idx = this.table[slot]!
+      if (idx < 0) return -1
+      if (this.hashes[idx] !== h || this.salts[idx] !== salt || this.len[idx] !== e - s) continue
+      const o = this.start[idx]! - s
+      let i = s
+      while (i < e && this.arena[o + i] === b[i]) i++
+      if (i === e) return idx
+    }
+  }
+
+  /** Adds bytes b[s, e) under salt (the caller checked they are absent); returns the new index. */
+  add(b: Uint8Array, s: number, e: number, salt: number, h = ByteInterner.hash(b, s, e, salt)): number {
+    const n = e - s
+    if (this.used + n > this.arena.length) this.arena = grow(this.arena, this.used + n)
+    this.arena.set(b.subarray(s, e), this.used)
+    const idx = this.size++
+    if (idx >= this.start.length) {
+      this.start = grow(this.start, idx + 1)
+      this.len = grow(this.len, idx + 1)
+      this.salts = grow(this.salts, idx + 1)
+      this.hashes = grow(this.hashes, idx + 1)
+    }
+    this.start[idx] = this.used
+    this.len[idx] = n
+    this.salts[idx] = salt
+    this.hashes[idx] = h
+    this.used += n
+    // Keep the table at most half full so probe runs stay short.
+    if (this.size * 2 > this.table.length) this.rehash(this.table.length * 2)
+    else this.place(idx)
+    return idx
+  }
+
+  /** The bytes of an interned index. */
+  bytes(idx: number): Uint8Array {
+    return this.arena.subarray(this.start[idx]!, this.start[idx]! + this.len[idx]!)
+  }
+
+  private place(idx: number) {
+    const mask = this.table.length - 1
+    let slot = this.hashes[idx]! & mask
+    while (this.table[slot]! >= 0) slot = (slot + 1) & mask
+    this.table[slot] = idx
+  }
+
+  private rehash(size: number) {
+    this.table = new Int32Array(size).fill(-1)
+    for (let i = 0; i < this.size; i++) this.place(i)
+  }
+}
+
+/** A copy of a typed array with room for at least n elements. */
+export function grow<T extends Int32Array | Uint8Array>(a: T, n: number): T {
+  const next = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2))
+  next.set(a)
+  return next
+}
+
+/** Names and keys of packages, each with a dense index; keys also carry their package_keys id once stored (0 before). */
+export class PackageCatalog {
+  readonly names = new ByteInterner()
+  readonly keys = new ByteInterner()
+  /** name index → name. */
+  readonly nameOf: string[] = []
+  /** key index → name index. */
+  keyName = new Int32Array(1024)
+  /** key index → version, arch. */
+  readonly versionOf: string[] = []
+  readonly archOf: string[] = []
+  /** key index → package_keys.id, 0 while the key is not stored. */
+  keyId = new Int32Array(1024)
+  /** package_keys.id → key index + 1 (0: unknown id). */
+  private byId = new Int32Array(1024)
+
+  /** The name index of bytes b[s, e) (UTF-8, no JSON escapes). */
+  name(b: Uint8Array, s: number, e: number): number {
+    const h = ByteInterner.hash(b, s, e, 0)
+    const found = this.names.find(b, s, e, 0, h)
+    if (found >= 0) return found
+    const idx = this.names.add(b, s, e, 0, h)
+    this.nameOf[idx] = decoder.decode(b.subarray(s, e))
+    return idx
+  }
+
+  /** The key index of name index `name` and version bytes b[s, e) with no arch. */
+  key(name: number, b: Uint8Array, s: number, e: number): number {
+    const h = ByteInterner.hash(b, s, e, name)
+    const found = this.keys.find(b, s, e, name, h)
+    if (found >= 0) return found
+    const idx = this.keys.add(b, s, e, name, h)
+    const sep = b.subarray(s, e).indexOf(ARCH_SEP)
+    this.versionOf[idx] = decoder.decode(b.subarray(s, sep < 0 ? e : s + sep))
+    this.archOf[idx] = sep < 0 ? '' : decoder.decode(b.subarray(s + sep + 1, e))
+    if (idx >= this.keyName.length) {
+      this.keyName = grow(this.keyName, idx + 1)
+      this.keyId = grow(this.keyId, idx + 1)
+    }
+    this.keyName[idx] = name
+    return idx
+  }
+
+  /** The key index of a (name, version, arch) given as strings. */
+  keyOf(name: string, version: string, arch = ''): number {
+    const n = encoder.encode(name)
+    const v = encoder.encode(version)
+    const a = arch ? encoder.encode(arch) : null
+    let kb = v
+    if (a) {
+      kb = new Uint8Array(v.length + 1 + a.length)
+      kb.set(v)
+      kb[v.length] = ARCH_SEP
+      kb.set(a, v.length + 1)
+    }
+    return this.key(this.name(n, 0, n.length), kb, 0, kb.length)
+  }
+
+  /** Records that key index `idx` is stored as package_keys.id `id` (0: no longer stored). */
+  setId(idx: number, id: number) {
+    const old = this.keyId[idx]!
+    if (old) this.byId[old] = 0
+    this.keyId[idx] = id
+    if (!id) return
+    if (id >= this.byId.length) this.byId = grow(this.byId, id + 1)
+    this.byId[id] = idx + 1
+  }
+
+  /** The key index of a stored package_keys.id, or -1. */
+  indexOfId(id: number): number {
+    return id < this.byId.length ? this.byId[id]! - 1 : -1
+  }
+
+  /** Forgets every stored id (before reloading them from package_keys). */
+  clearIds() {
+    this.keyId.fill(0)
+    this.byId.fill(0)
+  }
+}

@@ -1,0 +1,88 @@
+// Proves scanPkgAnswer reads a pkg.list_pkgs answer from bytes exactly as JSON.parse + parsePkgList would, for the
+// recorded answers, for hostile and unusual values, and for random answers mixing fast-path and fallback shapes.
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PackageCatalog } from '../../src/features/inventory/catalog'
+import { parsePkgList, scanPkgAnswer } from '../../src/pollers/pkg-scan'
+
+const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
+const enc = new TextEncoder()
+
+/** minion → sorted "name version arch" rows (null: not a package list), the way the scanner resolved them. */
+function viaScan(text: string) {
+  const cat = new PackageCatalog()
+  const out: Record<string, string[] | null> = {}
+  for (const [m, keys] of scanPkgAnswer(enc.encode(text), cat))
+    out[m] = keys && [...new Set(Array.from(keys, (k) => `${cat.nameOf[cat.keyName[k]!]} ${cat.versionOf[k]} ${cat.archOf[k]}`))].sort()
+  return out
+}
+/** The same from JSON.parse and parsePkgList. */
+function viaParse(text: string) {
+  const ret = (JSON.parse(text) as { return: unknown[] }).return[0]
+  const out: Record<string, string[] | null> = {}
+  if (!ret || typeof ret !== 'object' || Array.isArray(ret)) return out // no minion answered with a package list
+  for (const [m, v] of Object.entries(ret)) {
+    const list = parsePkgList(v)
+    out[m] = list && [...new Set(list.map((p) => `${p.name} ${p.version} ${p.arch ?? ''}`))].sort()
+  }
+  return out
+}
+const same = (text: string) => expect(viaScan(text)).toEqual(viaParse(text))
+
+describe('scanPkgAnswer', () => {
+  test('the recorded answers (versions_as_list, several minions, attr=version,arch)', () => {
+    for (const f of ['local-pkg.list_pkgs.json', 'local-pkg.list_pkgs-all.json', 'local-pkg.list_pkgs-attr.json'])
+      same(JSON.stringify(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')).response))
+  })
+
+  test.each([
+    ['lists and spacing', '{ "return" : [ { "a" : { "bash" : [ "5.2" , "5.1" ] , "zsh":["5.9"] } , "b":{} } ] }'],
+    ['comma-joined strings with empty parts', '{"return": [{"a": {"k": "1,,2,", "e": "", "l": []}}]}'],
+    ['{version, arch} objects', '{"return": [{"a": {"libc6": [{"version": "2.36", "arch": "amd64"}, {"version": "2.36", "arch": "i386"}], "x": {"version": "1"}}}]}'],
+    ['escapes and non-ASCII', '{"return": [{"a\\u0041": {"caf\\u00e9": ["1\\"2"], "naïve": ["ü"], "tab\\t": ["1"]}}]}'],
+    ['a duplicate name keeps the last value', '{"return": [{"a": {"bash": ["1"], "zsh": ["2"], "bash": ["3"]}}]}'],
+    ['a duplicate minion keeps the last value', '{"return": [{"a": {"bash": ["1"]}, "b": {}, "a": {"zsh": ["2"]}}]}'],
+    ['error strings, false, numbers, null items', '{"return": [{"a": "Minion did not return. [No response]", "b": false, "c": {"k": [1, null, "2", true, {}]}, "d": {"n": null, "o": 5}}]}'],
+    ['more return elements and an empty answer', '{"return": [{"a": {"k": ["1"]}}, {"ignored": [1, {"x": "]}"}]}]}'],
+    ['nothing matched', '{"return": [{}]}'],
+    ['return[0] not an object', '{"return": ["error text"]}'],
+    ['another outer shape', '{"other": 1, "return": [{"a": {"k": ["1"]}}]}'],
+    ['an empty name and the arch separator byte in text', '{"return": [{"a": {"": ["1"], "k": ["1\\u00ff2"]}}]}'],
+  ])('%s', (_label, text) => same(text))
+
+  test.each([
+    ['truncated', '{"return": [{"a": {"k": ["1"'],
+    ['trailing comma in a list', '{"return": [{"a": {"k": ["1",]}}]}'],
+    ['trailing comma in an object', '{"return": [{"a": {"k": ["1"],}}]}'],
+    ['garbage after the answer', '{"return": [{"a": {}}]} x'],
+    ['raw control character in a minion id', '{"return": [{"a\tb": {}}]}'],
+    ['bad later element', '{"return": [{"a": {}}, {"x" "y"}]}'],
+  ])('malformed JSON fails as JSON.parse does: %s', (_label, text) => {
+    expect(() => JSON.parse(text)).toThrow()
+    expect(() => scanPkgAnswer(enc.encode(text), new PackageCatalog())).toThrow(SyntaxError)
+  })
+
+  test('random answers mixing every shape equal JSON.parse + parsePkgList', () => {
+    let seed = 99
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 2 ** 32
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!
+    const NAMES = ['bash', 'libc6', 'zsh', 'caf\u00e9', 'q"uote', 'back\\slash', '', 'a,b']
+    const VERS = ['1.0', '2.0-1', '', '1,2', 'v\u00fc', 'x"y', '3.0']
+    const ws = () => pick(['', ' ', '\n  ', '\t'])
+    const value = (): string => {
+      const r = rnd()
+      if (r < 0.5) return `[${Array.from({ length: Math.floor(rnd() * 3) }, () => ws() + JSON.stringify(pick(VERS)) + ws()).join(',')}]`
+      if (r < 0.7) return JSON.stringify(pick(VERS))
+      if (r < 0.85) return JSON.stringify([{ version: pick(VERS), arch: pick(['amd64', '', 'i386']) }])
+      return pick(['null', '7', '{}', '[null]', 'true'])
+    }
+    for (let n = 0; n < 300; n++) {
+      const minions = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => {
+        const v = rnd() < 0.1 ? pick(['"No response"', 'false', '[]']) : `{${Array.from({ length: Math.floor(rnd() * 6) }, () => `${ws()}${JSON.stringify(pick(NAMES))}${ws()}:${ws()}${value()}`).join(',')}${ws()}}`
+        return `${JSON.stringify(pick(['m1', 'm2', 'm3', 'm\u00e94']))}:${ws()}${v}`
+      })
+      same(`{"return":${ws()}[{${minions.join(',' + ws())}}]}`)
+    }
+  })
+})
