@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { flagParam, intParam, oneOf, withChanges } from '../../src/dashboard/lib/query'
 import {
-  clip, duration, heartbeat, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
+  clip, duration, heartbeat, widenWindow, WIDGET_WINDOWS, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
   MINION_STATUSES, type ActivityEvent, type WidgetConfig,
 } from '../../src/dashboard/lib/fleet'
 import { MINION_STATUSES as SERVER_MINION_STATUSES } from '../../src/features/minions/service'
@@ -57,6 +57,13 @@ describe('overview widget', () => {
     expect(widgetActivityQuery({ ...cfg, widget_show_keys: false })).toEqual({ limit: 6, categories: 'job,minion', hide_dispatch: true })
     expect(widgetActivityQuery({ ...cfg, widget_show_jobs: false, widget_show_minions: false })?.categories).toBe('key')
     expect(widgetActivityQuery({ ...cfg, widget_show_jobs: false, widget_show_keys: false, widget_show_minions: false })).toBeNull()
+  })
+  test('the widget widens its time bound only while it has fewer events than asked', () => {
+    expect(WIDGET_WINDOWS.at(-1)).toBeUndefined() // the last step is unbounded, so a quiet fleet still shows its last events
+    expect(widenWindow(0, 6, 6)).toBeNull()
+    expect(widenWindow(0, 2, 6)).toBe(1)
+    expect(widenWindow(1, 0, 6)).toBe(2)
+    expect(widenWindow(WIDGET_WINDOWS.length - 1, 0, 6)).toBeNull()
   })
   test('heartbeat: minutes since the last event, stale past the window or without any event', () => {
     const now = Date.parse('2026-11-21T10:00:00.000Z')

@@ -159,6 +159,18 @@ export function widgetActivityQuery(cfg: WidgetConfig): Record<string, string | 
   return q
 }
 
+/**
+ * Time bounds the widget tries in turn. The API counts every matching event for `total`; with hide_dispatch or
+ * hide_routine over millions of events that count alone takes most of a second, while a bounded window is counted
+ * in milliseconds. A busy fleet fills the widget from the first window; a quiet one widens to the next.
+ */
+export const WIDGET_WINDOWS: readonly (number | undefined)[] = [1440, 10080, undefined]
+
+/** The next WIDGET_WINDOWS step after an answer with `got` of `want` events, or null when the widget is filled or unbounded. */
+export function widenWindow(step: number, got: number, want: number): number | null {
+  return got < want && step + 1 < WIDGET_WINDOWS.length ? step + 1 : null
+}
+
 /** The heartbeat: whole minutes since the last event and whether that is older than the window (or there is none). */
 export function heartbeat(lastTs: string | null | undefined, windowMinutes: number, now = Date.now()): { minutes: number | null; stale: boolean } {
   const t = lastTs ? new Date(lastTs).getTime() : Number.NaN

@@ -1,7 +1,8 @@
 /** The overview: fleet counts from the list endpoints' totals, the activity heartbeat and the recent-events widget. */
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
-import { heartbeat, widgetActivityQuery, type ActivityEvent, type WidgetConfig } from '../../lib/fleet'
+import { useEffect, useState } from 'preact/hooks'
+import { heartbeat, widenWindow, widgetActivityQuery, WIDGET_WINDOWS, type ActivityEvent, type WidgetConfig } from '../../lib/fleet'
 import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
@@ -39,16 +40,21 @@ function Heartbeat({ minutes }: { minutes: number }) {
   )
 }
 
-/** The recent-events list as the widget settings shape it. */
+/** The recent-events list as the widget settings shape it, widening its time bound only while it has too few events. */
 function RecentEvents({ cfg }: { cfg: WidgetConfig }) {
   const q = widgetActivityQuery(cfg)
-  const r = useGet<{ total: number; events: ActivityEvent[] }>(q ? `/api/activity${qs(q)}` : null)
+  const [step, setStep] = useState(0)
+  const r = useGet<{ total: number; events: ActivityEvent[] }>(q ? `/api/activity${qs({ ...q, since_minutes: WIDGET_WINDOWS[step] })}` : null)
+  const next = r.data && q ? widenWindow(step, r.data.events.length, Number(q.limit)) : null
+  useEffect(() => {
+    if (next !== null) setStep(next)
+  }, [next])
   if (!q) return <p class="muted">The widget settings hide every category.</p>
   return (
     <>
       <ErrorBox error={r.error} />
-      <Loading when={r.loading && !r.data} />
-      {r.data ? (
+      <Loading when={(r.loading && !r.data) || next !== null} />
+      {r.data && next === null ? (
         r.data.events.length ? (
           <ul class="events">{r.data.events.map((e) => <EventRow key={e.id} e={e} />)}</ul>
         ) : <p class="muted">No recent events.</p>
