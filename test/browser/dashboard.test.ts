@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { HOSTILE_ID, HOSTILE_PKG, PENDING_ID, SHOT_DIR, System, launchChromium, shot, until, watchedContext, type Browser, type Page } from './harness'
 
 const NEW_PASSWORD = 'browser-test-pw-2'
+/** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
+const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
+
 let sys: System
 let browser: Browser
 let w: Awaited<ReturnType<typeof watchedContext>>
@@ -21,13 +24,36 @@ afterAll(async () => {
   await sys?.stop()
 })
 
-/** Opens a dashboard route through the side navigation, as a person would. */
-async function nav(label: string) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).click()
-  await page.getByRole('heading', { level: 1 }).waitFor()
+/** Opens a page through the side navigation, as a person would, and waits for its heading. */
+async function nav(label: string, p = page) {
+  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).click()
+  await p.locator('h1#page-title').waitFor()
+  // Wait for the page's first loads: nothing says "Loading…" any more.
+  await until(async () => (await p.getByRole('status').filter({ hasText: 'Loading…' }).count()) === 0, `${label} loaded`)
+}
+
+/** No trace of minion data turned into markup, no dialog, no uncaught error since the last check (which it clears). */
+async function expectClean(where: string) {
+  const seen = { where, hostile: await w.hostile(true), dialogs: w.dialogs.splice(0), errors: w.pageErrors.splice(0) }
+  expect(seen).toEqual({ where, hostile: [], dialogs: [], errors: [] })
 }
 
 describe('dashboard', () => {
+  test('the markup watch sees an injection (so the hostile-id checks below can fail)', async () => {
+    await page.goto(sys.url)
+    await page.getByLabel('Username').waitFor()
+    // What a page would do if it put minion data through innerHTML (the script runs in the page; a string keeps DOM types out of tsc).
+    await page.evaluate(`document.body.insertAdjacentHTML('beforeend', ${JSON.stringify(`<p id="canary">${HOSTILE_ID}</p>`)})`)
+    // The <img> and its handler attribute, then the CSP refusing that inline handler (why no dialog fires even then).
+    const seen = await until(async () => {
+      const s = await w.hostile()
+      return s.some((x) => x.startsWith('csp ')) ? s : null
+    }, 'the watch to report the CSP violation')
+    expect(seen.some((s) => s.startsWith('element <img'))).toBe(true)
+    expect(seen.some((s) => s.startsWith('attribute onerror'))).toBe(true)
+    expect(w.dialogs).toEqual([])
+  })
+
   test('log in with the initial password and change it', async () => {
     await page.goto(sys.url)
     await page.getByLabel('Username').fill('admin')
@@ -35,20 +61,169 @@ describe('dashboard', () => {
     await shot(page, '01-login')
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Choose a new password' }).waitFor()
+    // Nothing but the password change is reachable yet.
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0)
     await page.getByLabel('Current password').fill(sys.initialPassword())
     await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
     await page.getByLabel('New password again').fill(NEW_PASSWORD)
     await shot(page, '02-change-password')
     await page.getByRole('button', { name: 'Change password' }).click()
     await page.getByRole('navigation', { name: 'Main' }).waitFor()
-    // The old password is gone for good.
     const old = await fetch(`${sys.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: sys.initialPassword() }) })
     expect(old.status).toBe(401)
+    await expectClean('after login')
   })
 
-  test('the fleet is seeded through salt', async () => {
+  test('the overview fills with counts and recent events once salt reports', async () => {
     await sys.login(NEW_PASSWORD)
     await sys.seed()
-    expect((await sys.api('GET', '/api/minions')).total).toBe(6)
+    // The overview loads its figures when opened (it has no live feed): open it afresh.
+    await page.reload()
+    const card = (label: string) => page.getByRole('link', { name: new RegExp(`${label}$`) })
+    // Each card loads its own count: wait until none shows the "…" placeholder.
+    await until(async () => !(await page.getByRole('region', { name: 'Fleet' }).innerText()).includes('…'), 'the four counts')
+    // 4 accepted minions answer; cache-01 is down (and the pending key's minion has never been seen).
+    expect(await card('Minions online').innerText()).toMatch(/^\s*4\s/)
+    expect(await card('Keys pending').innerText()).toMatch(/^\s*1\s/)
+    expect(await card('Runs failing').innerText()).toMatch(/^\s*1\s/) // db-01's last run failed; web-01's last was blocked
+    expect(await card('Minions offline').innerText()).toMatch(/^\s*[12]\s/)
+    const recent = page.getByRole('region', { name: 'Recent activity' })
+    await recent.getByRole('listitem').first().waitFor()
+    expect(await recent.getByRole('listitem').count()).toBe(6) // widget_event_count default
+    expect(await recent.innerText()).toContain('new-01 key is pending')
+    expect(await recent.innerText()).toContain(`${HOSTILE_ID} started`)
+    expect(await recent.getByRole('status').innerText()).toMatch(/Last activity/)
+    await shot(page, '03-overview')
+    await expectClean('overview')
   }, 60_000)
+
+  test('accept a pending key: it moves to accepted and a key.accept event by admin is recorded', async () => {
+    await nav('Keys')
+    const row = page.locator('tr, li').filter({ hasText: PENDING_ID }).last()
+    await shot(page, '04-keys-before')
+    await row.getByRole('button', { name: /^Accept/ }).click()
+    // A confirmation step, when the page asks one, is answered yes.
+    const yes = page.getByRole('button', { name: /^Yes, accept/ })
+    if (await yes.count()) await yes.click()
+    await until(async () => (await sys.api('GET', '/api/keys')).accepted.includes(PENDING_ID), 'key accepted in salt')
+    const ev = await until(async () => (await sys.api('GET', `/api/activity?event_type=key.accept&minion_id=${PENDING_ID}`)).events[0], 'key.accept event')
+    expect(ev).toMatchObject({ summary: `${PENDING_ID} key accepted`, initiator: 'admin' })
+    // The page shows it: no Accept button left for it, and it is listed among the accepted keys.
+    await until(async () => (await page.locator('tr, li').filter({ hasText: PENDING_ID }).getByRole('button', { name: /^Accept/ }).count()) === 0, 'Accept button gone')
+    expect(await page.getByRole('main').innerText()).toContain(PENDING_ID)
+    await shot(page, '05-keys-after')
+    await nav('Activity')
+    await page.getByText(`${PENDING_ID} key accepted`).first().waitFor()
+    await expectClean('keys')
+  })
+
+  test("a minion's run history shows the four statuses and filters by one", async () => {
+    await nav('Minions')
+    await page.getByRole('link', { name: 'web-01', exact: true }).click()
+    await page.getByRole('heading', { name: 'Minion web-01' }).waitFor()
+    const runs = page.getByRole('region', { name: 'Run history' })
+    const table = runs.getByRole('table', { name: 'Runs' })
+    await until(async () => (await table.getByRole('row').count()) === 5, 'four runs and a header')
+    const statuses = await table.locator('tbody tr td:nth-child(2)').allInnerTexts()
+    expect(statuses.map((s) => s.trim())).toEqual(['blocked', 'unhealthy', 'changed', 'healthy'])
+    await shot(page, '06-minion-web-01')
+    await runs.getByRole('button', { name: 'unhealthy' }).click()
+    await until(async () => (await table.getByRole('row').count()) === 2, 'one unhealthy run')
+    expect((await table.locator('tbody tr td:nth-child(2)').innerText()).trim()).toBe('unhealthy')
+    await expectClean('minion')
+  })
+
+  test('search packages and open the versions of one', async () => {
+    await nav('Packages')
+    const main = page.getByRole('main')
+    await main.getByText('openssl', { exact: true }).first().waitFor()
+    await main.getByRole('searchbox').first().fill('nginx')
+    await main.getByRole('button', { name: 'Search' }).first().click()
+    await until(async () => !(await main.innerText()).includes('openssl'), 'the list to narrow')
+    const names = await main.getByRole('table').first().locator('tbody tr td:first-child').allInnerTexts()
+    expect(names.map((n) => n.trim())).toEqual(['nginx', 'nginx-common'])
+    await shot(page, '07-packages-search')
+    await main.getByRole('link', { name: 'nginx', exact: true }).click()
+    await until(async () => (await page.getByRole('main').innerText()).includes('1.22.1-9+deb12u1'), 'versions of nginx')
+    expect(await page.getByRole('main').innerText()).toContain('1.22.1-9')
+    await shot(page, '08-package-nginx')
+    await expectClean('packages')
+  })
+
+  test('change a poller interval on the Pollers page; the setting is stored', async () => {
+    await nav('Pollers')
+    await shot(page, '09-pollers')
+    const field = page.getByLabel(/jobs poll/i)
+    await field.fill('45')
+    await field.locator('xpath=ancestor::form').getByRole('button', { name: 'Save' }).click()
+    await until(async () => (await sys.api('GET', '/api/admin/settings')).pollers.jobs_poll_interval_seconds === 45, 'stored interval')
+    // The page says so, and the scheduler took it.
+    await page.getByRole('status').filter({ hasText: /saved/i }).first().waitFor()
+    const jobs = (await sys.api('GET', '/api/admin/pollers')).pollers.find((p: { name: string }) => p.name === 'jobs')
+    expect(jobs).toMatchObject({ enabled: true, interval_seconds: 45 })
+    await expectClean('pollers')
+  })
+
+  test('the hostile minion id renders as text on every page that shows it', async () => {
+    const visible = async (where: string, text = HOSTILE_ID) => {
+      await page.getByText(text, { exact: false }).first().waitFor({ timeout: 10_000 }).catch((e) => {
+        throw new Error(`${where}: the hostile id is not shown as text (${(e as Error).message.split('\n')[0]})`)
+      })
+      await expectClean(where)
+    }
+    // The overview showed it in the recent events already (checked there, while it was recent).
+    await nav('Minions')
+    await page.getByRole('link', { name: HOSTILE_ID, exact: true }).waitFor()
+    await visible('minions')
+    await page.getByRole('link', { name: HOSTILE_ID, exact: true }).click()
+    await page.getByRole('heading', { name: `Minion ${HOSTILE_ID}` }).waitFor()
+    await visible('minion detail')
+    await visible('minion detail packages', HOSTILE_PKG)
+    await shot(page, '10-minion-hostile')
+    await nav('Activity')
+    await visible('activity')
+    await nav('Jobs')
+    await visible('jobs')
+    await nav('Packages')
+    await visible('packages', HOSTILE_PKG)
+    expect(await page.locator('img').count()).toBe(0)
+  })
+
+  test('every page opens from the navigation; a screenshot of each', async () => {
+    const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts()
+    expect(links.filter((l) => NAV.includes(l.trim()))).toEqual(NAV)
+    for (const [i, label] of NAV.entries()) {
+      await nav(label)
+      const h1 = (await page.locator('h1#page-title').innerText()).trim()
+      expect({ label, h1: h1.length > 0, errors: await page.getByRole('alert').allInnerTexts() }).toEqual({ label, h1: true, errors: [] })
+      await shot(page, `page-${String(i + 1).padStart(2, '0')}-${label.toLowerCase().replace(/\s+/g, '-')}`)
+    }
+    await expectClean('every page')
+  }, 60_000)
+
+  test('Settings: "Test connection" reaches salt', async () => {
+    await nav('Settings')
+    await page.getByRole('button', { name: 'Test connection' }).click()
+    await page.getByRole('main').getByText(/minion/i).first().waitFor()
+    await until(async () => /ok|success|connected|reached/i.test(await page.getByRole('main').innerText()), 'a positive test result')
+    await shot(page, '11-settings-tested')
+  })
+
+  test('phone width (375 px): overview and minions fit without sideways scrolling', async () => {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 800 }, storageState: await w.context.storageState() })
+    try {
+      const p = await phone.newPage()
+      await p.goto(`${sys.url}/#/`)
+      await p.getByRole('region', { name: 'Recent activity' }).getByRole('listitem').first().waitFor()
+      await shot(p, '12-phone-overview')
+      const overflow = () => p.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+      expect({ page: 'overview', overflow: await overflow() }).toEqual({ page: 'overview', overflow: 0 })
+      await p.goto(`${sys.url}/#/minions`)
+      await p.getByRole('link', { name: 'web-01', exact: true }).waitFor()
+      await shot(p, '13-phone-minions')
+      expect({ page: 'minions', overflow: await overflow() }).toEqual({ page: 'minions', overflow: 0 })
+    } finally {
+      await phone.close()
+    }
+  })
 })

@@ -177,11 +177,11 @@ function saltStamp(ms: number) {
 }
 
 /** Polls `fn` until truthy; names what it waited for when it gives up. */
-export async function until<T>(fn: () => T | Promise<T>, what: string, ms = 10_000): Promise<T> {
+export async function until<T>(fn: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
   const end = Date.now() + ms
   for (;;) {
     const v = await fn()
-    if (v) return v
+    if (v) return v as NonNullable<T>
     if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`)
     await Bun.sleep(50)
   }
@@ -225,9 +225,12 @@ export async function watchedContext(browser: Browser, viewport = { width: 1280,
   const page = await context.newPage()
   return {
     context, page, dialogs, pageErrors,
-    /** Markup the watch script saw in the current document. */
-    async hostile(): Promise<string[]> {
-      return page.evaluate(() => (globalThis as unknown as { __hostile?: string[] }).__hostile ?? [])
+    /** Markup the watch script saw in the current document; `clear` empties the record so a later failure names its own page. */
+    async hostile(clear = false): Promise<string[]> {
+      return page.evaluate((c) => {
+        const seen = (globalThis as unknown as { __hostile?: string[] }).__hostile ?? []
+        return c ? seen.splice(0) : [...seen]
+      }, clear)
     },
   }
 }
