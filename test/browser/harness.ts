@@ -21,10 +21,13 @@ const ROOT = resolve(import.meta.dir, '..', '..')
 /** Where screenshots go (git-ignored); SALTDECK_SCREENSHOTS moves them. */
 export const SHOT_DIR = resolve(process.env.SALTDECK_SCREENSHOTS ?? join(ROOT, 'test', 'browser', 'screenshots'))
 
+/** Debian's chromium (SALTDECK_CHROMIUM points elsewhere). */
+export const CHROMIUM = process.env.SALTDECK_CHROMIUM ?? '/usr/bin/chromium'
+
 /** Chromium as issue 4 prescribes it: Debian's package, headless, no sandbox (CI runs as root), nothing phoning home. */
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: process.env.SALTDECK_CHROMIUM ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   })
