@@ -12,6 +12,7 @@ import { SaltRuntime } from '../src/salt/runtime'
 import { upsertMinionFacts } from '../src/features/minions/service'
 import { startRefresh } from '../src/features/inventory/service'
 import { refreshInventory } from '../src/pollers/inventory'
+import { PackageSetWriter } from '../src/features/inventory/writer'
 
 const N = Number(process.argv[2] ?? 50_000)
 const P = Number(process.argv[3] ?? 1500)
@@ -27,17 +28,38 @@ const deps = await openDataDir(config, new Logger('json', () => {}, true))
 const rt = new SaltRuntime(deps)
 upsertMinionFacts(deps, Array.from({ length: N }, (_, i) => ({ id: `m-${String(i).padStart(5, '0')}`, keyState: 'accepted' as const, online: true })))
 
+// Time spent storing (flush: diff + SQLite), to split the refresh into storing and the rest (salt answers, scanning).
+let flushMs = 0
+let flushes = 0
+const flush = PackageSetWriter.prototype.flush
+PackageSetWriter.prototype.flush = function (this: PackageSetWriter, ...args: Parameters<typeof flush>) {
+  const t0 = performance.now()
+  try {
+    return flush.apply(this, args)
+  } finally {
+    flushMs += performance.now() - t0
+    flushes++
+  }
+}
+
 let peak = 0
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100)
 async function timed(label: string) {
   Bun.gc(true)
   peak = process.memoryUsage().rss
+  flushMs = 0
+  flushes = 0
+  const cpu0 = process.cpuUsage()
   const r = startRefresh(deps, '*')!
   const t0 = performance.now()
   const answered = await refreshInventory(rt, r.refresh_id, '*', rt.inventoryBatch)
   const s = (performance.now() - t0) / 1000
   const rows = deps.db.$client.query<{ n: number }, []>('SELECT coalesce(sum(length(keys)), 0) / 4 AS n FROM minion_package_sets').get()!.n
-  const out = { label, seconds: Math.round(s * 10) / 10, minions: answered, rows, peak_rss_mb: Math.round(peak / 1e6) }
+  const cpu = process.cpuUsage(cpu0)
+  const out = {
+    label, seconds: Math.round(s * 10) / 10, minions: answered, rows, peak_rss_mb: Math.round(peak / 1e6),
+    store_s: Math.round(flushMs / 100) / 10, flushes, cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
+  }
   console.log(JSON.stringify(out))
   return out
 }

@@ -434,9 +434,9 @@ function storedRows(ids: string[]): string[][] {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Aggregates, built once, with exactly the semantics of replacePackageSets:
-//  package_versions(source, …) = minions holding that row; package_versions('', …) = sum over sources;
+//  package_versions(source, …) = minions holding that row (per source only);
 //  package_stats(source, name).minion_count = minions holding the name in that source, ('' …) = sum over sources;
-//  version_count = count(DISTINCT version) of package_versions of that (source, name);
+//  version_count = count(DISTINCT version) of package_versions of that (source, name), of every source for '';
 //  package_seen(source, name, seen_at).n = minions holding the name whose latest collection was at seen_at;
 //  last_seen = max(seen_at) of package_seen for (source, name); '' = max over the sources.
 
@@ -454,11 +454,12 @@ function storedRows(ids: string[]): string[][] {
         for (let b = 0; b < N_BATCHES; b++) if (a.batches[i * N_BATCHES + b]) insSeen.run(source, c.names[i]!, batchTime(b), a.batches[i * N_BATCHES + b]!)
       }
     }
-    db.exec(`INSERT INTO package_versions (source, name, version, arch, minion_count)
-      SELECT '', name, version, arch, sum(minion_count) FROM package_versions WHERE source <> '' GROUP BY name, version, arch`)
     db.exec(`INSERT INTO package_stats (source, name, minion_count, version_count, last_seen)
       SELECT '', name, sum(minion_count), 0, max(last_seen) FROM package_stats WHERE source <> '' GROUP BY name`)
-    db.exec(`UPDATE package_stats SET version_count = (SELECT count(DISTINCT version) FROM package_versions v WHERE v.source = package_stats.source AND v.name = package_stats.name)`)
+    db.exec(`UPDATE package_stats SET version_count = (SELECT count(DISTINCT version) FROM package_versions v WHERE v.source = package_stats.source AND v.name = package_stats.name)
+      WHERE source <> ''`)
+    db.exec(`UPDATE package_stats SET version_count = t.n FROM (SELECT name, count(DISTINCT version) AS n FROM package_versions GROUP BY name) t
+      WHERE package_stats.source = '' AND package_stats.name = t.name`)
   })()
   const n = db.query<{ s: number; v: number; e: number }, []>('SELECT (SELECT count(*) FROM package_stats) AS s, (SELECT count(*) FROM package_versions) AS v, (SELECT count(*) FROM package_seen) AS e').get()!
   phase(`aggregates (${fmt(n.s)} stats, ${fmt(n.v)} versions, ${fmt(n.e)} seen)`)
@@ -526,18 +527,14 @@ const fail = (msg: string): never => {
     }
   }
   if (scanned !== N_MINIONS * N_PKGS) fail(`the package sets hold ${scanned} rows, expected ${N_MINIONS * N_PKGS}`)
-  // Derive the '' level and version_count with the service's rules.
-  for (const [k, n] of [...ver]) {
-    const [, name, version, arch] = k.split('\0')
-    const ak = `\0${name}\0${version}\0${arch}`
-    ver.set(ak, (ver.get(ak) ?? 0) + n)
-  }
+  // version_count with the service's rules: distinct version strings per source, and over all sources for ''.
   const distinct = new Map<string, Set<string>>()
   for (const k of ver.keys()) {
     const [source, name, version] = k.split('\0')
-    const nk = `${source}\0${name}`
-    if (!distinct.has(nk)) distinct.set(nk, new Set())
-    distinct.get(nk)!.add(version!)
+    for (const nk of [`${source}\0${name}`, `\0${name}`]) {
+      if (!distinct.has(nk)) distinct.set(nk, new Set())
+      distinct.get(nk)!.add(version!)
+    }
   }
   for (const [k, n] of [...nameCnt]) {
     const name = k.split('\0')[1]

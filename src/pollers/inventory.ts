@@ -33,6 +33,9 @@ export async function refreshInventory(rt: SaltRuntime, id: string, target: stri
     p.catch(() => {}) // awaited later; a failure must not count as unhandled meanwhile
     return p
   }
+  // Every set of one refresh counts as collected at the refresh's start: last_seen then moves once per refresh instead of
+  // once per flush, which spares a package_stats row write per name and flush.
+  const collectedAt = db.query<{ t: number }, [string]>('SELECT started_at AS t FROM inventory_refreshes WHERE id = ?1').get(id)?.t ?? rt.deps.clock.now()
   const writer = new PackageSetWriter(rt.deps)
   let asked = 0
   let answered = 0
@@ -60,7 +63,7 @@ export async function refreshInventory(rt: SaltRuntime, id: string, target: stri
         answered++
       }
       if (!next || writer.pendingMinions >= flushMinions || performance.now() - lastFlush >= FLUSH_MS) {
-        stored += writer.flush()
+        stored += writer.flush(collectedAt)
         lastFlush = performance.now()
       }
       progressRefresh(rt.deps, id, { asked, answered, stored })

@@ -118,7 +118,6 @@ class Scanner {
     this.i++
     this.n = 0
     const t = ++this.tick
-    if (this.nameSeen.length < cat.names.size + 4096) this.nameSeen = grow32(this.nameSeen, cat.names.size + 4096)
     let c = this.ws()
     if (c === 125) return this.i++, new Int32Array(0)
     for (;;) {
@@ -126,24 +125,30 @@ class Scanner {
       const ns = this.i + 1
       const ne = this.plainEnd(ns)
       if (ne < 0) return undefined
-      const name = cat.name(b, ns, ne)
-      if (name >= this.nameSeen.length) this.nameSeen = grow32(this.nameSeen, name + 4096)
-      // A name given twice: JSON.parse would keep only the last value.
-      if (this.nameSeen[name] === t) return undefined
-      this.nameSeen[name] = t
       this.i = ne + 1
       if (!this.punct(COLON)) return undefined
+      let name = -1
       c = this.ws()
       if (c === 91) {
         this.i++
         c = this.ws()
         if (c === 93) this.i++
         else
-          for (;;) {
+          for (let first = true; ; first = false) {
             if (c !== Q) return undefined
-            const ve = this.plainEnd(this.i + 1)
+            const vs = this.i + 1
+            const ve = this.plainEnd(vs)
             if (ve < 0) return undefined
-            if (ve > this.i + 1) this.push(cat.key(name, b, this.i + 1, ve))
+            if (ve > vs) {
+              let k: number
+              if (first) {
+                // The usual entry: one lookup for the whole `name": ["version` run.
+                k = cat.entry(b, ns, ve)
+                if (k < 0) cat.setEntry(b, ns, ve, (k = cat.key(cat.name(b, ns, ne), b, vs, ve)))
+                name = cat.keyName[k]!
+              } else k = cat.key(name < 0 ? (name = cat.name(b, ns, ne)) : name, b, vs, ve)
+              this.push(k)
+            }
             this.i = ve + 1
             c = this.ws()
             this.i++
@@ -153,6 +158,7 @@ class Scanner {
           }
       } else if (c === Q) {
         // A comma-joined string of versions.
+        name = cat.name(b, ns, ne)
         const ve = this.plainEnd(this.i + 1)
         if (ve < 0) return undefined
         let from = this.i + 1
@@ -163,6 +169,11 @@ class Scanner {
         }
         this.i = ve + 1
       } else return undefined
+      if (name < 0) name = cat.name(b, ns, ne)
+      if (name >= this.nameSeen.length) this.nameSeen = grow32(this.nameSeen, name + 4096)
+      // A name given twice: JSON.parse would keep only the last value.
+      if (this.nameSeen[name] === t) return undefined
+      this.nameSeen[name] = t
       c = this.ws()
       this.i++
       if (c === 125) return this.keys.slice(0, this.n)

@@ -8,15 +8,18 @@ const decoder = new TextDecoder()
 /** Separates version from arch in a key's bytes; 0xFF never occurs in UTF-8, so the split is unambiguous. */
 const ARCH_SEP = 0xff
 
-/** Interns byte strings under a small integer salt to dense indexes 0, 1, 2, … (open addressing, bytes compared on hit). */
+/**
+ * Interns byte strings under a small integer salt to dense indexes 0, 1, 2, … (open addressing, bytes compared on hit).
+ * Lookups are bound by cache misses at fleet scale, so each slot holds the hash beside the index and each entry's
+ * start, length and salt sit together: a hit costs about three misses (slot, entry, bytes).
+ */
 export class ByteInterner {
   private arena = new Uint8Array(1 << 16)
   private used = 0
-  private start = new Int32Array(1024)
-  private len = new Int32Array(1024)
-  private salts = new Int32Array(1024)
-  private hashes = new Int32Array(1024)
-  private table = new Int32Array(2048).fill(-1)
+  /** Per index: start in the arena, length, salt. */
+  private meta = new Int32Array(3 * 1024)
+  /** Pairs (hash, index + 1); index + 1 = 0 marks an empty slot. */
+  private table = new Int32Array(2 * 2048)
   /** A per-process random seed, so a hostile minion cannot precompute names that all collide. */
   private static seed = (Math.random() * 0x7fffffff) | 0
   /** Number of interned strings. */
@@ -29,58 +32,59 @@ export class ByteInterner {
     return h ^ (h >>> 15)
   }
 
-  /** The index of bytes b[s, e) under salt, or -1. */
-  find(b: Uint8Array, s: number, e: number, salt: number, h = ByteInterner.hash(b, s, e, salt)): number {
-    const mask = this.table.length - 1
+  /** The index of bytes b[s, e) under salt with hash h, or -1. */
+  find(b: Uint8Array, s: number, e: number, salt: number, h: number): number {
+    const table = this.table
+    const mask = (table.length >> 1) - 1
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const idx = this.table[slot]!
+      const idx = table[2 * slot + 1]! - 1
       if (idx < 0) return -1
-      if (this.hashes[idx] !== h || this.salts[idx] !== salt || this.len[idx] !== e - s) continue
-      const o = this.start[idx]! - s
+      if (table[2 * slot] !== h) continue
+      const meta = this.meta
+      if (meta[3 * idx + 1] !== e - s || meta[3 * idx + 2] !== salt) continue
+      const arena = this.arena
+      let o = meta[3 * idx]!
       let i = s
-      while (i < e && this.arena[o + i] === b[i]) i++
+      while (i < e && arena[o] === b[i]) i++, o++
       if (i === e) return idx
     }
   }
 
-  /** Adds bytes b[s, e) under salt (the caller checked they are absent); returns the new index. */
-  add(b: Uint8Array, s: number, e: number, salt: number, h = ByteInterner.hash(b, s, e, salt)): number {
+  /** Adds bytes b[s, e) under salt with hash h (the caller checked they are absent); returns the new index. */
+  add(b: Uint8Array, s: number, e: number, salt: number, h: number): number {
     const n = e - s
     if (this.used + n > this.arena.length) this.arena = grow(this.arena, this.used + n)
     this.arena.set(b.subarray(s, e), this.used)
     const idx = this.size++
-    if (idx >= this.start.length) {
-      this.start = grow(this.start, idx + 1)
-      this.len = grow(this.len, idx + 1)
-      this.salts = grow(this.salts, idx + 1)
-      this.hashes = grow(this.hashes, idx + 1)
-    }
-    this.start[idx] = this.used
-    this.len[idx] = n
-    this.salts[idx] = salt
-    this.hashes[idx] = h
+    if (3 * idx + 3 > this.meta.length) this.meta = grow(this.meta, 3 * idx + 3)
+    this.meta[3 * idx] = this.used
+    this.meta[3 * idx + 1] = n
+    this.meta[3 * idx + 2] = salt
     this.used += n
     // Keep the table at most half full so probe runs stay short.
-    if (this.size * 2 > this.table.length) this.rehash(this.table.length * 2)
-    else this.place(idx)
+    if (this.size * 2 > this.table.length >> 1) this.rehash(this.table.length)
+    this.place(h, idx)
     return idx
   }
 
   /** The bytes of an interned index. */
   bytes(idx: number): Uint8Array {
-    return this.arena.subarray(this.start[idx]!, this.start[idx]! + this.len[idx]!)
+    return this.arena.subarray(this.meta[3 * idx]!, this.meta[3 * idx]! + this.meta[3 * idx + 1]!)
   }
 
-  private place(idx: number) {
-    const mask = this.table.length - 1
-    let slot = this.hashes[idx]! & mask
-    while (this.table[slot]! >= 0) slot = (slot + 1) & mask
-    this.table[slot] = idx
+  private place(h: number, idx: number) {
+    const table = this.table
+    const mask = (table.length >> 1) - 1
+    let slot = h & mask
+    while (table[2 * slot + 1]) slot = (slot + 1) & mask
+    table[2 * slot] = h
+    table[2 * slot + 1] = idx + 1
   }
 
-  private rehash(size: number) {
-    this.table = new Int32Array(size).fill(-1)
-    for (let i = 0; i < this.size; i++) this.place(i)
+  private rehash(slots: number) {
+    const old = this.table
+    this.table = new Int32Array(2 * slots)
+    for (let j = 0; j < old.length; j += 2) if (old[j + 1]) this.place(old[j]!, old[j + 1]! - 1)
   }
 }
 
@@ -104,8 +108,27 @@ export class PackageCatalog {
   readonly archOf: string[] = []
   /** key index → package_keys.id, 0 while the key is not stored. */
   keyId = new Int32Array(1024)
+  /** The keys of a name as a chain: name index → first key index + 1, key index → next key index + 1 (0 ends it). */
+  private firstKey = new Int32Array(1024)
+  private nextKey = new Int32Array(1024)
   /** package_keys.id → key index + 1 (0: unknown id). */
   private byId = new Int32Array(1024)
+  /** Whole `name": ["version` byte runs of an answer → key index, so the usual package entry costs one lookup. */
+  private readonly entries = new ByteInterner()
+  private entryKey = new Int32Array(1024)
+
+  /** The key index cached for the entry run b[s, e), or -1. */
+  entry(b: Uint8Array, s: number, e: number): number {
+    const i = this.entries.find(b, s, e, 0, ByteInterner.hash(b, s, e, 0))
+    return i < 0 ? -1 : this.entryKey[i]!
+  }
+
+  /** Caches key index k for the entry run b[s, e). */
+  setEntry(b: Uint8Array, s: number, e: number, k: number) {
+    const i = this.entries.add(b, s, e, 0, ByteInterner.hash(b, s, e, 0))
+    if (i >= this.entryKey.length) this.entryKey = grow(this.entryKey, i + 1)
+    this.entryKey[i] = k
+  }
 
   /** The name index of bytes b[s, e) (UTF-8, no JSON escapes). */
   name(b: Uint8Array, s: number, e: number): number {
@@ -129,9 +152,18 @@ export class PackageCatalog {
     if (idx >= this.keyName.length) {
       this.keyName = grow(this.keyName, idx + 1)
       this.keyId = grow(this.keyId, idx + 1)
+      this.nextKey = grow(this.nextKey, idx + 1)
     }
+    if (name >= this.firstKey.length) this.firstKey = grow(this.firstKey, name + 1)
     this.keyName[idx] = name
+    this.nextKey[idx] = this.firstKey[name]!
+    this.firstKey[name] = idx + 1
     return idx
+  }
+
+  /** Calls f with every key index of a name. */
+  keysOfName(name: number, f: (k: number) => void) {
+    for (let k = (this.firstKey[name] ?? 0) - 1; k >= 0; k = this.nextKey[k]! - 1) f(k)
   }
 
   /** The key index of a (name, version, arch) given as strings. */

@@ -7,6 +7,7 @@
 import type { AppDeps } from '../../deps'
 import { ensureMinion } from '../minions/service'
 import { PackageCatalog, grow } from './catalog'
+import { Deltas } from './deltas'
 
 /** One installed package version. */
 export interface Pkg {
@@ -15,19 +16,20 @@ export interface Pkg {
   arch?: string
 }
 
-const ALL = ''
 
 /** Accumulates package sets (as catalog key indexes) and stores them with every aggregate in one transaction per flush. */
 export class PackageSetWriter {
   readonly catalog = new PackageCatalog()
   private pending: { minionId: string; source: string; keys: Int32Array }[] = []
   private generation = -1
+  /** minion_count of every package_versions row, per source and key index (the writer's copy, reloaded with the ids). */
+  private counts = new Map<string, Int32Array>()
   private keyStamp = new Int32Array(1024)
   private nameStamp = new Int32Array(1024)
   private tick = 0
 
   constructor(private deps: AppDeps) {
-    this.loadIds()
+    this.load()
   }
 
   /** Number of minions queued since the last flush. */
@@ -66,17 +68,16 @@ export class PackageSetWriter {
     try {
       db.transaction(() => {
         const gen = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
-        if (gen !== this.generation) this.loadIds()
-        const d = new Deltas(this.catalog)
+        if (gen !== this.generation) this.load()
+        const d = new Deltas(this.catalog, this.counts)
         for (const s of sets) stored += this.replace(s, collectedAt, d)
-        const keysChanged = d.apply(this.deps, collectedAt) || d.inserted.length > 0
-        if (keysChanged) {
-          this.generation = db.query<{ g: number }, []>(`INSERT INTO package_key_generation (id, generation) VALUES (1, 1)
-            ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation AS g`).get()!.g
-        }
+        d.apply(db, collectedAt)
+        // Every flush moves the generation, so another writer reloads its copy of ids and counts before it diffs.
+        this.generation = db.query<{ g: number }, []>(`INSERT INTO package_key_generation (id, generation) VALUES (1, 1)
+          ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation AS g`).get()!.g
       })()
     } catch (e) {
-      // Ids handed out inside the rolled-back transaction are void: reload them before the next flush.
+      // Ids and counts changed inside the rolled-back transaction are void: reload them before the next flush.
       this.generation = -1
       throw e
     }
@@ -132,137 +133,21 @@ export class PackageSetWriter {
     return c.keyId[k]!
   }
 
-  /** Loads every stored key id into the catalog (at start, and after another writer changed package_keys). */
-  private loadIds() {
+  /** Loads every stored key id and version count (at start, and after another writer flushed). */
+  private load() {
     const db = this.deps.db.$client
-    this.catalog.clearIds()
+    const cat = this.catalog
+    cat.clearIds()
+    this.counts.clear()
     this.generation = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
     for (const [id, name, version, arch] of db.query<[number, string, string, string], []>('SELECT id, name, version, arch FROM package_keys').values() as [number, string, string, string][])
-      this.catalog.setId(this.catalog.keyOf(name, version, arch), id)
-  }
-}
-
-/** The count deltas of one flush: per source and key (package_versions), per source, collection time and name (package_seen). */
-class Deltas {
-  private ver = new Map<string, Int32Array>()
-  private seenAt = new Map<string, { source: string; at: number; d: Int32Array }>()
-  /** Keys added to package_keys in this flush. */
-  readonly inserted: number[] = []
-
-  constructor(private cat: PackageCatalog) {}
-
-  /** Per-key deltas of one source. */
-  versions(source: string): Int32Array {
-    let a = this.ver.get(source)
-    if (!a) this.ver.set(source, (a = new Int32Array(this.cat.keys.size)))
-    return a
-  }
-
-  /** Per-name deltas of minions of one source collected at one time. */
-  seen(source: string, at: number): Int32Array {
-    const k = `${source}\u0000${at}`
-    let e = this.seenAt.get(k)
-    if (!e) this.seenAt.set(k, (e = { source, at, d: new Int32Array(this.cat.names.size) }))
-    return e.d
-  }
-
-  /** Writes the deltas to the aggregate tables; returns whether package_keys lost rows. */
-  apply(deps: AppDeps, at: number): boolean {
-    const db = deps.db.$client
-    const cat = this.cat
-    const q = {
-      verAdd: db.query(`INSERT INTO package_versions (source, name, version, arch, minion_count) VALUES (?1, ?2, ?3, ?4, ?5)
-        ON CONFLICT (source, name, version, arch) DO UPDATE SET minion_count = minion_count + excluded.minion_count`),
-      verDrop: db.query('DELETE FROM package_versions WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4 AND minion_count <= 0'),
-      keyDrop: db.query('DELETE FROM package_keys WHERE id = ?1'),
-      nameAdd: db.query(`INSERT INTO package_stats (source, name, minion_count, version_count, last_seen) VALUES (?1, ?2, ?3, 0, ?4)
-        ON CONFLICT (source, name) DO UPDATE SET minion_count = minion_count + excluded.minion_count`),
-      nameDrop: db.query('DELETE FROM package_stats WHERE source = ?1 AND name = ?2 AND minion_count <= 0'),
-      versions: db.query(`UPDATE package_stats SET version_count = (SELECT count(DISTINCT version) FROM package_versions v WHERE v.source = ?1 AND v.name = ?2)
-        WHERE source = ?1 AND name = ?2`),
-      seenAdd: db.query(`INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)
-        ON CONFLICT (source, name, seen_at) DO UPDATE SET n = n + excluded.n`),
-      seenDrop: db.query('DELETE FROM package_seen WHERE source = ?1 AND name = ?2 AND seen_at = ?3 AND n <= 0'),
-      seen: db.query(`UPDATE package_stats SET last_seen = (SELECT max(seen_at) FROM package_seen s WHERE s.source = ?1 AND s.name = ?2)
-        WHERE source = ?1 AND name = ?2`),
-      seenAll: db.query(`UPDATE package_stats SET last_seen = (SELECT max(last_seen) FROM package_stats s WHERE s.name = ?1 AND s.source <> '')
-        WHERE source = '' AND name = ?1`),
+      cat.setId(cat.keyOf(name, version, arch), id)
+    for (const [source, name, version, arch, n] of db.query<[string, string, string, string, number], []>('SELECT source, name, version, arch, minion_count FROM package_versions').values() as [string, string, string, string, number][]) {
+      const k = cat.keyOf(name, version, arch)
+      let c = this.counts.get(source)
+      if (!c) this.counts.set(source, (c = new Int32Array(cat.keys.size + 1024)))
+      if (k >= c.length) this.counts.set(source, (c = grow(c, k + 1)))
+      c[k] = n
     }
-    const K = cat.keys.size
-    const N = cat.names.size
-    let dropped = false
-    // Versions per source, then the all-sources rows from their sum; a key nobody holds any more leaves package_keys.
-    const verTouched = new Map<string, Uint8Array>()
-    const touch = (m: Map<string, Uint8Array>, source: string, nm: number) => {
-      let a = m.get(source)
-      if (!a) m.set(source, (a = new Uint8Array(N)))
-      a[nm] = 1
-    }
-    const all = new Int32Array(K)
-    const verRow = (source: string, k: number, d: number) => {
-      const name = cat.nameOf[cat.keyName[k]!]!
-      q.verAdd.run(source, name, cat.versionOf[k]!, cat.archOf[k]!, d)
-      touch(verTouched, source, cat.keyName[k]!)
-      return d < 0 && q.verDrop.run(source, name, cat.versionOf[k]!, cat.archOf[k]!).changes > 0
-    }
-    for (const [source, d] of this.ver)
-      for (let k = 0; k < d.length; k++) {
-        if (!d[k]) continue
-        all[k]! += d[k]!
-        verRow(source, k, d[k]!)
-      }
-    for (let k = 0; k < K; k++) {
-      if (!all[k] || !verRow(ALL, k, all[k]!)) continue
-      q.keyDrop.run(cat.keyId[k]!)
-      cat.setId(k, 0)
-      dropped = true
-    }
-    // A key stored and dropped again within this flush (the same minion queued twice) never got an all-sources row.
-    const held = db.query("SELECT 1 FROM package_versions WHERE source = '' AND name = ?1 AND version = ?2 AND arch = ?3")
-    for (const k of this.inserted) {
-      if (!cat.keyId[k] || held.get(cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!)) continue
-      q.keyDrop.run(cat.keyId[k]!)
-      cat.setId(k, 0)
-      dropped = true
-    }
-    // Holders per name: the sum of the name's seen deltas over the collection times, per source and over all sources.
-    const names = new Map<string, Int32Array>()
-    for (const e of this.seenAt.values()) {
-      let a = names.get(e.source)
-      if (!a) names.set(e.source, (a = new Int32Array(N)))
-      for (let n = 0; n < e.d.length; n++) a[n]! += e.d[n]!
-    }
-    const allNames = new Int32Array(N)
-    const nameRow = (source: string, n: number, d: number) => {
-      q.nameAdd.run(source, cat.nameOf[n]!, d, at)
-      if (d < 0) q.nameDrop.run(source, cat.nameOf[n]!)
-    }
-    for (const [source, a] of names)
-      for (let n = 0; n < a.length; n++) {
-        if (!a[n]) continue
-        allNames[n]! += a[n]!
-        nameRow(source, n, a[n]!)
-      }
-    for (let n = 0; n < N; n++) if (allNames[n]) nameRow(ALL, n, allNames[n]!)
-    for (const [source, a] of verTouched) for (let n = 0; n < N; n++) if (a[n]) q.versions.run(source, cat.nameOf[n]!)
-    // last_seen: the latest collection time that still has holders, per source and then over all sources.
-    const seenTouched = new Map<string, Uint8Array>()
-    for (const e of this.seenAt.values())
-      for (let n = 0; n < e.d.length; n++) {
-        const d = e.d[n]!
-        if (!d) continue
-        q.seenAdd.run(e.source, cat.nameOf[n]!, e.at, d)
-        if (d < 0) q.seenDrop.run(e.source, cat.nameOf[n]!, e.at)
-        touch(seenTouched, e.source, n)
-      }
-    const rollUp = new Uint8Array(N)
-    for (const [source, a] of seenTouched)
-      for (let n = 0; n < N; n++) {
-        if (!a[n]) continue
-        q.seen.run(source, cat.nameOf[n]!)
-        rollUp[n] = 1
-      }
-    for (let n = 0; n < N; n++) if (rollUp[n]) q.seenAll.run(cat.nameOf[n]!)
-    return dropped
   }
 }

@@ -1,0 +1,192 @@
+/**
+ * The count deltas of one PackageSetWriter flush, summed in typed arrays over catalog indexes, and their application
+ * to package_versions, package_stats and package_seen with as few statements as the changes allow: a row is written
+ * only when its count moves, version_count is counted in memory (from the writer's copy of the version counts) for
+ * names that gained or lost a version row, and last_seen is recomputed from package_seen only when the rows it came
+ * from were emptied.
+ */
+import type { Database } from 'bun:sqlite'
+import { grow, type PackageCatalog } from './catalog'
+
+const ALL = ''
+
+/** Per source and key (package_versions), and per source, collection time and name (package_seen). */
+export class Deltas {
+  private ver = new Map<string, Int32Array>()
+  private seenAt = new Map<string, { source: string; at: number; d: Int32Array }>()
+  /** Keys added to package_keys in this flush. */
+  readonly inserted: number[] = []
+
+  constructor(private cat: PackageCatalog, private counts: Map<string, Int32Array>) {}
+
+  /** Per-key deltas of one source. */
+  versions(source: string): Int32Array {
+    let a = this.ver.get(source)
+    if (!a) this.ver.set(source, (a = new Int32Array(this.cat.keys.size)))
+    return a
+  }
+
+  /** Per-name deltas of minions of one source collected at one time. */
+  seen(source: string, at: number): Int32Array {
+    const k = `${source}\u0000${at}`
+    let e = this.seenAt.get(k)
+    if (!e) this.seenAt.set(k, (e = { source, at, d: new Int32Array(this.cat.names.size) }))
+    return e.d
+  }
+
+  /** Writes the deltas to the aggregate tables and drops keys nobody holds any more. */
+  apply(db: Database, at: number) {
+    const touched = this.applyVersions(db)
+    this.applyNames(db, at)
+    this.recountVersions(db, touched)
+    this.applySeen(db)
+    this.prune(db)
+  }
+
+  /** The writer's version counts of one source, sized to the catalog. */
+  private countsOf(source: string): Int32Array {
+    let c = this.counts.get(source)
+    if (!c || c.length < this.cat.keys.size) this.counts.set(source, (c = c ? grow(c, this.cat.keys.size) : new Int32Array(this.cat.keys.size)))
+    return c
+  }
+
+  /** package_versions per source; returns, per source, the names that gained or lost a version row. */
+  private applyVersions(db: Database): PerSource<Uint8Array> {
+    const cat = this.cat
+    const ins = db.query('INSERT INTO package_versions (source, name, version, arch, minion_count) VALUES (?1, ?2, ?3, ?4, ?5)')
+    const upd = db.query('UPDATE package_versions SET minion_count = ?5 WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4')
+    const del = db.query('DELETE FROM package_versions WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4')
+    const touched = new PerSource(cat.names.size, Uint8Array)
+    for (const [source, d] of this.ver) {
+      const c = this.countsOf(source)
+      for (let k = 0; k < d.length; k++) {
+        if (!d[k]) continue
+        const before = c[k]!
+        const after = (c[k] = before + d[k]!)
+        if (after < 0) throw new Error('package version counts went negative; the stored sets and aggregates disagree')
+        const args = [source, cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!] as const
+        if (before && after) upd.run(...args, after)
+        else {
+          if (after) ins.run(...args, after)
+          else del.run(...args)
+          touched.of(source)[cat.keyName[k]!] = 1
+        }
+      }
+    }
+    return touched
+  }
+
+  /** version_count (distinct version strings with holders) of the names whose version rows came or went. */
+  private recountVersions(db: Database, touched: PerSource<Uint8Array>) {
+    const cat = this.cat
+    const q = db.query('UPDATE package_stats SET version_count = ?3 WHERE source = ?1 AND name = ?2 AND version_count <> ?3')
+    const distinct = (n: number, sources: Int32Array[]) => {
+      const v = new Set<string>()
+      cat.keysOfName(n, (k) => {
+        if (sources.some((c) => (c[k] ?? 0) > 0)) v.add(cat.versionOf[k]!)
+      })
+      return v.size
+    }
+    const any = new Uint8Array(cat.names.size)
+    for (const [source, t] of touched.all()) {
+      const c = [this.countsOf(source)]
+      for (let n = 0; n < t.length; n++) if (t[n]) q.run(source, cat.nameOf[n]!, distinct(n, c)), (any[n] = 1)
+    }
+    const all = [...this.counts.values()]
+    for (let n = 0; n < any.length; n++) if (any[n]) q.run(ALL, cat.nameOf[n]!, distinct(n, all))
+  }
+
+  /** Keys whose counts moved (or that were stored in this flush) and that no source holds any more leave package_keys. */
+  private prune(db: Database) {
+    const cat = this.cat
+    const del = db.query('DELETE FROM package_keys WHERE id = ?1')
+    const all = [...this.counts.values()]
+    const check = (k: number) => {
+      if (!cat.keyId[k] || all.some((c) => (c[k] ?? 0) > 0)) return
+      del.run(cat.keyId[k]!)
+      cat.setId(k, 0)
+    }
+    for (const d of this.ver.values()) for (let k = 0; k < d.length; k++) if (d[k]) check(k)
+    for (const k of this.inserted) check(k)
+  }
+
+  /** minion_count per source and over all sources: the sum of each name's seen deltas over the collection times. */
+  private applyNames(db: Database, at: number) {
+    const add = db.query(`INSERT INTO package_stats (source, name, minion_count, version_count, last_seen) VALUES (?1, ?2, ?3, 0, ?4)
+      ON CONFLICT (source, name) DO UPDATE SET minion_count = minion_count + excluded.minion_count`)
+    const drop = db.query('DELETE FROM package_stats WHERE source = ?1 AND name = ?2 AND minion_count <= 0')
+    const N = this.cat.names.size
+    const per = new PerSource(N, Int32Array)
+    const all = per.of(ALL)
+    for (const e of this.seenAt.values()) {
+      const a = per.of(e.source)
+      for (let n = 0; n < N; n++) if (e.d[n]) (a[n]! += e.d[n]!), (all[n]! += e.d[n]!)
+    }
+    for (const [source, a] of per.all())
+      for (let n = 0; n < N; n++) {
+        if (!a[n]) continue
+        add.run(source, this.cat.nameOf[n]!, a[n]!, at)
+        if (a[n]! < 0) drop.run(source, this.cat.nameOf[n]!)
+      }
+  }
+
+  /**
+   * package_seen, then last_seen: raised to a collection time that gained holders when that is later, and recomputed
+   * from package_seen only where a row at or after the current last_seen was emptied. The all-sources row follows.
+   */
+  private applySeen(db: Database) {
+    const cat = this.cat
+    const add = db.query(`INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)
+      ON CONFLICT (source, name, seen_at) DO UPDATE SET n = n + excluded.n`)
+    const drop = db.query('DELETE FROM package_seen WHERE source = ?1 AND name = ?2 AND seen_at = ?3 AND n <= 0')
+    const raise = db.query('UPDATE package_stats SET last_seen = ?3 WHERE source = ?1 AND name = ?2 AND last_seen < ?3')
+    const recompute = db.query(`UPDATE package_stats SET last_seen = (SELECT max(seen_at) FROM package_seen s WHERE s.source = ?1 AND s.name = ?2)
+      WHERE source = ?1 AND name = ?2 AND last_seen <= ?3`)
+    const recomputeAll = db.query(`UPDATE package_stats SET last_seen = (SELECT max(last_seen) FROM package_stats s WHERE s.name = ?1 AND s.source <> '')
+      WHERE source = '' AND name = ?1 AND last_seen <= ?2`)
+    const N = cat.names.size
+    const gained = new PerSource(N, Float64Array)
+    const emptied = new PerSource(N, Float64Array)
+    for (const e of this.seenAt.values()) {
+      const g = gained.of(e.source)
+      const x = emptied.of(e.source)
+      for (let n = 0; n < N; n++) {
+        const d = e.d[n]!
+        if (!d) continue
+        add.run(e.source, cat.nameOf[n]!, e.at, d)
+        if (d > 0) g[n] = Math.max(g[n]!, e.at)
+        else if (drop.run(e.source, cat.nameOf[n]!, e.at).changes) x[n] = Math.max(x[n]!, e.at)
+      }
+    }
+    const raisedTo = new Float64Array(N)
+    const emptiedAt = new Float64Array(N)
+    for (const source of new Set([...gained.all().keys(), ...emptied.all().keys()])) {
+      const g = gained.of(source)
+      const x = emptied.of(source)
+      for (let n = 0; n < N; n++) {
+        // Not only when this row moved: a source row created in this flush already carries the time.
+        if (g[n]) raise.run(source, cat.nameOf[n]!, g[n]!), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
+        if (x[n]) recompute.run(source, cat.nameOf[n]!, x[n]!), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
+      }
+    }
+    // The source row may be gone with its holders, so the all-sources row checks the emptied times itself.
+    for (let n = 0; n < N; n++) {
+      if (raisedTo[n]) raise.run(ALL, cat.nameOf[n]!, raisedTo[n]!)
+      if (emptiedAt[n]) recomputeAll.run(cat.nameOf[n]!, emptiedAt[n]!)
+    }
+  }
+}
+
+/** One typed array per source, created on first use. */
+class PerSource<T extends Uint8Array | Int32Array | Float64Array> {
+  private m = new Map<string, T>()
+  constructor(private n: number, private make: new (n: number) => T) {}
+  of(source: string): T {
+    let a = this.m.get(source)
+    if (!a) this.m.set(source, (a = new this.make(this.n)))
+    return a
+  }
+  all() {
+    return this.m
+  }
+}
