@@ -10,8 +10,11 @@ export interface Loaded<T> {
   reload: () => void
 }
 
-/** Hook: GETs `path` whenever it changes (null = don't load); a late answer for an old path is dropped. */
-export function useGet<T>(path: string | null): Loaded<T> {
+/**
+ * Hook: GETs `path` whenever it changes (null = don't load), and again every `refreshMs` when given (the last answer
+ * stays on screen meanwhile); a late answer for an old path is dropped.
+ */
+export function useGet<T>(path: string | null, refreshMs = 0): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError | Error; loading: boolean }>({ loading: path !== null })
   const [tick, setTick] = useState(0)
   const seq = useRef(0)
@@ -25,6 +28,11 @@ export function useGet<T>(path: string | null): Loaded<T> {
     )
   }, [path, tick])
   const reload = useCallback(() => setTick((t) => t + 1), [])
+  useEffect(() => {
+    if (!refreshMs || path === null) return
+    const t = setInterval(reload, refreshMs)
+    return () => clearInterval(t)
+  }, [refreshMs, path, reload])
   return { data: state.data, error: state.error, loading: state.loading, reload }
 }
 

@@ -51,7 +51,8 @@ export function upsertMinionFacts(deps: AppDeps, facts: MinionFacts[]) {
 export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
 
 const STATUS_SQL: Record<(typeof MINION_STATUSES)[number], string> = {
-  online: 'online = 1', offline: 'online = 0',
+  // Offline means an accepted minion that does not answer; a pending or rejected key is not part of the fleet yet.
+  online: 'online = 1', offline: "online = 0 AND key_state = 'accepted'",
   accepted: "key_state = 'accepted'", pending: "key_state = 'pending'", rejected: "key_state = 'rejected'", denied: "key_state = 'denied'",
   healthy: "last_run_status = 'healthy'", changed: "last_run_status = 'changed'", unhealthy: "last_run_status = 'unhealthy'", blocked: "last_run_status = 'blocked'",
 }
@@ -85,14 +86,6 @@ export function minionDetail(deps: AppDeps, id: string) {
   const r = deps.db.$client.query<Record<string, any>, [string]>(`SELECT ${SUMMARY}, grains FROM minions WHERE id = ?1`).get(id)
   if (!r) throw notFound('Minion')
   return { ...minionOut(r), grains: r.grains ? JSON.parse(r.grains) : {} }
-}
-
-/** Fleet counts for the overview. */
-export function minionCounts(deps: AppDeps) {
-  return deps.db.$client.query<Record<string, number>, []>(
-    `SELECT count(*) AS total, coalesce(sum(online = 1), 0) AS online, coalesce(sum(online = 0), 0) AS offline,
-            coalesce(sum(key_state = 'pending'), 0) AS keys_pending, coalesce(sum(last_run_status = 'unhealthy'), 0) AS runs_failing FROM minions`,
-  ).get()!
 }
 
 /** Minion ids by key state, each list sorted. */

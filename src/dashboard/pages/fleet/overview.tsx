@@ -10,10 +10,12 @@ import { Badge, ErrorBox, Loading, Page } from '../../lib/ui'
 import { EventRow } from './event-row'
 
 type Total = { total: number }
+/** How often the overview re-reads its counts and events, so a page left open stays current. */
+const REFRESH_MS = 30_000
 
 /** One count card: a number that links to the filtered list. Each card loads its own total (limit=1) so they come in parallel. */
 function CountCard({ label, status, tone }: { label: string; status: string; tone?: 'bad' | 'warn' }) {
-  const r = useGet<Total>(`/api/minions${qs({ status, limit: 1 })}`)
+  const r = useGet<Total>(`/api/minions${qs({ status, limit: 1 })}`, REFRESH_MS)
   const n = r.data?.total
   return (
     <a class={`card card-link${tone && n ? ` card-${tone}` : ''}`} href={href('/minions', { status })}>
@@ -26,7 +28,7 @@ function CountCard({ label, status, tone }: { label: string; status: string; ton
 
 /** The last activity of any kind against the widget's heartbeat window. */
 function Heartbeat({ minutes }: { minutes: number }) {
-  const r = useGet<{ total: number; events: ActivityEvent[] }>(`/api/activity${qs({ limit: 1 })}`)
+  const r = useGet<{ total: number; events: ActivityEvent[] }>(`/api/activity${qs({ limit: 1 })}`, REFRESH_MS)
   if (r.error) return <ErrorBox error={r.error} />
   if (!r.data) return <p class="muted" role="status">Checking the last activity…</p>
   const last = r.data.events[0]
@@ -44,7 +46,7 @@ function Heartbeat({ minutes }: { minutes: number }) {
 function RecentEvents({ cfg }: { cfg: WidgetConfig }) {
   const q = widgetActivityQuery(cfg)
   const [step, setStep] = useState(0)
-  const r = useGet<{ total: number; events: ActivityEvent[] }>(q ? `/api/activity${qs({ ...q, since_minutes: WIDGET_WINDOWS[step] })}` : null)
+  const r = useGet<{ total: number; events: ActivityEvent[] }>(q ? `/api/activity${qs({ ...q, since_minutes: WIDGET_WINDOWS[step] })}` : null, REFRESH_MS)
   const next = r.data && q ? widenWindow(step, r.data.events.length, Number(q.limit)) : null
   useEffect(() => {
     if (next !== null) setStep(next)
