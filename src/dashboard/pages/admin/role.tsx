@@ -6,7 +6,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href, navigate } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Field, Form, Loading, Page, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Table, type Column } from '../../lib/ui'
 import type { RoleDetail } from './types'
 
 type Permission = RoleDetail['permissions'][number]
@@ -31,11 +31,7 @@ function EditRole({ role, onSaved }: { role: RoleDetail; onSaved: () => void }) 
           <input id="er-desc" maxLength={255} value={description} onInput={(e) => { setNote(''); setDescription(e.currentTarget.value) }} />
         </Field>
       </div>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Save</button>
-        <span role="status" class="ok">{note}</span>
-      </div>
+      <FormFooter act={act} note={note} />
     </Form>
   )
 }

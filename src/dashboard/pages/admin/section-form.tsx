@@ -4,7 +4,7 @@ import { api, ApiError } from '../../lib/api'
 import { changedFields, errorsByField, readInt } from '../../lib/form-values'
 import { useAction } from '../../lib/hooks'
 import { intHint, type FieldSpec } from '../../lib/settings-fields'
-import { ErrorBox, Field, Form } from '../../lib/ui'
+import { Field, Form, FormFooter } from '../../lib/ui'
 import type { SettingsOut } from './types'
 
 type Values = Record<string, number | boolean>
@@ -60,11 +60,7 @@ export function SectionForm({ section, label, specs, saved, onSaved }: {
           </label>
         ) : null)}
       </div>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Save</button>
-        <span role="status" class="ok">{note}</span>
-      </div>
+      <FormFooter act={act} note={note} />
     </Form>
   )
 }

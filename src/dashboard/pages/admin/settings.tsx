@@ -7,7 +7,7 @@ import { interval } from '../../lib/duration'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { EAUTH_VALUES, LOG_FORMATS, POLLER_FORM, WIDGET_FORM } from '../../lib/settings-fields'
-import { Badge, ErrorBox, Field, Form, Loading, Page } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page } from '../../lib/ui'
 import { SectionForm } from './section-form'
 import type { SaltSettings, SettingsOut, SettingsStatus, TestResult } from './types'
 
@@ -112,11 +112,7 @@ function LoggingForm({ saved, onSaved }: { saved: string; onSaved: (s: SettingsO
         </select>
       </Field>
       </div>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Save</button>
-        <span role="status" class="ok">{note}</span>
-      </div>
+      <FormFooter act={act} note={note} />
     </Form>
   )
 }

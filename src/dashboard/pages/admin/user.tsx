@@ -8,7 +8,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href, navigate } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { ErrorBox, Field, Form, Loading, Page } from '../../lib/ui'
+import { ErrorBox, Field, Form, FormFooter, Loading, Page } from '../../lib/ui'
 import type { Role, RoleRef, User } from './types'
 import { UserState } from './users'
 
@@ -38,11 +38,7 @@ function EditUser({ u, onSaved }: { u: User; onSaved: () => void }) {
         <input type="checkbox" checked={f.is_active} onChange={(e) => { setNote(''); setF({ ...f, is_active: e.currentTarget.checked }) }} />
         Active (can log in)
       </label>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Save</button>
-        <span role="status" class="ok">{note}</span>
-      </div>
+      <FormFooter act={act} note={note} />
     </Form>
   )
 }
@@ -73,11 +69,7 @@ function SetPassword({ u, onDone }: { u: User; onDone: () => void }) {
         <input type="checkbox" checked={must} onChange={(e) => setMust(e.currentTarget.checked)} />
         Must change password at next login
       </label>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Set password</button>
-        <span role="status" class="ok">{note}</span>
-      </div>
+      <FormFooter act={act} note={note} label="Set password" />
     </Form>
   )
 }
@@ -127,11 +119,7 @@ function UserRoles({ u, manage, onSaved }: { u: User; manage: boolean; onSaved: 
           ))}
         </div>
       </fieldset>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Save roles</button>
-        <span role="status" class="ok">{note}</span>
-      </div>
+      <FormFooter act={act} note={note} label="Save roles" />
     </Form>
   )
 }
