@@ -1,7 +1,7 @@
 /**
- * Inventory collection: pkg.list_pkgs and os_family on present minions, batch by batch. Each answer is scanned from its
- * bytes into catalog key indexes and dropped before the next batch is asked for (so one batch's returns are in memory),
- * while that next request is already running on salt's side; the compact sets are stored every
+ * Inventory collection: pkg.list_pkgs and os_family on present minions, in half batches with one request in flight
+ * while the previous answer is read. A reader (inventory-read.ts) scans each answer into catalog key indexes as it
+ * streams in, on a worker thread when one starts, while this loop stores the compact sets every
  * SALTDECK_INVENTORY_FLUSH minions (or 10 s) in one transaction, which keeps the aggregate writes per refresh small.
  */
 import type { Poller } from './scheduler'
@@ -11,8 +11,7 @@ import { PackageSetWriter } from '../features/inventory/writer'
 import { readSection } from '../features/settings/service'
 import { globMatch } from '../lib/glob'
 import { AppError } from '../http/errors'
-import { SaltRejected } from '../salt/client'
-import { scanPkgAnswer } from './pkg-scan'
+import { openReader } from './inventory-read'
 
 export { parsePkgList } from './pkg-scan'
 
@@ -23,16 +22,10 @@ const FLUSH_MS = 10_000
 export async function refreshInventory(rt: SaltRuntime, id: string, target: string, batchSize: number, flushMinions = rt.deps.config.inventoryFlushMinions): Promise<number> {
   const db = rt.deps.db.$client
   const ids = db.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' AND online = 1 ORDER BY id").all().map((r) => r.id).filter((m) => globMatch(target, m))
+  // Salt is asked in half batches, one in flight while the previous answer is read: one batch's returns at most.
+  const half = Math.max(1, Math.ceil(batchSize / 2))
   const batches: string[][] = []
-  for (let i = 0; i < ids.length; i += batchSize) batches.push(ids.slice(i, i + batchSize))
-  const ask = (batch: string[]) => {
-    const p = Promise.all([
-      rt.client.local(batch, 'grains.get', { arg: ['os_family'], tgt_type: 'list' }),
-      rt.client.localBody(batch, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list' }),
-    ])
-    p.catch(() => {}) // awaited later; a failure must not count as unhandled meanwhile
-    return p
-  }
+  for (let i = 0; i < ids.length; i += half) batches.push(ids.slice(i, i + half))
   // Every set of one refresh counts as collected at the refresh's start: last_seen then moves once per refresh instead of
   // once per flush, which spares a package_stats row write per name and flush.
   const collectedAt = db.query<{ t: number }, [string]>('SELECT started_at AS t FROM inventory_refreshes WHERE id = ?1').get(id)?.t ?? rt.deps.clock.now()
@@ -41,28 +34,18 @@ export async function refreshInventory(rt: SaltRuntime, id: string, target: stri
   let answered = 0
   let stored = 0
   let lastFlush = performance.now()
+  // The reader may run a flush's worth of batches ahead (compact sets only), so it keeps reading while a flush runs.
+  const reader = batches.length ? await openReader(rt, batches, writer.catalog, Math.min(128, Math.ceil(flushMinions / half) + 2)) : null
   try {
-    let next = batches.length ? ask(batches[0]!) : null
     for (let b = 0; b < batches.length; b++) {
-      const batch = batches[b]!
-      const [fams, body] = await next!
-      asked += batch.length
-      let sets
-      try {
-        sets = scanPkgAnswer(body, writer.catalog)
-      } catch (e) {
-        if (e instanceof SyntaxError) throw new SaltRejected('unreadable answer', 200)
-        throw e
-      }
-      next = b + 1 < batches.length ? ask(batches[b + 1]!) : null
-      for (const m of batch) {
-        const keys = sets.get(m)
-        if (!keys) continue
-        const fam = fams?.[m]
-        writer.add(m, sourceOf(typeof fam === 'string' ? fam : null), keys)
+      const r = await reader!.next()
+      asked += r.ids.length
+      r.ids.forEach((m, j) => {
+        if (!r.sets[j]) return
+        writer.add(m, sourceOf(r.fams[j]), r.sets[j]!)
         answered++
-      }
-      if (!next || writer.pendingMinions >= flushMinions || performance.now() - lastFlush >= FLUSH_MS) {
+      })
+      if (b === batches.length - 1 || writer.pendingMinions >= flushMinions || performance.now() - lastFlush >= FLUSH_MS) {
         stored += writer.flush(collectedAt)
         lastFlush = performance.now()
       }
@@ -72,6 +55,8 @@ export async function refreshInventory(rt: SaltRuntime, id: string, target: stri
   } catch (e) {
     finishRefresh(rt.deps, id, e instanceof AppError ? e.detail : (e as Error).message)
     throw e
+  } finally {
+    reader?.close()
   }
   return answered
 }

@@ -1,9 +1,10 @@
 /**
  * Reads a salt-api `pkg.list_pkgs` answer (`{"return": [{minion: {name: [versions]}}]}`) straight from its bytes into
- * catalog key indexes. JSON.parse of a 50,000-minion fleet's answers alone cost more than the whole refresh budget, so
- * the common shape (plain ASCII names and versions, lists or comma-joined strings) is scanned in place; any minion
- * value outside it (escapes, non-ASCII, {version, arch} objects, errors) is cut out and read by JSON.parse and
- * parsePkgList, so the result is always what JSON.parse would give.
+ * catalog key indexes, chunk by chunk as it arrives. JSON.parse of a 50,000-minion fleet's answers alone cost more than
+ * the whole refresh budget, so the common shape (plain ASCII names and versions, lists or comma-joined strings) is
+ * scanned in place; any minion value outside it (escapes, non-ASCII, {version, arch} objects, errors) is cut out and
+ * read by JSON.parse and parsePkgList, and an unusual outer shape is read by JSON.parse whole, so the result is always
+ * what JSON.parse would give. Only the unfinished minion of an answer is kept between chunks.
  */
 import type { PackageCatalog } from '../features/inventory/catalog'
 import type { Pkg } from '../features/inventory/writer'
@@ -13,6 +14,8 @@ const BS = 92 // \
 const COMMA = 44
 const COLON = 58
 const decoder = new TextDecoder()
+/** Scan once this many unread bytes are buffered, so a minion cut by a chunk boundary is rarely scanned twice. */
+const DRAIN_AT = 1 << 18
 
 /** Reads one minion's pkg.list_pkgs value: lists of versions, comma-joined strings, or {version, arch} objects. */
 export function parsePkgList(v: unknown): Pkg[] | null {
@@ -32,17 +35,11 @@ export function parsePkgList(v: unknown): Pkg[] | null {
 /** The key indexes of each minion of an answer (null: the value is not a package list); last value wins per minion. */
 export type ScannedSets = Map<string, Int32Array | null>
 
-/** Scans a whole answer; falls back to JSON.parse of all of it when its outer shape is not the usual one. */
+/** Scans a whole answer held in one buffer. */
 export function scanPkgAnswer(body: Uint8Array, cat: PackageCatalog): ScannedSets {
-  const out: ScannedSets = new Map()
-  const s = new Scanner(body, cat)
-  if (s.answer(out)) return out
-  // Unusual outer shape (or malformed JSON, which JSON.parse then reports).
-  out.clear()
-  const ret = (JSON.parse(decoder.decode(body)) as { return: unknown[] }).return[0]
-  if (ret && typeof ret === 'object' && !Array.isArray(ret))
-    for (const [m, v] of Object.entries(ret as Record<string, unknown>)) out.set(m, keysOf(parsePkgList(v), cat))
-  return out
+  const s = new PkgAnswerScanner(cat)
+  s.push(body)
+  return s.end()
 }
 
 /** Key indexes of parsed package rows. */
@@ -50,64 +47,180 @@ function keysOf(list: Pkg[] | null, cat: PackageCatalog): Int32Array | null {
   return list && Int32Array.from(list, (p) => cat.keyOf(p.name, p.version, p.arch ?? ''))
 }
 
-class Scanner {
+/** `answer.return[0]`; an answer without a return list is unreadable, as it is for SaltClient.run. */
+function returnOf(answer: unknown, key: 'return'): unknown {
+  const r = (answer as Record<string, unknown> | null)?.[key]
+  if (r === null || r === undefined) throw new SyntaxError('salt answer without a return')
+  return (r as unknown[])[0]
+}
+
+/** The sets of return[0] of a parsed answer, as JSON.parse(answer).return[0] gives them. */
+function setsOfReturn(ret: unknown, cat: PackageCatalog, out: ScannedSets) {
+  out.clear()
+  if (ret && typeof ret === 'object' && !Array.isArray(ret))
+    for (const [m, v] of Object.entries(ret as Record<string, unknown>)) out.set(m, keysOf(parsePkgList(v), cat))
+}
+
+const enum St { Head, Minions, RestList, RestObj, End, Whole }
+
+/** Scans one answer fed with push(); end() returns the sets or throws SyntaxError where JSON.parse would. */
+export class PkgAnswerScanner {
+  private b: Uint8Array<ArrayBuffer> = new Uint8Array(1 << 16)
+  private len = 0
   private i = 0
+  /** Everything before this offset is read; the bytes from here on are kept. */
+  private kept = 0
+  private st = St.Head
+  private first = true
+  private final = false
+  /** A read ran into the end of the bytes received so far (at the very end of the answer: truncated JSON). */
+  private short = false
+  private readonly sets: ScannedSets = new Map()
   private keys: Int32Array<ArrayBuffer> = new Int32Array(4096)
   private n = 0
   private nameSeen: Int32Array<ArrayBuffer> = new Int32Array(1024)
   private tick = 0
 
-  constructor(private b: Uint8Array, private cat: PackageCatalog) {}
+  /** `drainAt`: unread bytes that trigger a scan (tests use 1 to scan after every chunk). */
+  constructor(private cat: PackageCatalog, private drainAt = DRAIN_AT) {}
 
-  /** `{"return": [ {minion: value, …} …] }`; false when the shape differs. */
-  answer(out: ScannedSets): boolean {
+  /** Adds the next chunk of the answer. */
+  push(chunk: Uint8Array) {
+    // The whole-answer fallback needs every byte; otherwise drop what is read once it outweighs what is kept.
+    if (this.st !== St.Whole && this.kept > this.len - this.kept) {
+      this.b.copyWithin(0, this.kept, this.len)
+      this.len -= this.kept
+      this.i -= this.kept
+      this.kept = 0
+    }
+    if (this.len + chunk.length > this.b.length) {
+      const next = new Uint8Array(Math.max(this.b.length * 2, this.len + chunk.length))
+      next.set(this.b.subarray(0, this.len))
+      this.b = next
+    }
+    this.b.set(chunk, this.len)
+    this.len += chunk.length
+    if (this.len - this.i >= this.drainAt) this.drain()
+  }
+
+  /** Reads the rest and returns the sets of every minion in return[0]. */
+  end(): ScannedSets {
+    this.final = true
+    this.drain()
+    if (this.st === St.Whole) setsOfReturn(returnOf(JSON.parse(decoder.decode(this.b.subarray(0, this.len))), 'return' as const), this.cat, this.sets)
+    return this.sets
+  }
+
+  /** Reads complete items until the bytes run out (then waits for more) or the answer ends. */
+  private drain() {
+    while (this.st !== St.End && this.st !== St.Whole) {
+      this.short = false
+      const mark = this.i
+      this.step()
+      if (this.short) {
+        if (this.final) throw new SyntaxError('Unexpected end of JSON input')
+        this.i = mark
+        return
+      }
+      this.kept = this.i
+    }
+    if (this.st === St.End) {
+      if (this.ws() >= 0) throw new SyntaxError('Unexpected data after the JSON answer')
+      this.kept = this.i
+    }
+  }
+
+  /** Reads one item of the current state. */
+  private step() {
     const b = this.b
-    if (!this.punct(123) || this.ws() !== Q) return false
-    const k = this.stringEnd(this.i)
-    if (k < 0 || decoder.decode(b.subarray(this.i + 1, k)) !== 'return') return false
-    this.i = k + 1
-    if (!this.punct(COLON) || !this.punct(91) || this.ws() !== 123) return false
-    this.i++
-    if (this.ws() === 125) this.i++
-    else
-      for (;;) {
-        if (this.ws() !== Q) return false
+    switch (this.st) {
+      case St.Head: {
+        // `{"return": [{`; anything else (or nothing at all) is read by JSON.parse whole.
+        if (!this.punct(123) || this.ws() !== Q) return this.unusual()
+        const k = this.stringEnd(this.i)
+        if (k < 0 || decoder.decode(b.subarray(this.i + 1, k)) !== 'return') return this.unusual()
+        this.i = k + 1
+        if (!this.punct(COLON) || !this.punct(91) || !this.punct(123)) return this.unusual()
+        this.st = St.Minions
+        return
+      }
+      case St.Minions: {
+        let c = this.ws()
+        if (c === 125) return (this.i++, (this.st = St.RestList))
+        if (!this.first) {
+          if (c !== COMMA) return this.bad(c)
+          this.i++
+          c = this.ws()
+        }
+        if (c !== Q) return this.bad(c)
         const idEnd = this.stringEnd(this.i)
-        if (idEnd < 0) return false
+        if (idEnd < 0) return
         const id = this.stringAt(this.i, idEnd)
         this.i = idEnd + 1
-        if (!this.punct(COLON)) return false
-        this.ws()
+        if (!this.punct(COLON)) return this.bad(this.ws())
+        if (this.ws() < 0) return
         const start = this.i
         let keys = this.pkgObject()
+        if (this.short) return
         if (keys === undefined) {
           // Outside the fast shape: read this one value the slow way.
-          const end = skipValue(b, start)
-          if (end < 0) return false
+          const end = this.skipValue(start)
+          if (end < 0) return
           keys = keysOf(parsePkgList(JSON.parse(decoder.decode(b.subarray(start, end)))), this.cat)
           this.i = end
         }
-        out.set(id, keys) // a minion given twice: the last value wins, as with JSON.parse
-        const c = this.ws()
-        this.i++
-        if (c === 125) break
-        if (c !== COMMA) return false
+        this.sets.set(id, keys) // a minion given twice: the last value wins, as with JSON.parse
+        this.first = false
+        return
       }
-    // The rest of the return list and the closing brackets must still be well-formed JSON.
-    for (;;) {
-      const c = this.ws()
-      if (c === 93) break
-      if (c !== COMMA) return false
-      this.i++
-      this.ws()
-      const end = skipValue(b, this.i)
-      if (end < 0) return false
-      JSON.parse(decoder.decode(b.subarray(this.i, end))) // ignored, but it must be valid, as with JSON.parse of it all
-      this.i = end
+      case St.RestList: {
+        // Further elements of the return list are ignored, but must be valid JSON, as with JSON.parse of it all.
+        const c = this.ws()
+        if (c === 93) return (this.i++, (this.st = St.RestObj))
+        if (c !== COMMA) return this.bad(c)
+        this.i++
+        this.value()
+        return
+      }
+      case St.RestObj: {
+        // Further keys of the answer; a second "return" replaces the first, as JSON.parse keeps the last.
+        let c = this.ws()
+        if (c === 125) return (this.i++, (this.st = St.End))
+        if (c !== COMMA) return this.bad(c)
+        this.i++
+        c = this.ws()
+        if (c !== Q) return this.bad(c)
+        const k = this.stringEnd(this.i)
+        if (k < 0) return
+        const key = this.stringAt(this.i, k)
+        this.i = k + 1
+        if (!this.punct(COLON)) return this.bad(this.ws())
+        const v = this.value()
+        if (key === 'return' && !this.short) setsOfReturn(returnOf({ return: v }, 'return'), this.cat, this.sets)
+        return
+      }
     }
-    this.i++
-    if (!this.punct(125)) return false
-    return this.ws() === -1
+  }
+
+  /** Reads one complete JSON value through JSON.parse. */
+  private value(): unknown {
+    if (this.ws() < 0) return
+    const end = this.skipValue(this.i)
+    if (end < 0) return
+    const v = JSON.parse(decoder.decode(this.b.subarray(this.i, end)))
+    this.i = end
+    return v
+  }
+
+  /** The head is not the usual one: keep every byte for JSON.parse (unless more bytes may still make it usual). */
+  private unusual() {
+    if (!this.short) this.st = St.Whole
+  }
+
+  /** An unexpected byte after the head is a syntax error (or, at the end of the bytes so far, a wait for more). */
+  private bad(c: number) {
+    if (c < 0 || this.short) return
+    throw new SyntaxError(`Unexpected character in JSON answer at ${this.i}`)
   }
 
   /** A package object in the fast shape as key indexes; undefined (position unspecified) when it is not. */
@@ -147,7 +260,7 @@ class Scanner {
                 if (k < 0) cat.setEntry(b, ns, ve, (k = cat.key(cat.name(b, ns, ne), b, vs, ve)))
                 name = cat.keyName[k]!
               } else k = cat.key(name < 0 ? (name = cat.name(b, ns, ne)) : name, b, vs, ve)
-              this.push(k)
+              this.addKey(k)
             }
             this.i = ve + 1
             c = this.ws()
@@ -164,7 +277,7 @@ class Scanner {
         let from = this.i + 1
         for (let j = from; j <= ve; j++) {
           if (j < ve && b[j] !== COMMA) continue
-          if (j > from) this.push(cat.key(name, b, from, j))
+          if (j > from) this.addKey(cat.key(name, b, from, j))
           from = j + 1
         }
         this.i = ve + 1
@@ -182,18 +295,21 @@ class Scanner {
     }
   }
 
-  private push(k: number) {
+  private addKey(k: number) {
     if (this.n === this.keys.length) this.keys = grow32(this.keys, this.n * 2)
     this.keys[this.n++] = k
   }
 
-  /** Skips whitespace; returns the next byte (-1 at the end). */
+  /** Skips whitespace; returns the next byte, or -1 at the end of the bytes so far (noted as short). */
   private ws(): number {
     const b = this.b
+    const len = this.len
     let i = this.i
-    while (i < b.length && (b[i] === 32 || b[i] === 10 || b[i] === 13 || b[i] === 9)) i++
+    while (i < len && (b[i] === 32 || b[i] === 10 || b[i] === 13 || b[i] === 9)) i++
     this.i = i
-    return i < b.length ? b[i]! : -1
+    if (i < len) return b[i]!
+    this.short = true
+    return -1
   }
 
   /** Skips whitespace and one expected byte. */
@@ -206,17 +322,25 @@ class Scanner {
   /** End (closing quote) of a string whose content starts at s, if it is printable ASCII without escapes; else -1. */
   private plainEnd(s: number): number {
     const b = this.b
-    for (let j = s; j < b.length; j++) {
+    const len = this.len
+    for (let j = s; j < len; j++) {
       const c = b[j]!
       if (c === Q) return j
       if (c === BS || c < 0x20 || c > 0x7e) return -1
     }
+    this.short = true
     return -1
   }
 
-  /** End (closing quote) of any JSON string opening at q; -1 if unterminated. */
+  /** End (closing quote) of the JSON string opening at q; -1 if it is not complete yet. */
   private stringEnd(q: number): number {
-    return stringEnd(this.b, q)
+    const b = this.b
+    for (let j = q + 1; j < this.len; j++) {
+      if (b[j] === BS) j++
+      else if (b[j] === Q) return j
+    }
+    this.short = true
+    return -1
   }
 
   /** The value of the JSON string between quotes q and e. */
@@ -225,37 +349,32 @@ class Scanner {
     // Escapes and raw control characters (which JSON forbids) go through JSON.parse, so they decode or fail the same.
     return raw.some((c) => c === BS || c < 0x20) ? (JSON.parse(decoder.decode(raw)) as string) : decoder.decode(raw.subarray(1, raw.length - 1))
   }
+
+  /** The end (exclusive) of the JSON value starting at s, tracking only strings and nesting; -1 if not complete yet. */
+  private skipValue(s: number): number {
+    const b = this.b
+    let depth = 0
+    for (let j = s; j < this.len; j++) {
+      const c = b[j]!
+      if (c === Q) {
+        j = this.stringEnd(j)
+        if (j < 0) return -1
+        if (depth === 0) return j + 1
+      } else if (c === 123 || c === 91) depth++
+      else if (c === 125 || c === 93) {
+        if (depth === 0) return j
+        if (--depth === 0) return j + 1
+      } else if (depth === 0 && (c === COMMA || c === 32 || c === 10 || c === 13 || c === 9)) return j
+    }
+    // A number or literal may go on in the next chunk; at the very end it ends there.
+    if (depth === 0 && this.final) return this.len
+    this.short = true
+    return -1
+  }
 }
 
 function grow32(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
   const next = new Int32Array(Math.max(n, a.length * 2))
   next.set(a)
   return next
-}
-
-/** End (closing quote) of the JSON string opening at q; -1 if unterminated. */
-function stringEnd(b: Uint8Array, q: number): number {
-  for (let j = q + 1; j < b.length; j++) {
-    if (b[j] === BS) j++
-    else if (b[j] === Q) return j
-  }
-  return -1
-}
-
-/** The end (exclusive) of the JSON value starting at s, tracking only strings and nesting; -1 if unbalanced. */
-function skipValue(b: Uint8Array, s: number): number {
-  let depth = 0
-  for (let j = s; j < b.length; j++) {
-    const c = b[j]!
-    if (c === Q) {
-      j = stringEnd(b, j)
-      if (j < 0) return -1
-      if (depth === 0) return j + 1
-    } else if (c === 123 || c === 91) depth++
-    else if (c === 125 || c === 93) {
-      if (depth === 0) return j
-      if (--depth === 0) return j + 1
-    } else if (depth === 0 && (c === COMMA || c === 32 || c === 10 || c === 13 || c === 9)) return j
-  }
-  return depth === 0 ? b.length : -1
 }

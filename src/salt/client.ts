@@ -40,8 +40,6 @@ export interface ClientOptions {
   sleep: (ms: number) => Promise<void>
 }
 
-const decoder = new TextDecoder()
-
 const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms) }
 
 /** The short human reason of a salt-api error body (CherryPy HTML page or `{"return": ...}` JSON). */
@@ -149,16 +147,17 @@ export class SaltClient {
 
   /** Runs one lowstate chunk and returns `return[0]`; on 401 logs in again once and retries. */
   async run(chunk: Lowstate, timeoutMs?: number): Promise<unknown> {
-    const body = await this.runBody(chunk, timeoutMs)
+    const res = await this.answer(chunk, timeoutMs)
+    const text = await res.text()
     try {
-      return (JSON.parse(decoder.decode(body)) as { return: unknown[] }).return[0]
+      return (JSON.parse(text) as { return: unknown[] }).return[0]
     } catch {
-      throw new SaltRejected('unreadable answer', 200)
+      throw new SaltRejected('unreadable answer', res.status)
     }
   }
 
-  /** Runs one lowstate chunk and returns the raw answer bytes of a 2xx; on 401 logs in again once and retries. */
-  async runBody(chunk: Lowstate, timeoutMs?: number): Promise<Uint8Array> {
+  /** Runs one lowstate chunk and returns its 2xx answer with the body unread; on 401 logs in again once and retries. */
+  async answer(chunk: Lowstate, timeoutMs?: number): Promise<Response> {
     for (let relogin = 0; ; relogin++) {
       const token = await this.session()
       const res = await this.withRetry(() =>
@@ -170,13 +169,23 @@ export class SaltClient {
         continue
       }
       if (!res.ok) throw this.failure(res.status, await res.text())
-      return await res.bytes()
+      return res
     }
   }
 
-  /** `local` with the raw answer bytes, for answers too big to parse into objects (pkg.list_pkgs of a batch). */
-  localBody(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string; timeout?: number } = {}) {
-    return this.runBody({ client: 'local', tgt, fun, ...opts }, opts.timeout ? (opts.timeout + 30) * 1000 : undefined)
+  /** `local` with the answer's body unread, for answers read as a stream (pkg.list_pkgs of a batch). */
+  localAnswer(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string; timeout?: number } = {}) {
+    return this.answer({ client: 'local', tgt, fun, ...opts }, opts.timeout ? (opts.timeout + 30) * 1000 : undefined)
+  }
+
+  /** The retry and timeout tuning, without the sleep function (for a client in a worker). */
+  get tuning(): Omit<ClientOptions, 'sleep'> {
+    return { timeoutMs: this.opts.timeoutMs, attempts: this.opts.attempts, backoffMs: this.opts.backoffMs }
+  }
+
+  /** The credentials in use now. */
+  credentials(): SaltCreds {
+    return this.creds()
   }
 
   /** `local`: a synchronous job; returns {minion: return}. */

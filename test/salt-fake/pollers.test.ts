@@ -50,7 +50,7 @@ describe('inventory', () => {
       m.grains = { ...m.grains, os_family: 'RedHat' }
       m.pkgs = { bash: ['5.1.8-6.el9'], kernel: ['5.14.0-1', '5.14.0-2'] }
     }
-    ;(w.rt as any).inventoryBatch = 2
+    ;(w.rt as any).inventoryBatch = 4 // asked in half batches: 2 minions per pkg.list_pkgs call
     await w.rt.scheduler.run('keys')
     await w.rt.scheduler.run('presence')
     const r = await call(w, 'POST', '/api/inventory/refresh', { body: {} })

@@ -4,16 +4,25 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PackageCatalog } from '../../src/features/inventory/catalog'
-import { parsePkgList, scanPkgAnswer } from '../../src/pollers/pkg-scan'
+import { PkgAnswerScanner, parsePkgList, scanPkgAnswer } from '../../src/pollers/pkg-scan'
 
 const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
 const enc = new TextEncoder()
 
+/** The answer's bytes fed to a scanner in chunks cut at the given offsets. */
+function chunked(bytes: Uint8Array, cuts: number[], cat: PackageCatalog) {
+  const s = new PkgAnswerScanner(cat, 1) // scan after every chunk, so every cut lands inside an item
+  let at = 0
+  for (const c of [...cuts.filter((c) => c > 0 && c < bytes.length).sort((a, b) => a - b), bytes.length]) s.push(bytes.subarray(at, (at = c)))
+  return s.end()
+}
+
 /** minion → sorted "name version arch" rows (null: not a package list), the way the scanner resolved them. */
-function viaScan(text: string) {
+function viaScan(text: string, cuts?: number[]) {
   const cat = new PackageCatalog()
   const out: Record<string, string[] | null> = {}
-  for (const [m, keys] of scanPkgAnswer(enc.encode(text), cat))
+  const bytes = enc.encode(text)
+  for (const [m, keys] of cuts ? chunked(bytes, cuts, cat) : scanPkgAnswer(bytes, cat))
     out[m] = keys && [...new Set(Array.from(keys, (k) => `${cat.nameOf[cat.keyName[k]!]} ${cat.versionOf[k]} ${cat.archOf[k]}`))].sort()
   return out
 }
@@ -28,7 +37,16 @@ function viaParse(text: string) {
   }
   return out
 }
-const same = (text: string) => expect(viaScan(text)).toEqual(viaParse(text))
+/** The scanner agrees with JSON.parse, on the whole answer and fed in 1-byte, 7-byte and random chunks. */
+function same(text: string) {
+  const want = viaParse(text)
+  expect(viaScan(text)).toEqual(want)
+  const n = enc.encode(text).length
+  // Every minion cut at every byte rescans it once per byte: only for the small answers.
+  if (n < 5000) expect(viaScan(text, Array.from({ length: n }, (_, i) => i))).toEqual(want)
+  expect(viaScan(text, Array.from({ length: n / 7 }, (_, i) => i * 7 + (n % 7)))).toEqual(want)
+  expect(viaScan(text, Array.from({ length: 5 }, () => Math.floor(Math.random() * n)))).toEqual(want)
+}
 
 describe('scanPkgAnswer', () => {
   test('the recorded answers (versions_as_list, several minions, attr=version,arch)', () => {
@@ -49,6 +67,8 @@ describe('scanPkgAnswer', () => {
     ['return[0] not an object', '{"return": ["error text"]}'],
     ['another outer shape', '{"other": 1, "return": [{"a": {"k": ["1"]}}]}'],
     ['an empty name and the arch separator byte in text', '{"return": [{"a": {"": ["1"], "k": ["1\\u00ff2"]}}]}'],
+    ['a second return key wins', '{"return": [{"a": {"k": ["1"]}}], "x": {"y": [1]}, "return": [{"b": {"z": "2"}}]}'],
+    ['numbers and literals at the end of values', '{"return": [{"a": 5, "b": true, "c": {"k": "1"}}, 7, null]}'],
   ])('%s', (_label, text) => same(text))
 
   test.each([
@@ -58,8 +78,14 @@ describe('scanPkgAnswer', () => {
     ['garbage after the answer', '{"return": [{"a": {}}]} x'],
     ['raw control character in a minion id', '{"return": [{"a\tb": {}}]}'],
     ['bad later element', '{"return": [{"a": {}}, {"x" "y"}]}'],
+    ['empty', ''],
   ])('malformed JSON fails as JSON.parse does: %s', (_label, text) => {
     expect(() => JSON.parse(text)).toThrow()
+    expect(() => scanPkgAnswer(enc.encode(text), new PackageCatalog())).toThrow(SyntaxError)
+    expect(() => chunked(enc.encode(text), [3, 9, 20], new PackageCatalog())).toThrow(SyntaxError)
+  })
+
+  test.each(['{}', '{"return": null}', '{"other": 1}'])('an answer without a return list is unreadable: %s', (text) => {
     expect(() => scanPkgAnswer(enc.encode(text), new PackageCatalog())).toThrow(SyntaxError)
   })
 

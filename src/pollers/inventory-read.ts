@@ -1,0 +1,137 @@
+/**
+ * Where an inventory refresh gets its batches from: the reading worker (inventory-worker.ts), so that reading salt's
+ * answers and storing sets run on two cores, or, when no worker can start (a compiled binary built without the worker
+ * as an entry point), the main thread itself. Either way each package answer is scanned while it streams in, so at
+ * most the answer being read and the next one arriving are held (the refresh asks in half batches, so that is one
+ * batch's returns), and the sets come back as key indexes of the writer's catalog.
+ */
+import type { SaltRuntime } from '../salt/runtime'
+import { grow, type PackageCatalog } from '../features/inventory/catalog'
+import { AppError } from '../http/errors'
+import { SaltRejected } from '../salt/client'
+import { PkgAnswerScanner, type ScannedSets } from './pkg-scan'
+import type { FromWorker, ToWorker } from './inventory-worker'
+
+/** One request as read: per asked minion, its os_family and its key indexes (null: no package list). */
+export interface ReadBatch {
+  ids: string[]
+  fams: (string | null)[]
+  sets: (Int32Array | null)[]
+}
+
+/** Yields the requests' results in order. */
+export interface BatchReader {
+  next(): Promise<ReadBatch>
+  close(): void
+  /** Whether a worker reads the answers. */
+  readonly threaded: boolean
+}
+
+/** A reader for these batches: the worker when it starts, else the main thread. */
+export async function openReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader> {
+  return (await workerReader(rt, batches, cat, window)) ?? inlineReader(rt, batches, cat)
+}
+
+/** Reads the answer body into a scanner as it arrives. */
+async function scanAnswer(res: Response, cat: PackageCatalog): Promise<ScannedSets> {
+  const scanner = new PkgAnswerScanner(cat)
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) scanner.push(chunk)
+    return scanner.end()
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new SaltRejected('unreadable answer', res.status)
+    throw e
+  }
+}
+
+/** Reads on the main thread; the next request goes out when salt has answered this one. */
+function inlineReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog): BatchReader {
+  const ask = (ids: string[]) => {
+    const fams = rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list' })
+    const answer = rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list' })
+    // Awaited later; a failure must not count as unhandled meanwhile.
+    fams.catch(() => {})
+    answer.catch(() => {})
+    return { ids, fams, answer }
+  }
+  let b = 0
+  let next = batches.length ? ask(batches[0]!) : null
+  return {
+    threaded: false,
+    async next() {
+      const cur = next!
+      const res = await cur.answer
+      next = ++b < batches.length ? ask(batches[b]!) : null
+      const sets = await scanAnswer(res, cat)
+      const f = (await cur.fams) ?? {}
+      return { ids: cur.ids, fams: cur.ids.map((m) => (typeof f[m] === 'string' ? (f[m] as string) : null)), sets: cur.ids.map((m) => sets.get(m) ?? null) }
+    },
+    close() {
+      void next?.answer.then((r) => r.body?.cancel(), () => {})
+    },
+  }
+}
+
+/** Reads in the worker, up to `window` batches ahead of the writer; null when the worker does not start. */
+async function workerReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader | null> {
+  let w: Worker
+  try {
+    w = new Worker(new URL('./inventory-worker.ts', import.meta.url).href)
+  } catch {
+    return null
+  }
+  const post = (m: ToWorker) => w.postMessage(m)
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 10_000)
+    w.onmessage = (ev: MessageEvent<FromWorker>) => (clearTimeout(timer), resolve(ev.data.type === 'ready'))
+    w.onerror = () => (clearTimeout(timer), resolve(false))
+    post({ type: 'init', creds: rt.client.credentials(), tuning: rt.client.tuning })
+  })
+  if (!ready) {
+    w.terminate()
+    rt.deps.log.warn('inventory reading worker did not start; reading on the main thread')
+    return null
+  }
+  const results = new Map<number, FromWorker>()
+  let failure: Error | null = null
+  let wake: (() => void) | null = null
+  w.onmessage = (ev: MessageEvent<FromWorker>) => {
+    if (ev.data.type !== 'ready') results.set(ev.data.seq, ev.data)
+    wake?.()
+  }
+  w.onerror = (ev) => {
+    failure = new Error(`inventory reading worker failed: ${ev.message}`)
+    wake?.()
+  }
+  let asked = 0
+  const ask = () => asked < batches.length && post({ type: 'batch', seq: asked, ids: batches[asked++]! })
+  for (let i = 0; i < window; i++) ask()
+  // Worker key index → writer catalog key index.
+  let xlate = new Int32Array(1024)
+  let known = 0
+  let seq = 0
+  return {
+    threaded: true,
+    async next() {
+      while (!results.has(seq)) {
+        if (failure) throw failure
+        await new Promise<void>((r) => (wake = r))
+      }
+      const m = results.get(seq)!
+      results.delete(seq)
+      const ids = batches[seq++]!
+      ask()
+      if (m.type === 'error') throw m.status ? new AppError(m.status, m.detail) : new Error(m.detail)
+      if (m.type !== 'batch') throw new Error('inventory reading worker answered out of turn')
+      for (const [name, version, arch] of m.keys) {
+        if (known === xlate.length) xlate = grow(xlate, known + 1)
+        xlate[known++] = cat.keyOf(name, version, arch)
+      }
+      for (const s of m.sets) if (s) for (let i = 0; i < s.length; i++) s[i] = xlate[s[i]!]!
+      return { ids, fams: m.fams, sets: m.sets }
+    },
+    close() {
+      w.terminate()
+    },
+  }
+}
