@@ -23,7 +23,7 @@ while (!line.includes('\n')) line += new TextDecoder().decode((await reader.read
 const source = JSON.parse(line.split('\n')[0]!) as { url: string }
 
 const dir = mkdtempSync(join(tmpdir(), 'sd-inv-'))
-const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret', SALTDECK_ADMIN_PASSWORD: 'bench-pw' }, { dataDir: dir })
+const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret', SALTDECK_ADMIN_PASSWORD: 'bench-pw', SALTDECK_INVENTORY_BATCH: process.env.SALTDECK_INVENTORY_BATCH, SALTDECK_INVENTORY_FLUSH: process.env.SALTDECK_INVENTORY_FLUSH }, { dataDir: dir })
 const deps = await openDataDir(config, new Logger('json', () => {}, true))
 const rt = new SaltRuntime(deps)
 upsertMinionFacts(deps, Array.from({ length: N }, (_, i) => ({ id: `m-${String(i).padStart(5, '0')}`, keyState: 'accepted' as const, online: true })))
@@ -70,4 +70,4 @@ clearInterval(sampler)
 src.kill()
 deps.db.$client.close()
 rmSync(dir, { recursive: true, force: true })
-console.log(JSON.stringify({ N, P, batch: rt.inventoryBatch, first, repeat }))
+console.log(JSON.stringify({ N, P, batch: rt.inventoryBatch, flush: deps.config.inventoryFlushMinions, first, repeat }))

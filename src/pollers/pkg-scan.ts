@@ -6,7 +6,7 @@
  * read by JSON.parse and parsePkgList, and an unusual outer shape is read by JSON.parse whole, so the result is always
  * what JSON.parse would give. Only the unfinished minion of an answer is kept between chunks.
  */
-import type { PackageCatalog } from '../features/inventory/catalog'
+import { ByteInterner, type PackageCatalog } from '../features/inventory/catalog'
 import type { Pkg } from '../features/inventory/writer'
 
 const Q = 34 // "
@@ -80,6 +80,16 @@ export class PkgAnswerScanner {
   private n = 0
   private nameSeen: Int32Array<ArrayBuffer> = new Int32Array(1024)
   private tick = 0
+  /** The hash state plainEnd left. */
+  private h = 0
+  /** Deferred entries: run start and end, hash, name end, version start; then the looked-up key and name indexes. */
+  private dS: Int32Array<ArrayBuffer> = new Int32Array(0)
+  private dE: Int32Array<ArrayBuffer> = new Int32Array(0)
+  private dH: Int32Array<ArrayBuffer> = new Int32Array(0)
+  private dNe: Int32Array<ArrayBuffer> = new Int32Array(0)
+  private dVs: Int32Array<ArrayBuffer> = new Int32Array(0)
+  private dK: Int32Array<ArrayBuffer> = new Int32Array(0)
+  private dN: Int32Array<ArrayBuffer> = new Int32Array(0)
 
   /** `drainAt`: unread bytes that trigger a scan (tests use 1 to scan after every chunk). */
   constructor(private cat: PackageCatalog, private drainAt = DRAIN_AT) {}
@@ -223,21 +233,28 @@ export class PkgAnswerScanner {
     throw new SyntaxError(`Unexpected character in JSON answer at ${this.i}`)
   }
 
-  /** A package object in the fast shape as key indexes; undefined (position unspecified) when it is not. */
+  /**
+   * A package object in the fast shape as key indexes; undefined (position unspecified) when it is not. Entries with
+   * one version (nearly all) are looked up together at the end of the object as whole `name": ["version` runs, so the
+   * catalog's memory loads overlap; the others are looked up as they come.
+   */
   private pkgObject(): Int32Array | null | undefined {
     const b = this.b
     const cat = this.cat
     if (b[this.i] !== 123) return undefined
     this.i++
     this.n = 0
+    let d = 0 // deferred entries
     const t = ++this.tick
     let c = this.ws()
     if (c === 125) return this.i++, new Int32Array(0)
     for (;;) {
       if (c !== Q) return undefined
       const ns = this.i + 1
-      const ne = this.plainEnd(ns)
+      // The name's bytes are hashed while they are checked, for the entry lookup.
+      const ne = this.plainEnd(ns, ByteInterner.basis(0))
       if (ne < 0) return undefined
+      let h = this.h
       this.i = ne + 1
       if (!this.punct(COLON)) return undefined
       let name = -1
@@ -250,21 +267,24 @@ export class PkgAnswerScanner {
           for (let first = true; ; first = false) {
             if (c !== Q) return undefined
             const vs = this.i + 1
-            const ve = this.plainEnd(vs)
+            if (first) for (let j = ne; j < vs; j++) h = Math.imul(h ^ b[j]!, 0x01000193)
+            const ve = this.plainEnd(vs, h)
             if (ve < 0) return undefined
-            if (ve > vs) {
-              let k: number
-              if (first) {
-                // The usual entry: one lookup for the whole `name": ["version` run.
-                k = cat.entry(b, ns, ve)
-                if (k < 0) cat.setEntry(b, ns, ve, (k = cat.key(cat.name(b, ns, ne), b, vs, ve)))
-                name = cat.keyName[k]!
-              } else k = cat.key(name < 0 ? (name = cat.name(b, ns, ne)) : name, b, vs, ve)
-              this.addKey(k)
-            }
             this.i = ve + 1
             c = this.ws()
             this.i++
+            if (first && c === 93 && ve > vs) {
+              // `"name": ["version"]`: deferred to the joint lookup.
+              if (d === this.dS.length) this.growDeferred()
+              this.dS[d] = ns
+              this.dE[d] = ve
+              this.dH[d] = ByteInterner.finish(this.h)
+              this.dNe[d] = ne
+              this.dVs[d++] = vs
+              name = -2
+              break
+            }
+            if (ve > vs) this.addKey(cat.key(name < 0 ? (name = cat.name(b, ns, ne)) : name, b, vs, ve))
             if (c === 93) break
             if (c !== COMMA) return undefined
             c = this.ws()
@@ -282,17 +302,43 @@ export class PkgAnswerScanner {
         }
         this.i = ve + 1
       } else return undefined
-      if (name < 0) name = cat.name(b, ns, ne)
-      if (name >= this.nameSeen.length) this.nameSeen = grow32(this.nameSeen, name + 4096)
-      // A name given twice: JSON.parse would keep only the last value.
-      if (this.nameSeen[name] === t) return undefined
-      this.nameSeen[name] = t
+      if (name !== -2 && !this.firstName(name < 0 ? cat.name(b, ns, ne) : name, t)) return undefined
       c = this.ws()
       this.i++
-      if (c === 125) return this.keys.slice(0, this.n)
+      if (c === 125) break
       if (c !== COMMA) return undefined
       c = this.ws()
     }
+    if (d > this.dK.length) (this.dK = new Int32Array(this.dS.length)), (this.dN = new Int32Array(this.dS.length))
+    cat.entries(b, this.dS, this.dE, this.dH, d, this.dK, this.dN)
+    for (let j = 0; j < d; j++) {
+      let k = this.dK[j]!
+      let name = this.dN[j]!
+      if (k < 0) {
+        name = cat.name(b, this.dS[j]!, this.dNe[j]!)
+        cat.setEntry(b, this.dS[j]!, this.dE[j]!, (k = cat.key(name, b, this.dVs[j]!, this.dE[j]!)))
+      }
+      if (!this.firstName(name, t)) return undefined
+      this.addKey(k)
+    }
+    return this.keys.slice(0, this.n)
+  }
+
+  /** Marks a name seen in the current object; false when it was already (JSON.parse would keep only the last value). */
+  private firstName(name: number, t: number): boolean {
+    if (name >= this.nameSeen.length) this.nameSeen = grow32(this.nameSeen, name + 4096)
+    if (this.nameSeen[name] === t) return false
+    this.nameSeen[name] = t
+    return true
+  }
+
+  private growDeferred() {
+    const n = Math.max(1024, this.dS.length * 2)
+    this.dS = grow32(this.dS, n)
+    this.dE = grow32(this.dE, n)
+    this.dH = grow32(this.dH, n)
+    this.dNe = grow32(this.dNe, n)
+    this.dVs = grow32(this.dVs, n)
   }
 
   private addKey(k: number) {
@@ -319,14 +365,18 @@ export class PkgAnswerScanner {
     return true
   }
 
-  /** End (closing quote) of a string whose content starts at s, if it is printable ASCII without escapes; else -1. */
-  private plainEnd(s: number): number {
+  /**
+   * End (closing quote) of a string whose content starts at s, if it is printable ASCII without escapes; else -1.
+   * Feeds the content to the hash state h on the way (ByteInterner's FNV) and leaves it in this.h.
+   */
+  private plainEnd(s: number, h = 0): number {
     const b = this.b
     const len = this.len
     for (let j = s; j < len; j++) {
       const c = b[j]!
-      if (c === Q) return j
+      if (c === Q) return (this.h = h), j
       if (c === BS || c < 0x20 || c > 0x7e) return -1
+      h = Math.imul(h ^ c, 0x01000193)
     }
     this.short = true
     return -1

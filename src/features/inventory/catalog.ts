@@ -3,6 +3,8 @@
  * from bytes, so a refresh can read a salt answer without creating a JS string per package (only new ones are decoded).
  */
 
+import { EntryCache } from './entry-cache'
+
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 /** Separates version from arch in a key's bytes; 0xFF never occurs in UTF-8, so the split is unambiguous. */
@@ -27,8 +29,18 @@ export class ByteInterner {
 
   /** FNV-1a over the bytes, seeded by the salt. */
   static hash(b: Uint8Array, s: number, e: number, salt: number): number {
-    let h = (0x811c9dc5 ^ ByteInterner.seed ^ Math.imul(salt, 0x9e3779b1)) | 0
+    let h = ByteInterner.basis(salt)
     for (let i = s; i < e; i++) h = Math.imul(h ^ b[i]!, 0x01000193)
+    return ByteInterner.finish(h)
+  }
+
+  /** The hash state before the first byte; a caller may feed bytes itself (h = Math.imul(h ^ byte, 0x01000193)). */
+  static basis(salt: number): number {
+    return (0x811c9dc5 ^ ByteInterner.seed ^ Math.imul(salt, 0x9e3779b1)) | 0
+  }
+
+  /** The hash of a fed state. */
+  static finish(h: number): number {
     return h ^ (h >>> 15)
   }
 
@@ -114,20 +126,16 @@ export class PackageCatalog {
   /** package_keys.id → key index + 1 (0: unknown id). */
   private byId = new Int32Array(1024)
   /** Whole `name": ["version` byte runs of an answer → key index, so the usual package entry costs one lookup. */
-  private readonly entries = new ByteInterner()
-  private entryKey = new Int32Array(1024)
+  private readonly entryCache = new EntryCache()
 
-  /** The key index cached for the entry run b[s, e), or -1. */
-  entry(b: Uint8Array, s: number, e: number): number {
-    const i = this.entries.find(b, s, e, 0, ByteInterner.hash(b, s, e, 0))
-    return i < 0 ? -1 : this.entryKey[i]!
+  /** The key and name indexes cached for several entry runs at once (EntryCache.findMany); -1 where not cached. */
+  entries(b: Uint8Array, s: Int32Array, e: Int32Array, h: Int32Array, n: number, keys: Int32Array, names: Int32Array) {
+    this.entryCache.findMany(b, s, e, h, n, keys, names)
   }
 
   /** Caches key index k for the entry run b[s, e). */
   setEntry(b: Uint8Array, s: number, e: number, k: number) {
-    const i = this.entries.add(b, s, e, 0, ByteInterner.hash(b, s, e, 0))
-    if (i >= this.entryKey.length) this.entryKey = grow(this.entryKey, i + 1)
-    this.entryKey[i] = k
+    this.entryCache.add(b, s, e, k, this.keyName[k]!)
   }
 
   /** The name index of bytes b[s, e) (UTF-8, no JSON escapes). */
