@@ -27,9 +27,9 @@ export interface BatchReader {
   readonly threaded: boolean
 }
 
-/** A reader for these batches: the worker when it starts, else the main thread. */
+/** A reader for these batches: the worker when wanted and it starts, else the main thread. */
 export async function openReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader> {
-  return (await workerReader(rt, batches, cat, window)) ?? inlineReader(rt, batches, cat)
+  return (rt.inventoryWorker && (await workerReader(rt, batches, cat, window))) || inlineReader(rt, batches, cat)
 }
 
 /** Reads the answer body into a scanner as it arrives. */
@@ -72,11 +72,19 @@ function inlineReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog)
   }
 }
 
+/**
+ * The worker's entry: beside this file when run from source; in the compiled binary every module sits in one bundle
+ * whose root is src/ (build.ts names the worker as a second entrypoint), so it is found from there.
+ */
+const WORKER_URL = import.meta.url.includes('/$bunfs/')
+  ? new URL('./pollers/inventory-worker.ts', import.meta.url).href
+  : new URL('./inventory-worker.ts', import.meta.url).href
+
 /** Reads in the worker, up to `window` batches ahead of the writer; null when the worker does not start. */
 async function workerReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader | null> {
   let w: Worker
   try {
-    w = new Worker(new URL('./inventory-worker.ts', import.meta.url).href)
+    w = new Worker(WORKER_URL)
   } catch {
     return null
   }

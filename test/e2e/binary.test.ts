@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServe, type Served } from '../helpers/serve'
 import { FakeSalt } from '../helpers/fake-salt'
+import { until } from '../helpers/salt-world'
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-bin-'))
 const bin = join(root, 'saltdeck')
@@ -100,6 +101,28 @@ test('operator commands run against the live data dir', async () => {
   db.close()
   expect(run(['backup', copy, '--data-dir', dataDir]).code).toBe(1)
 })
+
+test('an inventory refresh reads salt on its worker thread inside the binary', async () => {
+  // The worker is a second bundle entrypoint; if the binary lacked it, the refresh would fall back and log a warning.
+  const salt = new FakeSalt().start().addMinions(['web-01', 'web-02'])
+  try {
+    const cookie = (await login(served.url, NEW_PW)).cookie.split(';')[0]!
+    const h = { 'content-type': 'application/json', cookie }
+    expect((await fetch(`${served.url}/api/admin/settings/salt`, { method: 'PUT', headers: h, body: JSON.stringify({ url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' }) })).status).toBe(200)
+    const poll = async (name: string) => {
+      expect((await fetch(`${served.url}/api/admin/pollers/${name}/run`, { method: 'POST', headers: h, body: '{}' })).status).toBe(202)
+      await until(async () => !((await (await fetch(`${served.url}/api/admin/pollers`, { headers: h })).json()) as any).pollers.find((p: any) => p.name === name).running)
+    }
+    await poll('keys')
+    await poll('presence')
+    expect((await fetch(`${served.url}/api/inventory/refresh`, { method: 'POST', headers: h, body: '{}' })).status).toBe(202)
+    const last = await until(async () => ((await (await fetch(`${served.url}/api/inventory/status`, { headers: h })).json()) as any).last)
+    expect(last).toMatchObject({ minions_asked: 2, minions_answered: 2, packages_stored: 6, error: null })
+    expect(served.output()).not.toContain('worker did not start')
+  } finally {
+    salt.stop()
+  }
+}, 30_000)
 
 test('SIGTERM finishes an in-flight request, exits 0, and a restart keeps the data', async () => {
   // A salt-api that answers slowly keeps a test-salt-saved request in flight while the stop begins.
