@@ -18,6 +18,8 @@ export class SaltRuntime {
   readonly stream: EventStream
   /** Minions per inventory batch (SALTDECK_INVENTORY_BATCH). */
   readonly inventoryBatch: number
+  /** Whether inventory answers are read on a worker thread (tests turn it off to cover the main-thread reader). */
+  inventoryWorker = true
   private indexer: ReturnType<typeof setInterval> | undefined
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: { firstMs: number; maxMs: number } } = {}) {

@@ -43,8 +43,9 @@ describe('keys and presence', () => {
 })
 
 describe('inventory', () => {
-  test('a refresh collects every present minion in batches and keeps counts', async () => {
+  test.each([['on a worker thread', true], ['on the main thread', false]])('a refresh collects every present minion in batches and keeps counts, read %s', async (_label, worker) => {
     w = await saltWorld(['a-1', 'a-2', 'a-3', 'r-1', 'r-2'])
+    w.rt.inventoryWorker = worker
     for (const id of ['r-1', 'r-2']) {
       const m = w.salt.minions.get(id)!
       m.grains = { ...m.grains, os_family: 'RedHat' }
