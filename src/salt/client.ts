@@ -157,12 +157,16 @@ export class SaltClient {
   }
 
   /** Runs one lowstate chunk and returns its 2xx answer with the body unread; on 401 logs in again once and retries. */
-  async answer(chunk: Lowstate, timeoutMs?: number): Promise<Response> {
+  answer(chunk: Lowstate, timeoutMs?: number): Promise<Response> {
+    return this.authed((token) =>
+      this.withRetry(() => this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs)),
+    )
+  }
+
+  /** Sends with a live token; a 401 (token expired or revoked on salt's side) logs in again once. Non-2xx answers throw. */
+  private async authed(open: (token: string) => Promise<Response>): Promise<Response> {
     for (let relogin = 0; ; relogin++) {
-      const token = await this.session()
-      const res = await this.withRetry(() =>
-        this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs),
-      )
+      const res = await open(await this.session())
       if (res.status === 401 && relogin === 0) {
         await res.body?.cancel()
         this.token = null
@@ -211,17 +215,7 @@ export class SaltClient {
   }
 
   /** Opens GET /events (SSE); the caller reads the body. A 401 logs in again once. */
-  async events(signal: AbortSignal): Promise<Response> {
-    for (let relogin = 0; ; relogin++) {
-      const token = await this.session()
-      const res = await this.send('events', { method: 'GET', headers: { 'x-auth-token': token, accept: 'text/event-stream' }, signal })
-      if (res.status === 401 && relogin === 0) {
-        await res.body?.cancel()
-        this.token = null
-        continue
-      }
-      if (!res.ok) throw this.failure(res.status, await res.text())
-      return res
-    }
+  events(signal: AbortSignal): Promise<Response> {
+    return this.authed((token) => this.send('events', { method: 'GET', headers: { 'x-auth-token': token, accept: 'text/event-stream' }, signal }))
   }
 }
