@@ -4,6 +4,7 @@
  */
 
 import { EntryCache } from './entry-cache'
+import { placeSlot, regrow } from '../../lib/slot-table'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -74,29 +75,14 @@ export class ByteInterner {
     this.meta[3 * idx + 2] = salt
     this.used += n
     // Keep the table at most half full so probe runs stay short.
-    if (this.size * 2 > this.table.length >> 1) this.rehash(this.table.length)
-    this.place(h, idx)
+    if (this.size * 2 > this.table.length >> 1) this.table = regrow(this.table, this.table.length)
+    placeSlot(this.table, h, idx)
     return idx
   }
 
   /** The bytes of an interned index. */
   bytes(idx: number): Uint8Array {
     return this.arena.subarray(this.meta[3 * idx]!, this.meta[3 * idx]! + this.meta[3 * idx + 1]!)
-  }
-
-  private place(h: number, idx: number) {
-    const table = this.table
-    const mask = (table.length >> 1) - 1
-    let slot = h & mask
-    while (table[2 * slot + 1]) slot = (slot + 1) & mask
-    table[2 * slot] = h
-    table[2 * slot + 1] = idx + 1
-  }
-
-  private rehash(slots: number) {
-    const old = this.table
-    this.table = new Int32Array(2 * slots)
-    for (let j = 0; j < old.length; j += 2) if (old[j + 1]) this.place(old[j]!, old[j + 1]! - 1)
   }
 }
 

@@ -4,6 +4,7 @@
  * and the record, about two misses. Longer runs are not cached (the caller looks the name and version up instead).
  */
 import { ByteInterner, grow } from './catalog'
+import { placeSlot, regrow } from '../../lib/slot-table'
 
 const STRIDE = 16
 /** The longest run kept inline. */
@@ -73,23 +74,8 @@ export class EntryCache {
     for (; j + 4 <= n; j += 4, w++) this.rec[w] = b[s + j]! | (b[s + j + 1]! << 8) | (b[s + j + 2]! << 16) | (b[s + j + 3]! << 24)
     if (j < n) this.rec[w] = tail(b, s + j, e)
     // Keep the table at most half full so probe runs stay short.
-    if (this.size * 2 > this.table.length >> 1) this.rehash(this.table.length)
-    this.place(ByteInterner.hash(b, s, e, 0), r)
-  }
-
-  private place(h: number, r: number) {
-    const table = this.table
-    const mask = (table.length >> 1) - 1
-    let slot = h & mask
-    while (table[2 * slot + 1]) slot = (slot + 1) & mask
-    table[2 * slot] = h
-    table[2 * slot + 1] = r + 1
-  }
-
-  private rehash(slots: number) {
-    const old = this.table
-    this.table = new Int32Array(2 * slots)
-    for (let j = 0; j < old.length; j += 2) if (old[j + 1]) this.place(old[j]!, old[j + 1]! - 1)
+    if (this.size * 2 > this.table.length >> 1) this.table = regrow(this.table, this.table.length)
+    placeSlot(this.table, ByteInterner.hash(b, s, e, 0), r)
   }
 }
 

@@ -1,0 +1,17 @@
+/** Open-addressing tables of (hash, value + 1) Int32 pairs with linear probing; 0 in the value slot marks a free slot. */
+
+/** Puts `value` under hash `h` into the first free slot at or after the hash's home slot. */
+export function placeSlot(table: Int32Array, h: number, value: number) {
+  const mask = (table.length >> 1) - 1
+  let slot = h & mask
+  while (table[2 * slot + 1]) slot = (slot + 1) & mask
+  table[2 * slot] = h
+  table[2 * slot + 1] = value + 1
+}
+
+/** A new table of `slots` slots (a power of two) holding every entry of `old`. */
+export function regrow(old: Int32Array, slots: number): Int32Array<ArrayBuffer> {
+  const table = new Int32Array(2 * slots)
+  for (let j = 0; j < old.length; j += 2) if (old[j + 1]) placeSlot(table, old[j]!, old[j + 1]! - 1)
+  return table
+}
