@@ -1,4 +1,5 @@
 /** Records of the fleet API as the dashboard reads them (contract §6–§8), and pure helpers the fleet pages share. */
+import type { RunCounts } from '../../salt/returns'
 
 /** Values of the minion list's `status` filter (README: presence, key state, last run). */
 export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
@@ -40,18 +41,12 @@ export interface MinionList {
   total: number
   minions: MinionSummary[]
 }
-/** One state run of a minion. */
-export interface Run {
+/** One state run of a minion: the server's run counts plus where and when. */
+export interface Run extends RunCounts {
   id: string
   jid: string
   fun: string
   completed_at: string
-  pass_count: number
-  fail_count: number
-  change_count: number
-  total_count: number
-  duration_ms: number
-  blocked: boolean
   status: string
 }
 /** One activity event. */
