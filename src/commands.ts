@@ -11,6 +11,7 @@ import { createUser, listUsers, setPassword } from './features/users/service'
 import { listRoles } from './features/roles/service'
 import { audit } from './features/audit/service'
 import { NewPassword, Username } from './http/schemas'
+import { AppError } from './http/errors'
 
 /** A command's failure with the message the operator sees. */
 export class CommandError extends Error {}
@@ -56,9 +57,13 @@ export function userCreate(config: Config, username: string, opts: { roles?: str
     const unknown = names.filter((n) => !byName.has(n.toLowerCase()))
     if (unknown.length) throw new CommandError(`unknown role: ${unknown.join(', ')} (roles: ${[...byName.keys()].join(', ')})`)
     const { password, generated } = await choosePassword(!!opts.passwordStdin)
-    const exists = listUsers(deps).users.some((u) => u.username.toLowerCase() === username.toLowerCase())
-    if (exists) throw new CommandError(`user '${username}' already exists`)
-    await createUser(deps, { username, password, display_name: opts.displayName ?? '', must_change_pw: generated, roles: names.map((n) => byName.get(n.toLowerCase())!) })
+    try {
+      await createUser(deps, { username, password, display_name: opts.displayName ?? '', must_change_pw: generated, roles: names.map((n) => byName.get(n.toLowerCase())!) })
+    } catch (e) {
+      // The service's own uniqueness check (case-insensitive) answers 409, as the API does.
+      if (e instanceof AppError && e.status === 409) throw new CommandError(`user '${username}' already exists`)
+      throw e
+    }
     audit(deps, { username: null, action: 'user.create', target: username, client: 'cli' })
     print(generated ? `Created user '${username}' with password: ${password}  (must be changed at first login)` : `Created user '${username}'.`)
   })
