@@ -126,6 +126,16 @@ describe('jobs and actions', () => {
     expect(bad).toMatchObject({ status: 200, body: { ok: false, minion_count: null, detail: 'Salt API error: Could not authenticate using provided credentials' } })
     expect((await call(w, 'POST', '/api/admin/settings/test-salt-saved', { body: {} })).body.ok).toBe(true)
   })
+  test('the connection test rides out a passing 500 (salt-api 3006 races its threads) but reports a lasting one', async () => {
+    w = await saltWorld()
+    w.salt.fail500 = 2
+    expect((await call(w, 'POST', '/api/admin/settings/test-salt-saved', { body: {} })).body).toMatchObject({ ok: true, minion_count: 3 })
+    expect(w.salt.fail500).toBe(0)
+    w.salt.fail500 = 100
+    const bad = await call(w, 'POST', '/api/admin/settings/test-salt-saved', { body: {} })
+    expect(bad).toMatchObject({ status: 200, body: { ok: false, minion_count: null, detail: 'Salt API error: An unexpected error occurred' } })
+    expect(w.salt.fail500).toBe(97)
+  })
 })
 
 describe('scheduler', () => {

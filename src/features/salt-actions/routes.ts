@@ -21,9 +21,13 @@ function salt(deps: AppDeps): SaltRuntime {
   return deps.salt
 }
 
-/** Tries a login and a cheap call with the given connection: the answer says how it went. */
+/**
+ * Tries a login and a cheap call with the given connection: the answer says how it went.
+ * Retries a 5xx twice, quickly: salt-api 3006 answers concurrent requests with a 500 now and then (its threads race on
+ * the master's `.root_key` file), and a button that says "failed" on a healthy master would mislead the operator.
+ */
 async function testConnection(creds: SaltCreds) {
-  const c = new SaltClient(() => creds, { attempts: 1, timeoutMs: 10_000 })
+  const c = new SaltClient(() => creds, { attempts: 3, backoffMs: 250, timeoutMs: 5_000 })
   try {
     await c.login()
     const keys = (await c.wheel('key.list_all')) as { minions?: unknown[] }
