@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { openDb } from './db/client'
+import { attachSearchIndex } from './features/activity/search-index'
 import { migrate } from './db/migrate'
 import { createApp, routePatterns } from './app'
 import type { Config } from './config'
@@ -34,6 +35,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   chmodSync(dir, 0o700)
   const db = openDb(join(dir, 'saltdeck.db'))
   migrate(db)
+  attachSearchIndex(db.$client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
   await bootstrap(deps, dir)
   applyEnvSalt(deps)

@@ -7,7 +7,6 @@ import { SseParser } from '../salt/sse'
 import { normalize, type Intents } from '../salt/normalize'
 import { runFunctions } from '../config'
 import { readSection } from '../features/settings/service'
-import { indexActivity } from '../features/activity/service'
 import { AppError } from '../http/errors'
 
 /** Events per write transaction at most, and the longest an event waits for its batch. */
@@ -24,7 +23,6 @@ export class EventStream {
   private ac: AbortController | null = null
   private loop: Promise<void> | null = null
   private pending: Intents[] = []
-  private sinceIndex = 0
   private timer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private rt: SaltRuntime, private backoff = { firstMs: 1000, maxMs: 30_000 }) {}
@@ -122,12 +120,6 @@ export class EventStream {
     try {
       this.rt.ingest.apply(batch)
       this.eventsIngested += batch.length
-      this.sinceIndex += batch.length
-      // Index in bulk every few thousand events: far cheaper per row than indexing each insert.
-      if (this.sinceIndex >= 20_000) {
-        indexActivity(this.rt.deps)
-        this.sinceIndex = 0
-      }
     } catch (e) {
       this.lastError = (e as Error).message
       this.rt.deps.log.error('event batch failed', { error: this.lastError, size: batch.length })

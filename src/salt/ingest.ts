@@ -4,7 +4,7 @@
  */
 import type { AppDeps } from '../deps'
 import { recordEvents, type EventInput, type EventOut } from '../features/activity/service'
-import { recordJobReturns, upsertJobs } from '../features/jobs/service'
+import { recordJobReturns, returnKey, upsertJobs } from '../features/jobs/service'
 import { recordRun } from '../features/runs/service'
 import { ensureMinion } from '../features/minions/service'
 import type { Intents, KeyChange } from './normalize'
@@ -35,15 +35,18 @@ export class Ingestor {
     db.transaction(() => {
       const events: EventInput[] = []
       const jobCache = new Map<string, { user: string | null; target: string | null } | null>()
-      upsertJobs(this.deps, batch.flatMap((b) => b.jobs))
-      recordJobReturns(this.deps, batch.flatMap((b) => b.returns))
+      // A job event lands with what it reports: job.new with a job not known before, job.ret with a new return.
+      const newJobs = new Set(upsertJobs(this.deps, batch.flatMap((b) => b.jobs)))
+      const newReturns = recordJobReturns(this.deps, batch.flatMap((b) => b.returns))
+      const fresh = (e: EventInput) =>
+        e.event_type === 'job.new' ? newJobs.delete(e.jid!) : e.event_type === 'job.ret' ? newReturns.delete(returnKey(e.jid!, e.minion_id!)) : true
       for (const r of batch.flatMap((b) => b.runs)) recordRun(this.deps, r)
       for (const b of batch) {
         for (const k of b.keys) this.key(k, initiator, events)
         for (const p of b.presence) this.presence(p.minionId, p.online, p.ts, events)
         if (b.presentList) this.presentList(b.presentList.ids, b.presentList.ts, events)
         for (const s of b.starts) this.start(s.minionId, s.ts, events)
-        events.push(...b.events.map((e) => this.withJob(e, jobCache)))
+        for (const e of b.events) if (fresh(e)) events.push(this.withJob(e, jobCache))
       }
       events.sort((a, b) => a.ts - b.ts)
       stored = recordEvents(this.deps, events)

@@ -8,7 +8,7 @@ import { fleetPoller, jobsPoller } from '../pollers/jobs'
 import { inventoryPoller } from '../pollers/inventory'
 import { EventStream } from '../pollers/event-stream'
 import { saltCredentials } from '../features/settings/service'
-import { indexActivity } from '../features/activity/service'
+import { SearchIndexer } from '../features/activity/search-indexer'
 
 /** The salt side of one running service. */
 export class SaltRuntime {
@@ -20,7 +20,8 @@ export class SaltRuntime {
   readonly inventoryBatch: number
   /** Whether inventory answers are read on a worker thread (tests turn it off to cover the main-thread reader). */
   inventoryWorker = true
-  private indexer: ReturnType<typeof setInterval> | undefined
+  /** Keeps the activity search index current (a worker thread when the database is a file). */
+  readonly search: SearchIndexer
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: { firstMs: number; maxMs: number } } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), opts.client, () => deps.clock.now())
@@ -28,18 +29,13 @@ export class SaltRuntime {
     this.inventoryBatch = deps.config.inventoryBatch
     this.scheduler = new Scheduler(deps, [keysPoller(this), presencePoller(this), grainsPoller(this), jobsPoller(this), fleetPoller(this), inventoryPoller(this), retentionPoller(this)])
     this.stream = new EventStream(this, opts.streamBackoff)
+    this.search = new SearchIndexer(deps)
   }
 
   /** Starts the pollers and, when enabled, the event stream. */
   start() {
     // The search index follows the activity table within a couple of seconds whatever wrote the events.
-    this.indexer = setInterval(() => {
-      try {
-        indexActivity(this.deps)
-      } catch (e) {
-        this.deps.log.warn('search indexing failed', { error: (e as Error).message })
-      }
-    }, 2000)
+    void this.search.start()
     this.scheduler.start()
     if (this.stream.enabled()) this.stream.start()
   }
@@ -55,8 +51,8 @@ export class SaltRuntime {
 
   /** Stops pollers and the stream, writing pending events. */
   async stop() {
-    clearInterval(this.indexer)
     await this.scheduler.stop()
     await this.stream.stop()
+    await this.search.stop()
   }
 }

@@ -1,10 +1,12 @@
-// Proves recordEvents/pruneEvents keep the activity feed (job events once, others always) and GET /api/activity filters, orders, pages, counts and hides per contract §6.
+// Proves the activity feed (job events once through the ingest, others always), pruning, and GET /api/activity's filters, order, paging, counts and hiding per contract §6.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { call, testWorld, type Who } from '../helpers/app'
 import { indexActivity, pruneEvents, recordEvents, type EventInput, type EventOut } from '../../src/features/activity/service'
 import { addPermission, createRole } from '../../src/features/roles/service'
 import { createUser } from '../../src/features/users/service'
 import { createSession } from '../../src/features/auth/service'
+import { Ingestor } from '../../src/salt/ingest'
+import { noIntents, returnIntents, type Intents } from '../../src/salt/normalize'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 type Query = Record<string, string>
@@ -87,29 +89,44 @@ describe('recordEvents', () => {
     expect((await list(w)).body).toEqual({ total: 0, events: [] })
   })
 
+  // Job events are de-duplicated by the ingest, through the keys of the job and the return they report.
+  const retIntent = (minionId: string, ts: number, jid = J1, summaryFun = 'state.apply'): Intents => {
+    const out = noIntents()
+    returnIntents(out, { jid, minionId, fun: summaryFun, ret: true, retcode: 0, success: true, ts, stampMs: ts }, new Set())
+    return out
+  }
+  const newIntent = (jid: string, ts: number): Intents => ({
+    ...noIntents(), jobs: [{ jid, fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', arg: [], minions: [], startedAt: ts }],
+    events: [{ ts, category: 'job', event_type: 'job.new', jid, fun: 'test.ping', target: '*', initiator: 'root', summary: `new ${jid}` }],
+  })
+
   test('a job event repeated in the same batch or a later batch is ignored, not an error', async () => {
     const w = await testWorld()
     const ts = w.clock.now()
-    const ret = (minion: string, summary = `${minion} returned state.apply`): EventInput =>
-      ({ ts, category: 'job', event_type: 'job.ret', jid: J1, minion_id: minion, fun: 'state.apply', success: true, changed: false, summary })
-    const first = recordEvents(w.deps, [ret('web-01'), ret('web-01', 'the same return seen again'), ret('web-02')])
+    const ingest = new Ingestor(w.deps)
+    const first = ingest.apply([retIntent('web-01', ts), retIntent('web-01', ts + 5, J1, 'state.highstate'), retIntent('web-02', ts)])
     expect(first.map((e) => e.minion_id)).toEqual(['web-01', 'web-02'])
     expect(first[0]!.summary).toBe('web-01 returned state.apply')
     // The poller backfills the same returns later, plus one the stream missed.
-    const later = recordEvents(w.deps, [ret('web-02', 'backfilled'), ret('db-01'), ret('web-01', 'backfilled')])
+    const later = ingest.apply([retIntent('web-02', ts + 9, J1, 'backfilled'), retIntent('db-01', ts), retIntent('web-01', ts + 9, J1, 'backfilled')])
     expect(later.map((e) => e.minion_id)).toEqual(['db-01'])
     const r = await list(w)
     expect(r.body.total).toBe(3)
     expect(r.body.events.map((e: EventOut) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
-    expect(summaries(r.body)).not.toContain('backfilled')
+    expect(summaries(r.body).join()).not.toContain('backfilled')
+    expect(summaries(r.body).join()).not.toContain('highstate')
   })
 
   test('job events differing in event_type, jid or minion_id are all kept', async () => {
     const w = await testWorld()
     const ts = w.clock.now()
-    const ev = (event_type: string, jid: string, minion_id: string | null): EventInput => ({ ts, category: 'job', event_type, jid, minion_id, summary: 's' })
-    const stored = recordEvents(w.deps, [ev('job.new', J1, null), ev('job.ret', J1, 'web-01'), ev('job.ret', J2, 'web-01'), ev('job.ret', J1, 'web-02'), ev('job.new', J2, null), ev('job.new', J1, null)])
-    expect(stored.length).toBe(5)
+    const stored = new Ingestor(w.deps).apply([newIntent(J1, ts), retIntent('web-01', ts), retIntent('web-01', ts, J2), retIntent('web-02', ts), newIntent(J2, ts), newIntent(J1, ts)])
+    expect(stored.map((e) => `${e.event_type} ${e.jid} ${e.minion_id}`).sort()).toEqual([
+      `job.new ${J1} null`, `job.new ${J2} null`, `job.ret ${J1} web-01`, `job.ret ${J1} web-02`, `job.ret ${J2} web-01`,
+    ])
+    expect((await list(w)).body.total).toBe(5)
+    // Seen again later (the jobs poller, a stream replay): nothing new.
+    expect(new Ingestor(w.deps).apply([newIntent(J2, ts), retIntent('web-02', ts)])).toEqual([])
     expect((await list(w)).body.total).toBe(5)
   })
 
@@ -358,8 +375,27 @@ describe('search through the trigram index', () => {
     expect(await ids('"hi"')).toEqual(['cmd.run dispatched to say "hi" (1 minion)'])
     expect(await ids('hi')).toEqual(['cmd.run dispatched to say "hi" (1 minion)'])
     expect(await ids('nothing-like-this')).toEqual([])
+    const inIndex = () => w.deps.db.$client.query("SELECT count(*) AS n FROM search.activity_fts WHERE activity_fts MATCH '\"old-b\"'").get()
     pruneEvents(w.deps, 30)
+    // A pruned row still in the index never comes back from a search; the next sync removes it.
+    expect(inIndex()).toEqual({ n: 1 })
     expect(await ids('büro')).toEqual(['Büro-01 started'])
-    expect(w.deps.db.$client.query("SELECT count(*) AS n FROM activity_fts WHERE activity_fts MATCH '\"old-b\"'").get()).toEqual({ n: 0 })
+    expect(indexActivity(w.deps)).toBe(0)
+    expect(inIndex()).toEqual({ n: 0 })
+    expect(await ids('büro')).toEqual(['Büro-01 started'])
+  })
+
+  test('an index ahead of the database (a restored backup) is rebuilt from the events', async () => {
+    const w = await testWorld()
+    const db = w.deps.db.$client
+    recordEvents(w.deps, [{ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: 'alpha-01', summary: 'alpha-01 started' }])
+    expect(indexActivity(w.deps)).toBe(1)
+    // As if the index had seen ids 2..500 of another copy, one of them matching "ghost".
+    db.exec("INSERT INTO search.activity_fts (rowid, summary, minion_id, fun, initiator, target) VALUES (2, 'ghost-01 started', 'ghost-01', NULL, NULL, NULL)")
+    db.exec('UPDATE search.search_state SET watermark = 500')
+    expect(indexActivity(w.deps)).toBe(1)
+    expect(db.query('SELECT watermark FROM search.search_state').get()).toEqual({ watermark: 1 })
+    expect(db.query("SELECT count(*) AS n FROM search.activity_fts WHERE activity_fts MATCH '\"ghost\"'").get()).toEqual({ n: 0 })
+    expect((await call(w, 'GET', '/api/activity?search=alpha')).body.total).toBe(1)
   })
 })

@@ -19,7 +19,7 @@ test('jobs: indexed once, filled in later, listed newest first with filters and 
     { jid: '20261121080000000001', minionId: 'web-01', success: true, retcode: 0, ret: { a: 1 }, receivedAt: T0 + 10 },
     { jid: '20261121080000000001', minionId: 'web-01', success: true, retcode: 0, ret: { a: 1 }, receivedAt: T0 + 11 },
     { jid: '20261121080000000001', minionId: 'web-02', success: false, retcode: 2, ret: 'x'.repeat(MAX_RETURN_CHARS + 1), receivedAt: T0 + 12 },
-  ])).toBe(2)
+  ])).toEqual(new Set(['20261121080000000001|web-01', '20261121080000000001|web-02']))
   const list = (await call(w, 'GET', '/api/jobs', { who: 'viewer' })).body
   expect(list.total).toBe(2)
   expect(list.jobs.map((j: any) => j.jid)).toEqual(['20261121080000000002', '20261121080000000001'])

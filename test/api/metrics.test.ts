@@ -7,6 +7,7 @@ import { routePatterns } from '../../src/app'
 import { createApiToken } from '../../src/features/auth/service'
 import { addPermission, createRole } from '../../src/features/roles/service'
 import { setRoles } from '../../src/features/users/service'
+import { indexActivity, recordEvents } from '../../src/features/activity/service'
 
 /** The value of one sample line, e.g. `saltdeck_poller_runs_total{poller="keys"}`. */
 function sample(text: string, prefix: string): number | undefined {
@@ -30,6 +31,13 @@ describe('access', async () => {
     expect(r.body).toContain('# TYPE saltdeck_http_requests_total counter')
     expect(r.body).toContain('saltdeck_build_info{version="0.1.0"} 1')
     expect(sample(r.body, 'saltdeck_db_size_bytes')).toBeGreaterThan(0)
+  })
+
+  test('the search index backlog counts events not yet indexed', async () => {
+    recordEvents(w.deps, [1, 2, 3].map((i) => ({ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: `m-${i}`, summary: `m-${i} started` })))
+    expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(3)
+    indexActivity(w.deps)
+    expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(0)
   })
 
   test('an API token reads it without the permission; a role granting view metrics:* opens it to a session', async () => {

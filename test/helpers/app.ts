@@ -1,6 +1,7 @@
 /** A test app on a fresh `:memory:` database with the real migrations, plus request helpers. */
 import { openDb } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
+import { attachSearchIndex } from '../../src/features/activity/search-index'
 import { loadConfig, type Config } from '../../src/config'
 import { ManualClock } from '../../src/lib/clock'
 import { Logger } from '../../src/lib/log'
@@ -17,6 +18,7 @@ export const ADMIN_PW = 'admin-password-1'
 export async function testWorld(overrides: Partial<Config> = {}) {
   const db = openDb(':memory:')
   migrate(db)
+  attachSearchIndex(db.$client)
   const clock = new ManualClock()
   const config = loadConfig({}, { adminPassword: ADMIN_PW, passwordMemoryKib: 256, ...overrides })
   const deps: AppDeps = { db, config, clock, log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32).fill(7) }

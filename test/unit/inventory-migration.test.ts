@@ -1,24 +1,14 @@
 // Proves migrations 0006/0007 carry minion_packages rows over into package sets: every minion reads back the same rows,
 // collection times survive (also for an empty set), and the writer keeps the carried-over aggregates exact afterwards.
 import { expect, test } from 'bun:test'
-import { createHash } from 'node:crypto'
 import { openDb, type Db } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
-import { migrations } from '../../src/db/migrations.gen'
+import { migrateBefore } from '../helpers/migrations'
 import { ManualClock } from '../../src/lib/clock'
 import { Logger } from '../../src/lib/log'
 import { loadConfig } from '../../src/config'
 import type { AppDeps } from '../../src/deps'
 import { minionPackages, replacePackageSets, listPackages, packageVersions } from '../../src/features/inventory/service'
-
-/** Applies the embedded migrations up to (not including) the one tagged `stop`. */
-function migrateBefore(db: Db, stop: string) {
-  const upto = migrations.findIndex((m) => m.tag === stop)
-  const metas = migrations.slice(0, upto).map((m) => ({
-    sql: m.sql.split('--> statement-breakpoint'), bps: m.breakpoints, folderMillis: m.when, hash: createHash('sha256').update(m.sql).digest('hex'),
-  }))
-  ;(db as any).dialect.migrate(metas, (db as any).session, {})
-}
 
 const T0 = Date.parse('2026-11-01T00:00:00Z')
 // minion → [source, collected_at, rows]

@@ -78,14 +78,13 @@ export const activityEvents = sqliteTable('activity_events', {
   target: text('target'),
   durationMs: integer('duration_ms'),
   summary: text('summary').notNull(),
-  /** `event_type|jid|minion_id` for job events, null otherwise: makes a job return land once. */
+  /** No longer written (null): job events are now de-duplicated through the jobs and job_returns keys (migration 0009). */
   dedupeKey: text('dedupe_key'),
 }, (t) => [
   index('activity_ts').on(t.ts, t.id),
   index('activity_category_ts').on(t.category, t.ts, t.id),
   index('activity_minion_ts').on(t.minionId, t.ts, t.id),
   index('activity_jid').on(t.jid),
-  uniqueIndex('activity_job_once').on(t.dedupeKey),
 ])
 
 /** Events per category, kept current on insert and prune so unfiltered totals need no count(*). */

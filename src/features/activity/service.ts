@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
 import { iso } from '../../lib/clock'
 import { holds, type Grant } from '../roles/service'
+import { syncSearchIndex } from './search-index'
 
 /** Event categories and the permission that makes each visible. */
 export const CATEGORY_PERMISSION: Record<string, string> = { job: 'job:*', key: 'key:*', minion: 'minion:*' }
@@ -39,10 +40,7 @@ export function eventOut(r: Record<string, any>): EventOut {
   }
 }
 
-/**
- * Records events in one transaction. Job events are unique on (event_type, jid, minion_id): a repeat is
- * ignored, not an error. Returns the events actually stored, with their ids.
- */
+/** Records events in one transaction; returns them with their ids. (Job events are de-duplicated by the ingest.) */
 export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
   if (!events.length) return []
   // Totals come from per-category counters over these categories only; anything else is a caller's bug.
@@ -50,22 +48,20 @@ export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
   if (unknown) throw new Error(`unknown activity category: ${unknown.category}`)
   const db = deps.db.$client
   const ins = db.prepare(
-    `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary, dedupe_key)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT DO NOTHING`,
+    `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
   )
   const count = db.prepare('INSERT INTO activity_counts (category, n) VALUES (?1, ?2) ON CONFLICT (category) DO UPDATE SET n = n + excluded.n')
   const stored: EventOut[] = []
   db.transaction(() => {
     const perCategory = new Map<string, number>()
     for (const e of events) {
-      const key = e.category === 'job' ? `${e.event_type}|${e.jid ?? ''}|${e.minion_id ?? ''}` : null
       const b = (v: boolean | null | undefined) => (v == null ? null : v ? 1 : 0)
       // run() + lastInsertRowid: RETURNING through get() costs several times more per row.
       const res = ins.run(
         e.ts, e.category, e.event_type, e.minion_id ?? null, e.jid ?? null, e.fun ?? null, b(e.success), b(e.changed),
-        e.initiator ?? null, e.target ?? null, e.duration_ms == null ? null : Math.round(e.duration_ms), e.summary, key,
+        e.initiator ?? null, e.target ?? null, e.duration_ms == null ? null : Math.round(e.duration_ms), e.summary,
       )
-      if (res.changes === 0) continue
       const row = { id: Number(res.lastInsertRowid) }
       perCategory.set(e.category, (perCategory.get(e.category) ?? 0) + 1)
       stored.push({ ...e, id: row.id, ts: iso(e.ts), minion_id: e.minion_id ?? null, jid: e.jid ?? null, fun: e.fun ?? null, success: e.success ?? null,
@@ -76,26 +72,14 @@ export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
   return stored
 }
 
-/** Adds up to `limit` not yet indexed events to the search index in one statement; returns how many. */
+/** One step of the search index on this connection (tests, seeding): drops pruned events, indexes up to `limit`. */
 export function indexActivity(deps: AppDeps, limit = 50_000): number {
-  const db = deps.db.$client
-  let n = 0
-  db.transaction(() => {
-    const w = db.query<{ watermark: number }, []>('SELECT watermark FROM activity_fts_state').get()!.watermark
-    const top = db.query<{ id: number | null; n: number }, [number, number]>('SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM activity_events WHERE id > ?1 ORDER BY id LIMIT ?2)').get(w, limit)!
-    if (!top.id) return
-    db.query('INSERT INTO activity_fts (rowid, summary, minion_id, fun, initiator, target) SELECT id, summary, minion_id, fun, initiator, target FROM activity_events WHERE id > ?1 AND id <= ?2').run(w, top.id)
-    db.query('UPDATE activity_fts_state SET watermark = ?1').run(top.id)
-    n = top.n
-  })()
-  return n
+  return syncSearchIndex(deps.db.$client, limit)
 }
 
 /** Deletes events older than `days` days; returns how many went. */
 export function pruneEvents(deps: AppDeps, days: number): number {
   const db = deps.db.$client
-  // The index's delete trigger needs every deleted row indexed.
-  while (indexActivity(deps) > 0);
   const cutoff = deps.clock.now() - days * 86_400_000
   let removed = 0
   db.transaction(() => {
@@ -156,7 +140,7 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
     const p = arg(containsPattern(f.search))
     if ([...f.search].length >= 3) {
       const m = arg(`"${f.search.replace(/"/g, '""')}"`)
-      where.push(`(id IN (SELECT rowid FROM activity_fts WHERE activity_fts MATCH ${m}) OR (id > (SELECT watermark FROM activity_fts_state) AND ${like(p)}))`)
+      where.push(`(id IN (SELECT rowid FROM search.activity_fts WHERE activity_fts MATCH ${m}) OR (id > (SELECT watermark FROM search.search_state) AND ${like(p)}))`)
     } else where.push(like(p))
   }
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args, onlyCategories: where.length === base }

@@ -47,20 +47,23 @@ export interface JobReturnInput {
   receivedAt: number
 }
 
-/** Stores returns once per (jid, minion); returns how many were new. */
-export function recordJobReturns(deps: AppDeps, rets: JobReturnInput[]): number {
+/** The key of one minion's return of a job. */
+export const returnKey = (jid: string, minionId: string) => `${jid}|${minionId}`
+
+/** Stores returns once per (jid, minion); returns the `jid|minion` keys of those that were new. */
+export function recordJobReturns(deps: AppDeps, rets: JobReturnInput[]): Set<string> {
   const db = deps.db.$client
   const ins = db.prepare(`INSERT INTO job_returns (jid, minion_id, success, retcode, ret, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
     ON CONFLICT (jid, minion_id) DO NOTHING`)
-  let n = 0
+  const fresh = new Set<string>()
   db.transaction(() => {
     for (const r of rets) {
       let text = JSON.stringify(r.ret ?? null)
       if (text.length > MAX_RETURN_CHARS) text = JSON.stringify({ truncated: true, preview: text.slice(0, 1024) })
-      n += ins.run(r.jid, r.minionId, r.success === null ? null : r.success ? 1 : 0, r.retcode, text, r.receivedAt).changes
+      if (ins.run(r.jid, r.minionId, r.success === null ? null : r.success ? 1 : 0, r.retcode, text, r.receivedAt).changes) fresh.add(returnKey(r.jid, r.minionId))
     }
   })()
-  return n
+  return fresh
 }
 
 /** The job of a jid, or null. */

@@ -6,6 +6,7 @@ import { holds } from '../roles/service'
 import { VERSION } from '../../version'
 import type { AppDeps } from '../../deps'
 import { Exposition } from './registry'
+import { searchPending } from '../activity/search-index'
 
 /** Size of the database file and its WAL in bytes; the page count for an in-memory database. */
 function dbSize(deps: AppDeps): number {
@@ -39,6 +40,7 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick.', pollers.map((p) => [{ poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
   x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, deps.salt?.ingest.stored ?? 0]])
   x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.connected ? 1 : 0]])
+  x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSize(deps)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
   return x.text()

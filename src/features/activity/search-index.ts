@@ -1,0 +1,77 @@
+/**
+ * The activity search index (contract §6 `search`): an FTS5 trigram table in its own file, `search.db` beside the
+ * database, attached to each connection as schema `search`. Its own file has its own write lock, so a worker thread
+ * can index while the main thread stores events: in the same file, indexing would hold the one write lock and the
+ * event ingest would wait for it. The index is derived data: when the file is missing, or indexes ids the database
+ * never issued (a restored backup), it is rebuilt from the events.
+ */
+import type { Database } from 'bun:sqlite'
+import { dirname, join } from 'node:path'
+import { chmodSync } from 'node:fs'
+
+/** The search file of a database file; ':memory:' for an in-memory database (tests). */
+export function searchPath(db: Database): string {
+  const f = db.filename
+  return !f || f === ':memory:' ? ':memory:' : join(dirname(f), 'search.db')
+}
+
+/** Attaches `search.db` as schema `search` and creates its tables when new. */
+export function attachSearchIndex(db: Database): void {
+  const path = searchPath(db)
+  db.query('ATTACH DATABASE ?1 AS search').run(path)
+  if (path !== ':memory:') {
+    db.exec('PRAGMA search.journal_mode = WAL')
+    chmodSync(path, 0o600)
+  }
+  // Contentless: searches need rowids only, and the index holds no second copy of the text. contentless_delete lets
+  // pruned rows leave by rowid. A higher automerge merges segments less often: cheaper inserts, slightly more segments.
+  const fresh = !db.query("SELECT 1 FROM search.sqlite_master WHERE name = 'activity_fts'").get()
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS search.activity_fts USING fts5(summary, minion_id, fun, initiator, target,
+    content='', contentless_delete=1, tokenize='trigram')`)
+  if (fresh) db.exec("INSERT INTO search.activity_fts (activity_fts, rank) VALUES ('automerge', 16)")
+  // watermark: every event id up to it is indexed. low: ids under it were pruned and removed from the index.
+  db.exec('CREATE TABLE IF NOT EXISTS search.search_state (id INTEGER PRIMARY KEY CHECK (id = 1), watermark INTEGER NOT NULL, low INTEGER NOT NULL)')
+  db.exec('INSERT OR IGNORE INTO search.search_state (id, watermark, low) VALUES (1, 0, 0)')
+}
+
+/**
+ * One step of keeping the index current, in one transaction on `search`: removes pruned events, then indexes up to
+ * `limit` events past the watermark. Returns how many it indexed. `db` is any connection with the index attached.
+ */
+export function syncSearchIndex(db: Database, limit = 50_000): number {
+  let n = 0
+  db.transaction(() => {
+    const s = db.query<{ watermark: number; low: number }, []>('SELECT watermark, low FROM search.search_state').get()!
+    const issued = db.query<{ seq: number }, []>("SELECT seq FROM main.sqlite_sequence WHERE name = 'activity_events'").get()?.seq ?? 0
+    if (s.watermark > issued) {
+      // Ids the database never issued: the index belongs to another copy of the data. Start over.
+      db.exec("INSERT INTO search.activity_fts (activity_fts) VALUES ('delete-all')")
+      s.watermark = s.low = 0
+    }
+    // Retention deletes the oldest events, so what went is (nearly) a prefix of the ids. Rows deleted above the
+    // first kept id stay in the index, harmless: a search only returns ids that are still in activity_events.
+    const first = db.query<{ id: number | null }, []>('SELECT min(id) AS id FROM main.activity_events').get()!.id ?? issued + 1
+    if (first > s.low) {
+      db.query('DELETE FROM search.activity_fts WHERE rowid < ?1').run(first)
+      s.low = first
+    }
+    const top = db.query<{ id: number | null; n: number }, [number, number]>(
+      'SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM main.activity_events WHERE id > ?1 ORDER BY id LIMIT ?2)',
+    ).get(s.watermark, limit)!
+    if (top.id) {
+      db.query(`INSERT INTO search.activity_fts (rowid, summary, minion_id, fun, initiator, target)
+        SELECT id, summary, minion_id, fun, initiator, target FROM main.activity_events WHERE id > ?1 AND id <= ?2`).run(s.watermark, top.id)
+      s.watermark = top.id
+      n = top.n
+    }
+    db.query('UPDATE search.search_state SET watermark = ?1, low = ?2').run(s.watermark, s.low)
+  })()
+  return n
+}
+
+/** Events stored but not yet in the index (for /metrics). */
+export function searchPending(db: Database): number {
+  return db.query<{ n: number }, []>(
+    "SELECT max(coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = 'activity_events'), 0) - (SELECT watermark FROM search.search_state), 0) AS n",
+  ).get()!.n
+}

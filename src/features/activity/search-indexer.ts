@@ -1,0 +1,82 @@
+/**
+ * Keeps the search index current while the service runs: on a worker thread (search-worker.ts) when the database is a
+ * file, so indexing runs on another core beside the event ingest; on the main thread every 2 s otherwise (in-memory
+ * databases in tests, or a worker that does not start).
+ */
+import type { AppDeps } from '../../deps'
+import { syncSearchIndex } from './search-index'
+import type { FromSearchWorker, ToSearchWorker } from './search-worker'
+
+/** Beside this file from source; from the bundle root (src/) in the compiled binary, where build.ts names it. */
+const WORKER_URL = import.meta.url.includes('/$bunfs/')
+  ? new URL('./features/activity/search-worker.ts', import.meta.url).href
+  : new URL('./search-worker.ts', import.meta.url).href
+
+const IDLE_MS = 1000
+const INLINE_MS = 2000
+
+/** The running indexer. */
+export class SearchIndexer {
+  private worker: Worker | null = null
+  private timer: ReturnType<typeof setInterval> | undefined
+  /** Whether a worker thread does the indexing. */
+  threaded = false
+
+  constructor(private deps: AppDeps) {}
+
+  /** Starts the worker, or the main-thread fallback. */
+  async start() {
+    const path = this.deps.db.$client.filename
+    if (path && path !== ':memory:' && (await this.startWorker(path))) return
+    this.timer = setInterval(() => this.syncInline(), INLINE_MS)
+  }
+
+  private syncInline() {
+    try {
+      syncSearchIndex(this.deps.db.$client)
+    } catch (e) {
+      this.deps.log.warn('search indexing failed', { error: (e as Error).message })
+    }
+  }
+
+  private async startWorker(path: string): Promise<boolean> {
+    let w: Worker
+    try {
+      w = new Worker(WORKER_URL)
+    } catch (e) {
+      this.deps.log.warn('search index worker did not start; indexing on the main thread', { error: (e as Error).message })
+      return false
+    }
+    const ready = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 10_000)
+      w.onmessage = (ev: MessageEvent<FromSearchWorker>) => {
+        if (ev.data.type === 'ready') (clearTimeout(timer), resolve(true))
+        else if (ev.data.type === 'error') this.deps.log.warn('search indexing failed', { error: ev.data.detail })
+      }
+      w.onerror = (e) => (clearTimeout(timer), resolve(false), this.deps.log.warn('search index worker failed', { error: e.message }))
+      w.postMessage({ type: 'start', path, idleMs: IDLE_MS } satisfies ToSearchWorker)
+    })
+    if (!ready) {
+      w.terminate()
+      this.deps.log.warn('search index worker did not start; indexing on the main thread')
+      return false
+    }
+    this.worker = w
+    this.threaded = true
+    return true
+  }
+
+  /** Stops indexing; the worker closes its connection before the service checkpoints the database. */
+  async stop() {
+    clearInterval(this.timer)
+    const w = this.worker
+    if (!w) return
+    this.worker = null
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 5000)
+      w.addEventListener('message', (ev: MessageEvent<FromSearchWorker>) => ev.data.type === 'stopped' && (clearTimeout(timer), resolve()))
+      w.postMessage({ type: 'stop' } satisfies ToSearchWorker)
+    })
+    w.terminate()
+  }
+}

@@ -1,0 +1,91 @@
+// Proves migration 0009 and the search index file: an existing database loses its in-file index and its job-event
+// unique key, search.db is created beside it (0600) and rebuilt from the events, legacy job rows still de-duplicate,
+// and the service's indexer catches up on its worker thread.
+import { afterAll, expect, test } from 'bun:test'
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDb } from '../../src/db/client'
+import { migrate } from '../../src/db/migrate'
+import { ManualClock } from '../../src/lib/clock'
+import { Logger } from '../../src/lib/log'
+import { loadConfig } from '../../src/config'
+import type { AppDeps } from '../../src/deps'
+import { attachSearchIndex, searchPending, syncSearchIndex } from '../../src/features/activity/search-index'
+import { SearchIndexer } from '../../src/features/activity/search-indexer'
+import { listEvents } from '../../src/features/activity/service'
+import { Ingestor } from '../../src/salt/ingest'
+import { noIntents, returnIntents } from '../../src/salt/normalize'
+import { migrateBefore } from '../helpers/migrations'
+
+const dir = mkdtempSync(join(tmpdir(), 'sd-search-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const T0 = Date.parse('2026-11-21T08:00:00Z')
+const ALL = [{ verb: 'view', resource_glob: '*' }]
+
+/** A database file at migration 0008 with `n` job returns, recorded and indexed the old way. */
+function oldDb(name: string, n: number) {
+  mkdirSync(join(dir, name))
+  const db = openDb(join(dir, name, 'saltdeck.db'))
+  migrateBefore(db, '0009_search_index_file')
+  const c = db.$client
+  c.query("INSERT INTO jobs (jid, fun, started_at) VALUES ('20261121080000000001', 'test.ping', ?1)").run(T0)
+  for (let i = 0; i < n; i++) {
+    c.query("INSERT INTO job_returns (jid, minion_id, ret, received_at) VALUES ('20261121080000000001', ?1, 'true', ?2)").run(`web-${i}`, T0)
+    c.query(`INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, summary, dedupe_key)
+      VALUES (?2, 'job', 'job.ret', ?1, '20261121080000000001', 'test.ping', ?1 || ' returned test.ping', 'job.ret|20261121080000000001|' || ?1)`).run(`web-${i}`, T0)
+  }
+  c.exec("INSERT INTO activity_counts (category, n) VALUES ('job', " + n + ')')
+  c.exec("INSERT INTO activity_fts (activity_fts) VALUES ('rebuild'); UPDATE activity_fts_state SET watermark = (SELECT max(id) FROM activity_events)")
+  return db
+}
+const depsOf = (db: ReturnType<typeof openDb>): AppDeps => ({ db, clock: new ManualClock(T0 + 60_000), config: loadConfig({}), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) })
+
+test('0009 drops the in-file index and the unique key; search.db is created and rebuilt from the events', () => {
+  const db = oldDb('a', 120)
+  migrate(db)
+  attachSearchIndex(db.$client)
+  const names = db.$client.query<{ name: string }, []>("SELECT name FROM main.sqlite_master").all().map((r) => r.name)
+  expect(names).not.toContain('activity_fts')
+  expect(names).not.toContain('activity_fts_state')
+  expect(names).not.toContain('activity_fts_delete')
+  expect(names).not.toContain('activity_job_once')
+  expect(statSync(join(dir, 'a', 'search.db')).mode & 0o777).toBe(0o600)
+  const deps = depsOf(db)
+  expect(searchPending(db.$client)).toBe(120)
+  expect(syncSearchIndex(db.$client, 50)).toBe(50)
+  expect(syncSearchIndex(db.$client)).toBe(70)
+  expect(searchPending(db.$client)).toBe(0)
+  // Through the index only: nothing is past the watermark.
+  expect(listEvents(deps, { search: 'eb-11' }, ALL, 100, 0).events.map((e) => e.minion_id).sort()).toEqual(['web-11', 'web-110', 'web-111', 'web-112', 'web-113', 'web-114', 'web-115', 'web-116', 'web-117', 'web-118', 'web-119'])
+  // A legacy return seen again is still a duplicate; a new one lands once.
+  const ret = (m: string) => {
+    const out = noIntents()
+    returnIntents(out, { jid: '20261121080000000001', minionId: m, fun: 'test.ping', ret: true, retcode: 0, success: true, ts: T0 + 1, stampMs: T0 + 1 }, new Set())
+    return out
+  }
+  expect(new Ingestor(deps).apply([ret('web-7'), ret('web-new'), ret('web-new')]).map((e) => e.minion_id)).toEqual(['web-new'])
+  expect(listEvents(deps, {}, ALL, 1, 0).total).toBe(121)
+  db.$client.close()
+})
+
+test('the service indexer catches up on its worker thread, beside writes on the main connection', async () => {
+  const db = oldDb('b', 3000)
+  migrate(db)
+  attachSearchIndex(db.$client)
+  const deps = depsOf(db)
+  const indexer = new SearchIndexer(deps)
+  await indexer.start()
+  expect(indexer.threaded).toBe(true)
+  const more = noIntents()
+  for (let i = 0; i < 500; i++) returnIntents(more, { jid: '20261121080000000002', minionId: `db-${i}`, fun: 'test.ping', ret: true, retcode: 0, success: true, ts: T0 + 2, stampMs: T0 + 2 }, new Set())
+  new Ingestor(deps).apply([more])
+  const end = Date.now() + 10_000
+  while (searchPending(db.$client) > 0 && Date.now() < end) await Bun.sleep(20)
+  expect(searchPending(db.$client)).toBe(0)
+  await indexer.stop()
+  // Found through the index the worker wrote (the watermark covers every row, so no scan is involved).
+  expect(listEvents(deps, { search: 'db-499 returned' }, ALL, 10, 0).events.map((e) => e.minion_id)).toEqual(['db-499'])
+  expect(listEvents(deps, { search: 'web-2999' }, ALL, 10, 0).total).toBe(1)
+  db.$client.close()
+})
