@@ -20,6 +20,8 @@ async function startSource() {
 }
 
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+const cpu = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100
 const source = await startSource()
 const srv = await startServe(join(dir, 'data'), {
   SALTDECK_ADMIN_PASSWORD: 'bench-password', SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret',
@@ -29,18 +31,24 @@ const auth = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/
 const off = { minion_state_keys_interval_seconds: 0, minion_state_presence_interval_seconds: 0, minion_state_grains_interval_seconds: 0 }
 await fetch(`${srv.url}/api/admin/settings/pollers`, { method: 'PUT', headers: auth, body: JSON.stringify({ ...off, event_stream_enabled: true }) })
 const total = async () => ((await (await fetch(`${srv.url}/api/activity?limit=1`, { headers: auth })).json()) as { total: number }).total
+/** Events stored but not yet in the search index (the indexer worker's backlog). */
+const pending = async () => Number(/^saltdeck_search_index_pending_events (\d+)/m.exec(await (await fetch(`${srv.url}/metrics`, { headers: auth })).text())?.[1])
 
-const samples: { t: number; events: number; rssMb: number }[] = []
+const samples: { t: number; events: number; rssMb: number; searchPending: number }[] = []
 const t0 = performance.now()
+const cpu0 = { server: cpu(srv.proc.pid), source: cpu(source.proc.pid) }
 let prev = await total()
 for (let i = 0; i < seconds / 5; i++) {
   await Bun.sleep(5000)
   const n = await total()
-  samples.push({ t: Math.round((performance.now() - t0) / 1000), events: n - prev, rssMb: Math.round(rss(srv.proc.pid)) })
+  samples.push({ t: Math.round((performance.now() - t0) / 1000), events: n - prev, rssMb: Math.round(rss(srv.proc.pid)), searchPending: await pending() })
   prev = n
 }
+const wall = (performance.now() - t0) / 1000
+// Cores busy on average: the service (main thread plus its workers) and the SSE source share the machine's cores.
+const cores = { server: (cpu(srv.proc.pid) - cpu0.server) / wall, source: (cpu(source.proc.pid) - cpu0.source) / wall }
 await srv.stop()
 source.proc.kill()
 const rates = samples.map((s) => s.events / 5).sort((a, b) => a - b)
-console.log(JSON.stringify({ seconds, samples, median_events_per_s: Math.round(rates[Math.floor(rates.length / 2)]!), min_events_per_s: Math.round(rates[0]!), rss_mb: samples.map((s) => s.rssMb) }, null, 1))
+console.log(JSON.stringify({ seconds, samples, median_events_per_s: Math.round(rates[Math.floor(rates.length / 2)]!), min_events_per_s: Math.round(rates[0]!), rss_mb: samples.map((s) => s.rssMb), search_pending: samples.map((s) => s.searchPending), cores_busy: { server: +cores.server.toFixed(2), source: +cores.source.toFixed(2) } }, null, 1))
 rmSync(dir, { recursive: true, force: true })
