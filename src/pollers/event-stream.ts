@@ -1,17 +1,23 @@
 /**
- * The salt-api /events consumer: one long-lived stream, parsed as it arrives, normalised and written in batched
- * transactions; reconnects with backoff 1 s → 30 s and logs in again when the token expires.
+ * The salt-api /events consumer: a reader (event-reader.ts) on a worker thread, or on the main thread when no worker
+ * starts, hands over normalised events; they are written here in batched transactions.
  */
 import type { SaltRuntime } from '../salt/runtime'
-import { SseParser } from '../salt/sse'
-import { normalize, type Intents } from '../salt/normalize'
+import type { Intents } from '../salt/normalize'
 import { runFunctions } from '../config'
 import { readSection } from '../features/settings/service'
-import { AppError } from '../http/errors'
+import { readEvents, type Backoff, type ReaderSink } from './event-reader'
+import type { FromEventWorker, ToEventWorker } from './event-worker'
+import { startWorker, stopWorker } from '../lib/worker-thread'
 
 /** Events per write transaction at most, and the longest an event waits for its batch. */
 export const BATCH_MAX = 2000
 export const BATCH_WAIT_MS = 50
+
+/** Beside this file from source; from the bundle root (src/) in the compiled binary, where build.ts names it. */
+const WORKER_URL = import.meta.url.includes('/$bunfs/')
+  ? new URL('./pollers/event-worker.ts', import.meta.url).href
+  : new URL('./event-worker.ts', import.meta.url).href
 
 /** The consumer and its status. */
 export class EventStream {
@@ -20,12 +26,16 @@ export class EventStream {
   framesSkipped = 0
   reconnects = 0
   lastError: string | null = null
+  /** Whether the reader may run on a worker thread (tests turn it off to read on the main thread, with their clock). */
+  useWorker = true
   private ac: AbortController | null = null
   private loop: Promise<void> | null = null
+  private worker: Worker | null = null
   private pending: Intents[] = []
   private timer: ReturnType<typeof setTimeout> | null = null
+  private starting: Promise<void> | null = null
 
-  constructor(private rt: SaltRuntime, private backoff = { firstMs: 1000, maxMs: 30_000 }) {}
+  constructor(private rt: SaltRuntime, private backoff: Backoff = { firstMs: 1000, maxMs: 30_000 }) {}
 
   /** Intents received but not yet written (written within BATCH_WAIT_MS, or at stop). */
   get pendingCount() {
@@ -37,77 +47,81 @@ export class EventStream {
     return readSection(this.rt.deps, 'pollers').event_stream_enabled === true
   }
 
-  /** Starts (or restarts) the loop when enabled; stops it when not. */
+  /** Starts (or restarts) the reader when enabled; stops it when not. */
   async reload() {
     await this.stop()
-    if (this.enabled()) this.start()
+    if (this.enabled()) await this.start()
   }
 
-  /** Starts the loop. */
-  start() {
-    if (this.loop) return
+  /** Whether a worker thread reads the stream. */
+  get threaded() {
+    return this.worker !== null
+  }
+
+  /** Starts the reader: on a worker when it starts, else on the main thread. */
+  start(): Promise<void> {
+    // One start at a time: a settings change can arrive while the worker is still starting.
+    this.starting ??= this.open().finally(() => (this.starting = null))
+    return this.starting
+  }
+
+  private async open() {
+    if (this.loop || this.worker) return
+    if (this.useWorker && (await this.openWorker())) return
     const ac = (this.ac = new AbortController())
-    this.loop = this.run(ac.signal)
+    this.loop = readEvents(this.rt.client, ac.signal, runFunctions(this.rt.deps.config), () => this.rt.deps.clock.now(), this.backoff, this.sink)
   }
 
-  /** Stops the loop and writes what is pending. */
+  /** Stops the reader and writes what is pending. */
   async stop() {
+    await this.starting
     this.ac?.abort()
     await this.loop
     this.loop = null
+    this.ac = null
+    await this.endWorker()
     this.flush()
   }
 
-  private async run(signal: AbortSignal) {
-    let wait = this.backoff.firstMs
-    while (!signal.aborted) {
-      try {
-        const res = await this.rt.client.events(signal)
-        this.connected = true
-        wait = this.backoff.firstMs
-        await this.read(res, signal)
-      } catch (e) {
-        if (signal.aborted) break
-        this.lastError = e instanceof AppError ? e.detail : (e as Error).message
-        this.rt.deps.log.warn('event stream error', { error: this.lastError })
-      } finally {
-        this.connected = false
-        this.flush()
-      }
-      if (signal.aborted) break
-      this.reconnects++
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, wait)
-        signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true })
-      })
-      wait = Math.min(wait * 2, this.backoff.maxMs)
-    }
+  /** Where the reader's reports land, from either thread. */
+  private sink: ReaderSink = {
+    connected: (on) => {
+      this.connected = on
+      if (!on) this.flush()
+    },
+    intents: (list) => {
+      for (const i of list) this.pending.push(i)
+      if (this.pending.length >= BATCH_MAX) this.flush()
+      else this.timer ??= setTimeout(() => this.flush(), BATCH_WAIT_MS)
+    },
+    skipped: () => void this.framesSkipped++,
+    failed: (detail) => {
+      this.lastError = detail
+      this.rt.deps.log.warn('event stream error', { error: detail })
+    },
+    reconnecting: () => void this.reconnects++,
   }
 
-  private async read(res: Response, signal: AbortSignal) {
-    const parser = new SseParser()
-    const decoder = new TextDecoder()
-    const runFuns = runFunctions(this.rt.deps.config)
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      if (signal.aborted) return
-      for (const f of parser.push(decoder.decode(chunk, { stream: true }))) {
-        let msg: { tag?: unknown; data?: unknown }
-        try {
-          msg = JSON.parse(f.data)
-        } catch {
-          this.framesSkipped++
-          continue
-        }
-        const tag = typeof msg.tag === 'string' ? msg.tag : f.tag
-        if (!tag || !msg.data || typeof msg.data !== 'object') {
-          this.framesSkipped++
-          continue
-        }
-        this.pending.push(normalize(tag, msg.data as Record<string, unknown>, this.rt.deps.clock.now(), runFuns))
-        if (this.pending.length >= BATCH_MAX) this.flush()
-        else this.timer ??= setTimeout(() => this.flush(), BATCH_WAIT_MS)
-      }
+  private async openWorker(): Promise<boolean> {
+    const onMessage = (m: FromEventWorker) => {
+      if (m.type === 'intents') this.sink.intents(JSON.parse(m.json) as Intents[])
+      else if (m.type === 'connected') this.sink.connected(m.on)
+      else if (m.type === 'skipped') this.sink.skipped()
+      else if (m.type === 'failed') this.sink.failed(m.detail)
+      else if (m.type === 'reconnecting') this.sink.reconnecting()
     }
+    const start = { type: 'start', creds: this.rt.client.credentials(), tuning: this.rt.client.tuning, runFuns: [...runFunctions(this.rt.deps.config)], backoff: this.backoff } satisfies ToEventWorker
+    this.worker = await startWorker(WORKER_URL, start, onMessage, this.rt.deps.log, 'event stream')
+    return this.worker !== null
+  }
+
+  /** Asks the worker to stop; every intent it posted before its `stopped` has been received when this returns. */
+  private async endWorker() {
+    const w = this.worker
+    if (!w) return
+    this.worker = null
+    await stopWorker(w)
+    this.connected = false
   }
 
   /** Writes the pending intents in one transaction. */

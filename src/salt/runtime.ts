@@ -37,7 +37,7 @@ export class SaltRuntime {
     // The search index follows the activity table within a couple of seconds whatever wrote the events.
     void this.search.start()
     this.scheduler.start()
-    if (this.stream.enabled()) this.stream.start()
+    if (this.stream.enabled()) void this.stream.start()
   }
 
   /** Applies a settings change at once: new credentials re-log in, new intervals reschedule. */

@@ -102,8 +102,9 @@ test('operator commands run against the live data dir', async () => {
   expect(run(['backup', copy, '--data-dir', dataDir]).code).toBe(1)
 })
 
-test('an inventory refresh reads salt on its worker thread inside the binary', async () => {
-  // The worker is a second bundle entrypoint; if the binary lacked it, the refresh would fall back and log a warning.
+test('the inventory reader, the event stream reader and the search indexer run on their worker threads inside the binary', async () => {
+  // Each worker is a bundle entrypoint of its own; if the binary lacked one, its work would fall back to the main
+  // thread and log "... worker did not start".
   const salt = new FakeSalt().start().addMinions(['web-01', 'web-02'])
   try {
     const cookie = (await login(served.url, NEW_PW)).cookie.split(';')[0]!
@@ -118,7 +119,16 @@ test('an inventory refresh reads salt on its worker thread inside the binary', a
     expect((await fetch(`${served.url}/api/inventory/refresh`, { method: 'POST', headers: h, body: '{}' })).status).toBe(202)
     const last = await until(async () => ((await (await fetch(`${served.url}/api/inventory/status`, { headers: h })).json()) as any).last)
     expect(last).toMatchObject({ minions_asked: 2, minions_answered: 2, packages_stored: 6, error: null })
+    // The event stream: an event published by salt reaches the activity feed, then a search finds it through the index.
+    expect((await fetch(`${served.url}/api/admin/settings/pollers`, { method: 'PUT', headers: h, body: JSON.stringify({ event_stream_enabled: true }) })).status).toBe(200)
+    await until(async () => salt.streamCount === 1 || null)
+    salt.publish('salt/minion/web-02/start', { id: 'web-02' })
+    const metric = async () => Number(/^saltdeck_search_index_pending_events (\d+)/m.exec(await (await fetch(`${served.url}/metrics`, { headers: h })).text())?.[1])
+    await until(async () => ((await (await fetch(`${served.url}/api/activity?event_type=minion.start`, { headers: h })).json()) as any).total === 1 || null)
+    await until(async () => (await metric()) === 0 || null)
+    expect(((await (await fetch(`${served.url}/api/activity?search=web-02%20started`, { headers: h })).json()) as any).total).toBe(1)
     expect(served.output()).not.toContain('worker did not start')
+    expect(served.output()).not.toContain('worker failed')
   } finally {
     salt.stop()
   }

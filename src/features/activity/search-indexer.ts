@@ -6,6 +6,7 @@
 import type { AppDeps } from '../../deps'
 import { syncSearchIndex } from './search-index'
 import type { FromSearchWorker, ToSearchWorker } from './search-worker'
+import { startWorker, stopWorker } from '../../lib/worker-thread'
 
 /** Beside this file from source; from the bundle root (src/) in the compiled binary, where build.ts names it. */
 const WORKER_URL = import.meta.url.includes('/$bunfs/')
@@ -27,7 +28,7 @@ export class SearchIndexer {
   /** Starts the worker, or the main-thread fallback. */
   async start() {
     const path = this.deps.db.$client.filename
-    if (path && path !== ':memory:' && (await this.startWorker(path))) return
+    if (path && path !== ':memory:' && (await this.openWorker(path))) return
     this.timer = setInterval(() => this.syncInline(), INLINE_MS)
   }
 
@@ -39,31 +40,12 @@ export class SearchIndexer {
     }
   }
 
-  private async startWorker(path: string): Promise<boolean> {
-    let w: Worker
-    try {
-      w = new Worker(WORKER_URL)
-    } catch (e) {
-      this.deps.log.warn('search index worker did not start; indexing on the main thread', { error: (e as Error).message })
-      return false
-    }
-    const ready = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 10_000)
-      w.onmessage = (ev: MessageEvent<FromSearchWorker>) => {
-        if (ev.data.type === 'ready') (clearTimeout(timer), resolve(true))
-        else if (ev.data.type === 'error') this.deps.log.warn('search indexing failed', { error: ev.data.detail })
-      }
-      w.onerror = (e) => (clearTimeout(timer), resolve(false), this.deps.log.warn('search index worker failed', { error: e.message }))
-      w.postMessage({ type: 'start', path, idleMs: IDLE_MS } satisfies ToSearchWorker)
-    })
-    if (!ready) {
-      w.terminate()
-      this.deps.log.warn('search index worker did not start; indexing on the main thread')
-      return false
-    }
-    this.worker = w
-    this.threaded = true
-    return true
+  private async openWorker(path: string): Promise<boolean> {
+    const log = this.deps.log
+    const onMessage = (m: FromSearchWorker) => m.type === 'error' && log.warn('search indexing failed', { error: m.detail })
+    this.worker = await startWorker(WORKER_URL, { type: 'start', path, idleMs: IDLE_MS } satisfies ToSearchWorker, onMessage, log, 'search index')
+    this.threaded = this.worker !== null
+    return this.threaded
   }
 
   /** Stops indexing; the worker closes its connection before the service checkpoints the database. */
@@ -72,11 +54,6 @@ export class SearchIndexer {
     const w = this.worker
     if (!w) return
     this.worker = null
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 5000)
-      w.addEventListener('message', (ev: MessageEvent<FromSearchWorker>) => ev.data.type === 'stopped' && (clearTimeout(timer), resolve()))
-      w.postMessage({ type: 'stop' } satisfies ToSearchWorker)
-    })
-    w.terminate()
+    await stopWorker(w)
   }
 }

@@ -1,0 +1,77 @@
+/**
+ * Reads salt-api's /events: one long-lived stream, parsed as it arrives and normalised, chunk by chunk; reconnects
+ * with backoff 1 s → 30 s, and the client logs in again when the token has expired. Runs on the event stream's worker
+ * thread (event-worker.ts) or, when no worker starts, on the main thread; either way it reports to a sink.
+ */
+import type { SaltClient } from '../salt/client'
+import { SseParser } from '../salt/sse'
+import { normalize, type Intents } from '../salt/normalize'
+import { AppError } from '../http/errors'
+
+/** What the reader reports, in order. */
+export interface ReaderSink {
+  connected(on: boolean): void
+  /** The events one network chunk completed, normalised, in arrival order. */
+  intents(list: Intents[]): void
+  skipped(): void
+  /** A connection ended with an error; the reader waits, then reconnects. */
+  failed(detail: string): void
+  /** Called before each reconnect after the first connection. */
+  reconnecting(): void
+}
+
+/** Delays between reconnects. */
+export interface Backoff {
+  firstMs: number
+  maxMs: number
+}
+
+/** Reads until `signal` aborts. */
+export async function readEvents(client: SaltClient, signal: AbortSignal, runFuns: Set<string>, now: () => number, backoff: Backoff, sink: ReaderSink) {
+  let wait = backoff.firstMs
+  while (!signal.aborted) {
+    try {
+      const res = await client.events(signal)
+      sink.connected(true)
+      wait = backoff.firstMs
+      await readBody(res, signal, runFuns, now, sink)
+    } catch (e) {
+      if (signal.aborted) break
+      sink.failed(e instanceof AppError ? e.detail : (e as Error).message)
+    } finally {
+      sink.connected(false)
+    }
+    if (signal.aborted) break
+    sink.reconnecting()
+    await new Promise<void>((r) => {
+      const t = setTimeout(r, wait)
+      signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true })
+    })
+    wait = Math.min(wait * 2, backoff.maxMs)
+  }
+}
+
+async function readBody(res: Response, signal: AbortSignal, runFuns: Set<string>, now: () => number, sink: ReaderSink) {
+  const parser = new SseParser()
+  const decoder = new TextDecoder()
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (signal.aborted) return
+    const list: Intents[] = []
+    for (const f of parser.push(decoder.decode(chunk, { stream: true }))) {
+      let msg: { tag?: unknown; data?: unknown }
+      try {
+        msg = JSON.parse(f.data)
+      } catch {
+        sink.skipped()
+        continue
+      }
+      const tag = typeof msg.tag === 'string' ? msg.tag : f.tag
+      if (!tag || !msg.data || typeof msg.data !== 'object') {
+        sink.skipped()
+        continue
+      }
+      list.push(normalize(tag, msg.data as Record<string, unknown>, now(), runFuns))
+    }
+    if (list.length) sink.intents(list)
+  }
+}

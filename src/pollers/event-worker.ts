@@ -1,0 +1,45 @@
+/**
+ * The event stream's reading thread: it holds the /events connection, parses and normalises what arrives and posts
+ * each chunk's intents to the main thread as one JSON text (far cheaper to pass than structured clones of the
+ * objects), so the main thread only stores. With the search indexer's worker, ingest uses the machine's cores.
+ */
+import { SaltClient, type ClientOptions, type SaltCreds } from '../salt/client'
+import { readEvents, type Backoff } from './event-reader'
+
+/** Messages from the service. */
+export type ToEventWorker = { type: 'start'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'>; runFuns: string[]; backoff: Backoff } | { type: 'stop' }
+/** Messages to the service; `json` is an Intents[] as JSON text. */
+export type FromEventWorker =
+  | { type: 'ready' }
+  | { type: 'connected'; on: boolean }
+  | { type: 'intents'; json: string }
+  | { type: 'skipped' }
+  | { type: 'failed'; detail: string }
+  | { type: 'reconnecting' }
+  | { type: 'stopped' }
+
+declare const self: Worker
+
+const post = (m: FromEventWorker) => self.postMessage(m)
+const ac = new AbortController()
+let loop: Promise<void> | null = null
+
+self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
+  const m = ev.data
+  if (m.type === 'start') {
+    const client = new SaltClient(() => m.creds, m.tuning)
+    post({ type: 'ready' })
+    loop = readEvents(client, ac.signal, new Set(m.runFuns), Date.now, m.backoff, {
+      connected: (on) => post({ type: 'connected', on }),
+      intents: (list) => post({ type: 'intents', json: JSON.stringify(list) }),
+      skipped: () => post({ type: 'skipped' }),
+      failed: (detail) => post({ type: 'failed', detail }),
+      reconnecting: () => post({ type: 'reconnecting' }),
+    })
+    return
+  }
+  ac.abort()
+  await loop
+  // Everything read was posted before this: the service writes it, then ends the thread.
+  post({ type: 'stopped' })
+}
