@@ -11,8 +11,8 @@ import { AppError } from '../http/errors'
 /** What the reader reports, in order. */
 export interface ReaderSink {
   connected(on: boolean): void
-  /** The events one network chunk completed, normalised, in arrival order. */
-  intents(list: Intents[]): void
+  /** The events one network chunk completed, normalised, in arrival order; reading waits while it returns a promise. */
+  intents(list: Intents[]): void | Promise<void>
   skipped(): void
   /** A connection ended with an error; the reader waits, then reconnects. */
   failed(detail: string): void
@@ -72,6 +72,6 @@ async function readBody(res: Response, signal: AbortSignal, runFuns: Set<string>
       }
       list.push(normalize(tag, msg.data as Record<string, unknown>, now(), runFuns))
     }
-    if (list.length) sink.intents(list)
+    if (list.length) await sink.intents(list)
   }
 }

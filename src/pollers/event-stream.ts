@@ -104,7 +104,11 @@ export class EventStream {
 
   private async openWorker(): Promise<boolean> {
     const onMessage = (m: FromEventWorker) => {
-      if (m.type === 'intents') this.sink.intents(JSON.parse(m.json) as Intents[])
+      if (m.type === 'intents') {
+        this.sink.intents(JSON.parse(m.json) as Intents[])
+        // Taken (and stored, when it filled a batch): the worker may read on.
+        this.worker?.postMessage({ type: 'ack' } satisfies ToEventWorker)
+      }
       else if (m.type === 'connected') this.sink.connected(m.on)
       else if (m.type === 'skipped') this.sink.skipped()
       else if (m.type === 'failed') this.sink.failed(m.detail)

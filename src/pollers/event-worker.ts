@@ -7,7 +7,10 @@ import { SaltClient, type ClientOptions, type SaltCreds } from '../salt/client'
 import { readEvents, type Backoff } from './event-reader'
 
 /** Messages from the service. */
-export type ToEventWorker = { type: 'start'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'>; runFuns: string[]; backoff: Backoff } | { type: 'stop' }
+export type ToEventWorker =
+  | { type: 'start'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'>; runFuns: string[]; backoff: Backoff }
+  | { type: 'ack' }
+  | { type: 'stop' }
 /** Messages to the service; `json` is an Intents[] as JSON text. */
 export type FromEventWorker =
   | { type: 'ready' }
@@ -24,6 +27,19 @@ const post = (m: FromEventWorker) => self.postMessage(m)
 const ac = new AbortController()
 let loop: Promise<void> | null = null
 
+// Backpressure: at most IN_FLIGHT chunks posted and not yet taken by the main thread. Past that, reading waits, so a
+// main thread that stores slower than salt sends holds a bounded queue (and TCP slows salt-api down) instead of
+// letting messages pile up in memory.
+const IN_FLIGHT = 64
+let inFlight = 0
+let resume: (() => void) | null = null
+
+function handOver(list: unknown[]): void | Promise<void> {
+  post({ type: 'intents', json: JSON.stringify(list) })
+  if (++inFlight < IN_FLIGHT) return
+  return new Promise<void>((r) => (resume = r))
+}
+
 self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
   const m = ev.data
   if (m.type === 'start') {
@@ -31,14 +47,21 @@ self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
     post({ type: 'ready' })
     loop = readEvents(client, ac.signal, new Set(m.runFuns), Date.now, m.backoff, {
       connected: (on) => post({ type: 'connected', on }),
-      intents: (list) => post({ type: 'intents', json: JSON.stringify(list) }),
+      intents: handOver,
       skipped: () => post({ type: 'skipped' }),
       failed: (detail) => post({ type: 'failed', detail }),
       reconnecting: () => post({ type: 'reconnecting' }),
     })
     return
   }
+  if (m.type === 'ack') {
+    inFlight--
+    resume?.()
+    resume = null
+    return
+  }
   ac.abort()
+  resume?.()
   await loop
   // Everything read was posted before this: the service writes it, then ends the thread.
   post({ type: 'stopped' })
