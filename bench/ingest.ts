@@ -34,21 +34,26 @@ const total = async () => ((await (await fetch(`${srv.url}/api/activity?limit=1`
 /** Events stored but not yet in the search index (the indexer worker's backlog). */
 const pending = async () => Number(/^saltdeck_search_index_pending_events (\d+)/m.exec(await (await fetch(`${srv.url}/metrics`, { headers: auth })).text())?.[1])
 
-const samples: { t: number; events: number; rssMb: number; searchPending: number }[] = []
+const samples: { t: number; events: number; perS: number; rssMb: number; searchPending: number }[] = []
 const t0 = performance.now()
 const cpu0 = { server: cpu(srv.proc.pid), source: cpu(source.proc.pid) }
 let prev = await total()
+// Each window's rate uses the time between the two answers, not the 5 s asked for: a service slow to answer would
+// otherwise be credited with a longer window's events.
+let prevAt = performance.now()
 for (let i = 0; i < seconds / 5; i++) {
   await Bun.sleep(5000)
   const n = await total()
-  samples.push({ t: Math.round((performance.now() - t0) / 1000), events: n - prev, rssMb: Math.round(rss(srv.proc.pid)), searchPending: await pending() })
+  const at = performance.now()
+  samples.push({ t: Math.round((at - t0) / 1000), events: n - prev, perS: Math.round(((n - prev) * 1000) / (at - prevAt)), rssMb: Math.round(rss(srv.proc.pid)), searchPending: await pending() })
   prev = n
+  prevAt = performance.now()
 }
 const wall = (performance.now() - t0) / 1000
 // Cores busy on average: the service (main thread plus its workers) and the SSE source share the machine's cores.
 const cores = { server: (cpu(srv.proc.pid) - cpu0.server) / wall, source: (cpu(source.proc.pid) - cpu0.source) / wall }
 await srv.stop()
 source.proc.kill()
-const rates = samples.map((s) => s.events / 5).sort((a, b) => a - b)
+const rates = samples.map((s) => s.perS).sort((a, b) => a - b)
 console.log(JSON.stringify({ seconds, samples, median_events_per_s: Math.round(rates[Math.floor(rates.length / 2)]!), min_events_per_s: Math.round(rates[0]!), rss_mb: samples.map((s) => s.rssMb), search_pending: samples.map((s) => s.searchPending), cores_busy: { server: +cores.server.toFixed(2), source: +cores.source.toFixed(2) } }, null, 1))
 rmSync(dir, { recursive: true, force: true })

@@ -33,6 +33,7 @@ export class EventStream {
   private worker: Worker | null = null
   private pending: Intents[] = []
   private timer: ReturnType<typeof setTimeout> | null = null
+  private immediate: ReturnType<typeof setImmediate> | null = null
   private starting: Promise<void> | null = null
 
   constructor(private rt: SaltRuntime, private backoff: Backoff = { firstMs: 1000, maxMs: 30_000 }) {}
@@ -80,7 +81,7 @@ export class EventStream {
     this.loop = null
     this.ac = null
     await this.endWorker()
-    this.flush()
+    this.flushAll()
   }
 
   /** Where the reader's reports land, from either thread. */
@@ -92,7 +93,7 @@ export class EventStream {
     intents: (list) => {
       for (const i of list) this.pending.push(i)
       if (this.pending.length >= BATCH_MAX) this.flush()
-      else this.timer ??= setTimeout(() => this.flush(), BATCH_WAIT_MS)
+      else this.schedule()
     },
     skipped: () => void this.framesSkipped++,
     failed: (detail) => {
@@ -104,10 +105,10 @@ export class EventStream {
 
   private async openWorker(): Promise<boolean> {
     const onMessage = (m: FromEventWorker) => {
+      // Stored by a timer, never in this handler: the worker's messages would otherwise keep the thread from HTTP.
       if (m.type === 'intents') {
-        this.sink.intents(JSON.parse(m.json) as Intents[])
-        // Taken (and stored, when it filled a batch): the worker may read on.
-        this.worker?.postMessage({ type: 'ack' } satisfies ToEventWorker)
+        for (const i of JSON.parse(m.json) as Intents[]) this.pending.push(i)
+        this.schedule()
       }
       else if (m.type === 'connected') this.sink.connected(m.on)
       else if (m.type === 'skipped') this.sink.skipped()
@@ -128,13 +129,25 @@ export class EventStream {
     this.connected = false
   }
 
-  /** Writes the pending intents in one transaction. */
+  /** Sets the next write: a full batch on the next turn of the event loop (after pending I/O), else within BATCH_WAIT_MS. */
+  private schedule() {
+    if (this.pending.length >= BATCH_MAX) {
+      // setImmediate, not setTimeout(0): Bun clamps the timer to about 1 ms.
+      this.immediate ??= setImmediate(() => ((this.immediate = null), this.flush()))
+      return
+    }
+    this.timer ??= setTimeout(() => this.flush(), BATCH_WAIT_MS)
+  }
+
+  /**
+   * Writes up to BATCH_MAX pending intents in one transaction and schedules the rest, so requests get the thread
+   * between batches; tells the worker how many it may read on.
+   */
   flush() {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     if (!this.pending.length) return
-    const batch = this.pending
-    this.pending = []
+    const batch = this.pending.splice(0, BATCH_MAX)
     try {
       this.rt.ingest.apply(batch)
       this.eventsIngested += batch.length
@@ -142,6 +155,13 @@ export class EventStream {
       this.lastError = (e as Error).message
       this.rt.deps.log.error('event batch failed', { error: this.lastError, size: batch.length })
     }
+    this.worker?.postMessage({ type: 'ack', n: batch.length } satisfies ToEventWorker)
+    if (this.pending.length) this.schedule()
+  }
+
+  /** Writes everything pending (at stop). */
+  private flushAll() {
+    while (this.pending.length) this.flush()
   }
 
   /** Status for the pollers page and metrics. */

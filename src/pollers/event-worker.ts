@@ -9,7 +9,7 @@ import { readEvents, type Backoff } from './event-reader'
 /** Messages from the service. */
 export type ToEventWorker =
   | { type: 'start'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'>; runFuns: string[]; backoff: Backoff }
-  | { type: 'ack' }
+  | { type: 'ack'; n: number }
   | { type: 'stop' }
 /** Messages to the service; `json` is an Intents[] as JSON text. */
 export type FromEventWorker =
@@ -27,16 +27,17 @@ const post = (m: FromEventWorker) => self.postMessage(m)
 const ac = new AbortController()
 let loop: Promise<void> | null = null
 
-// Backpressure: at most IN_FLIGHT chunks posted and not yet taken by the main thread. Past that, reading waits, so a
-// main thread that stores slower than salt sends holds a bounded queue (and TCP slows salt-api down) instead of
-// letting messages pile up in memory.
-const IN_FLIGHT = 64
+// Backpressure: at most IN_FLIGHT events handed over and not yet written by the main thread (it acks what it wrote).
+// Past that, reading waits, so a main thread that stores slower than salt sends holds a bounded queue (and TCP slows
+// salt-api down) instead of letting messages pile up in memory. A few batches' worth, so both threads stay busy.
+const IN_FLIGHT = 16_000
 let inFlight = 0
 let resume: (() => void) | null = null
 
 function handOver(list: unknown[]): void | Promise<void> {
   post({ type: 'intents', json: JSON.stringify(list) })
-  if (++inFlight < IN_FLIGHT) return
+  inFlight += list.length
+  if (inFlight < IN_FLIGHT) return
   return new Promise<void>((r) => (resume = r))
 }
 
@@ -55,9 +56,8 @@ self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
     return
   }
   if (m.type === 'ack') {
-    inFlight--
-    resume?.()
-    resume = null
+    inFlight -= m.n
+    if (inFlight < IN_FLIGHT) resume?.(), (resume = null)
     return
   }
   ac.abort()
