@@ -7,6 +7,15 @@ import type { Logger } from './log'
 
 type Reply = { type: string }
 
+/**
+ * The URL of a worker entry at `fromSrc` (a path under src/), asked from a module whose URL is `meta`. From source the
+ * entry sits beside the asking module; in the compiled binary every module is in one bundle whose root is src/, and
+ * build.ts names each worker as an entrypoint there.
+ */
+export function workerUrl(meta: string, fromSrc: string): string {
+  return new URL(meta.includes('/$bunfs/') ? `./${fromSrc}` : `./${fromSrc.split('/').pop()}`, meta).href
+}
+
 /** Starts a worker and waits (up to 10 s) for its `ready`; null, with a warning, when it does not start. */
 export async function startWorker<M extends Reply>(url: string, start: unknown, onMessage: (m: M) => void, log: Logger, what: string): Promise<Worker | null> {
   let w: Worker

@@ -8,16 +8,13 @@ import { runFunctions } from '../config'
 import { readSection } from '../features/settings/service'
 import { readEvents, type Backoff, type ReaderSink } from './event-reader'
 import type { FromEventWorker, ToEventWorker } from './event-worker'
-import { startWorker, stopWorker } from '../lib/worker-thread'
+import { startWorker, stopWorker, workerUrl } from '../lib/worker-thread'
 
 /** Events per write transaction at most, and the longest an event waits for its batch. */
 export const BATCH_MAX = 2000
 export const BATCH_WAIT_MS = 50
 
-/** Beside this file from source; from the bundle root (src/) in the compiled binary, where build.ts names it. */
-const WORKER_URL = import.meta.url.includes('/$bunfs/')
-  ? new URL('./pollers/event-worker.ts', import.meta.url).href
-  : new URL('./event-worker.ts', import.meta.url).href
+const WORKER_URL = workerUrl(import.meta.url, 'pollers/event-worker.ts')
 
 /** The consumer and its status. */
 export class EventStream {
@@ -145,7 +142,8 @@ export class EventStream {
    */
   flush() {
     if (this.timer) clearTimeout(this.timer)
-    this.timer = null
+    if (this.immediate) clearImmediate(this.immediate)
+    this.timer = this.immediate = null
     if (!this.pending.length) return
     const batch = this.pending.splice(0, BATCH_MAX)
     try {

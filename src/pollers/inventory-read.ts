@@ -11,6 +11,7 @@ import { AppError } from '../http/errors'
 import { SaltRejected } from '../salt/client'
 import { PkgAnswerScanner, type ScannedSets } from './pkg-scan'
 import type { FromWorker, ToWorker } from './inventory-worker'
+import { workerUrl } from '../lib/worker-thread'
 
 /** One request as read: per asked minion, its os_family and its key indexes (null: no package list). */
 export interface ReadBatch {
@@ -72,13 +73,7 @@ function inlineReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog)
   }
 }
 
-/**
- * The worker's entry: beside this file when run from source; in the compiled binary every module sits in one bundle
- * whose root is src/ (build.ts names the worker as a second entrypoint), so it is found from there.
- */
-const WORKER_URL = import.meta.url.includes('/$bunfs/')
-  ? new URL('./pollers/inventory-worker.ts', import.meta.url).href
-  : new URL('./inventory-worker.ts', import.meta.url).href
+const WORKER_URL = workerUrl(import.meta.url, 'pollers/inventory-worker.ts')
 
 /** Reads in the worker, up to `window` batches ahead of the writer; null when the worker does not start. */
 async function workerReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader | null> {

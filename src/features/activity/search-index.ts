@@ -34,6 +34,9 @@ export function attachSearchIndex(db: Database): void {
   db.exec('INSERT OR IGNORE INTO search.search_state (id, watermark, low) VALUES (1, 0, 0)')
 }
 
+/** The highest event id the database ever issued (AUTOINCREMENT keeps it in sqlite_sequence). */
+const ISSUED = "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = 'activity_events'), 0)"
+
 /**
  * One step of keeping the index current, in one transaction on `search`: removes pruned events, then indexes up to
  * `limit` events past the watermark. Returns how many it indexed. `db` is any connection with the index attached.
@@ -42,7 +45,7 @@ export function syncSearchIndex(db: Database, limit = 50_000): number {
   let n = 0
   db.transaction(() => {
     const s = db.query<{ watermark: number; low: number }, []>('SELECT watermark, low FROM search.search_state').get()!
-    const issued = db.query<{ seq: number }, []>("SELECT seq FROM main.sqlite_sequence WHERE name = 'activity_events'").get()?.seq ?? 0
+    const issued = db.query<{ n: number }, []>(`SELECT ${ISSUED} AS n`).get()!.n
     if (s.watermark > issued) {
       // Ids the database never issued: the index belongs to another copy of the data. Start over.
       db.exec("INSERT INTO search.activity_fts (activity_fts) VALUES ('delete-all')")
@@ -72,6 +75,6 @@ export function syncSearchIndex(db: Database, limit = 50_000): number {
 /** Events stored but not yet in the index (for /metrics). */
 export function searchPending(db: Database): number {
   return db.query<{ n: number }, []>(
-    "SELECT max(coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = 'activity_events'), 0) - (SELECT watermark FROM search.search_state), 0) AS n",
+    `SELECT max(${ISSUED} - (SELECT watermark FROM search.search_state), 0) AS n`,
   ).get()!.n
 }

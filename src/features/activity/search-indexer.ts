@@ -6,12 +6,9 @@
 import type { AppDeps } from '../../deps'
 import { syncSearchIndex } from './search-index'
 import type { FromSearchWorker, ToSearchWorker } from './search-worker'
-import { startWorker, stopWorker } from '../../lib/worker-thread'
+import { startWorker, stopWorker, workerUrl } from '../../lib/worker-thread'
 
-/** Beside this file from source; from the bundle root (src/) in the compiled binary, where build.ts names it. */
-const WORKER_URL = import.meta.url.includes('/$bunfs/')
-  ? new URL('./features/activity/search-worker.ts', import.meta.url).href
-  : new URL('./search-worker.ts', import.meta.url).href
+const WORKER_URL = workerUrl(import.meta.url, 'features/activity/search-worker.ts')
 
 const IDLE_MS = 1000
 const INLINE_MS = 2000
@@ -20,13 +17,20 @@ const INLINE_MS = 2000
 export class SearchIndexer {
   private worker: Worker | null = null
   private timer: ReturnType<typeof setInterval> | undefined
+  private starting: Promise<void> | null = null
   /** Whether a worker thread does the indexing. */
   threaded = false
 
   constructor(private deps: AppDeps) {}
 
   /** Starts the worker, or the main-thread fallback. */
-  async start() {
+  start(): Promise<void> {
+    // A stop during the start waits for it, so no worker is left running after the service has closed the database.
+    this.starting ??= this.open().finally(() => (this.starting = null))
+    return this.starting
+  }
+
+  private async open() {
     const path = this.deps.db.$client.filename
     if (path && path !== ':memory:' && (await this.openWorker(path))) return
     this.timer = setInterval(() => this.syncInline(), INLINE_MS)
@@ -50,6 +54,7 @@ export class SearchIndexer {
 
   /** Stops indexing; the worker closes its connection before the service checkpoints the database. */
   async stop() {
+    await this.starting
     clearInterval(this.timer)
     const w = this.worker
     if (!w) return
