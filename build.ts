@@ -10,5 +10,5 @@ await buildDashboard()
 // Unminified on purpose: minified builds broke Elysia macros in the binary (engineering guide). No .env or
 // bunfig.toml autoload: the operator's working directory must not change how the binary behaves.
 // The inventory reader, search indexer and event stream workers are entrypoints too: a compiled binary only holds worker files named here.
-await $`bun build src/main.ts src/pollers/inventory-worker.ts src/features/activity/search-worker.ts src/pollers/event-worker.ts --compile --outfile ${outfile} --no-compile-autoload-dotenv --no-compile-autoload-bunfig --define SALTDECK_VERSION=${JSON.stringify(version)}`
+await $`bun build src/main.ts src/features/inventory/read-worker.ts src/features/activity/search-worker.ts src/salt/event-worker.ts --compile --outfile ${outfile} --no-compile-autoload-dotenv --no-compile-autoload-bunfig --define SALTDECK_VERSION=${JSON.stringify(version)}`
 console.log(`built ${outfile} (saltdeck ${version})`)

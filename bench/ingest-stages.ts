@@ -1,5 +1,5 @@
 /**
- * In-process ingest profile (issue 3): the stream's own path — SseParser → JSON.parse + normalize → Ingestor.apply in
+ * In-process ingest profile (issue 3): the stream's own path — SseParser → JSON.parse + normalize → applyFacts in
  * batches of BATCH_MAX — over generated job.new + 50 job.ret frames, into a fresh data dir on disk, then the search
  * indexing of the same events (a worker thread's work in the service, timed here on its own). No HTTP, no source
  * process: it shows what each stage costs per event. Run: bun bench/ingest-stages.ts [events]
@@ -7,20 +7,19 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig, runFunctions } from '../src/config'
+import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { Logger } from '../src/lib/log'
 import { SseParser } from '../src/salt/sse'
-import { normalize, type Intents } from '../src/salt/normalize'
-import { Ingestor } from '../src/salt/ingest'
-import { BATCH_MAX } from '../src/pollers/event-stream'
+import { normalize } from '../src/salt/normalize'
+import type { SaltFacts } from '../src/salt/facts'
+import { applyFacts } from '../src/features/ingest/apply'
+import { BATCH_MAX } from '../src/salt/event-stream'
 import { indexActivity } from '../src/features/activity/service'
 
 const total = Number(process.argv[2] ?? 510_000)
 const dir = mkdtempSync(join(tmpdir(), 'sd-stages-'))
 const deps = await openDataDir(loadConfig({ ...process.env, SALTDECK_ADMIN_PASSWORD: 'bench-password' }, { dataDir: dir }), new Logger())
-const ingest = new Ingestor(deps)
-const runFuns = runFunctions(deps.config)
 
 let jidN = 20261121080000000000n
 /** One job.new and 50 returns in salt-api's wire format, as bench/sse-source.ts writes them. */
@@ -42,9 +41,9 @@ const parseMs = performance.now() - t
 
 t = performance.now()
 const now = Date.now()
-const intents: Intents[] = frames.map((f) => {
+const intents: SaltFacts[] = frames.map((f) => {
   const msg = JSON.parse(f.data) as { tag: string; data: Record<string, unknown> }
-  return normalize(msg.tag, msg.data, now, runFuns)
+  return normalize(msg.tag, msg.data, now)
 })
 const normMs = performance.now() - t
 
@@ -53,7 +52,7 @@ let stored = 0
 const storeTimes: number[] = []
 for (let i = 0; i < intents.length; i += BATCH_MAX) {
   const b0 = performance.now()
-  stored += ingest.apply(intents.slice(i, i + BATCH_MAX)).length
+  stored += applyFacts(deps, intents.slice(i, i + BATCH_MAX)).length
   storeTimes.push(performance.now() - b0)
 }
 const storeMs = performance.now() - t

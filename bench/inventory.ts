@@ -8,10 +8,12 @@ import { join } from 'node:path'
 import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { Logger } from '../src/lib/log'
-import { SaltRuntime } from '../src/salt/runtime'
-import { upsertMinionFacts } from '../src/features/minions/service'
+import { SaltClient } from '../src/salt/client'
+import { saltCredentials } from '../src/features/settings/service'
+import { applyFacts } from '../src/features/ingest/apply'
+import { noFacts } from '../src/salt/facts'
 import { startRefresh } from '../src/features/inventory/service'
-import { refreshInventory } from '../src/pollers/inventory'
+import { refreshInventory, refreshOptions } from '../src/features/inventory/refresh'
 import { PackageSetWriter } from '../src/features/inventory/writer'
 
 const N = Number(process.argv[2] ?? 50_000)
@@ -25,8 +27,9 @@ const source = JSON.parse(line.split('\n')[0]!) as { url: string }
 const dir = mkdtempSync(join(tmpdir(), 'sd-inv-'))
 const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret', SALTDECK_ADMIN_PASSWORD: 'bench-pw', SALTDECK_INVENTORY_BATCH: process.env.SALTDECK_INVENTORY_BATCH, SALTDECK_INVENTORY_FLUSH: process.env.SALTDECK_INVENTORY_FLUSH }, { dataDir: dir })
 const deps = await openDataDir(config, new Logger('json', () => {}, true))
-const rt = new SaltRuntime(deps)
-upsertMinionFacts(deps, Array.from({ length: N }, (_, i) => ({ id: `m-${String(i).padStart(5, '0')}`, keyState: 'accepted' as const, online: true })))
+const opts = refreshOptions(deps, new SaltClient(() => saltCredentials(deps)))
+const ids = Array.from({ length: N }, (_, i) => `m-${String(i).padStart(5, '0')}`)
+applyFacts(deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'accept' as const, ts: 0 })), presentList: { ids, ts: 0 } }])
 
 // Time spent storing (flush: diff + SQLite), to split the refresh into storing and the rest (salt answers, scanning).
 let flushMs = 0
@@ -52,7 +55,7 @@ async function timed(label: string) {
   const cpu0 = process.cpuUsage()
   const r = startRefresh(deps, '*')!
   const t0 = performance.now()
-  const answered = await refreshInventory(rt, r.refresh_id, '*', rt.inventoryBatch)
+  const answered = await refreshInventory(deps, opts, r.refresh_id, '*')
   const s = (performance.now() - t0) / 1000
   const rows = deps.db.$client.query<{ n: number }, []>('SELECT coalesce(sum(length(keys)), 0) / 4 AS n FROM minion_package_sets').get()!.n
   const cpu = process.cpuUsage(cpu0)
@@ -70,4 +73,4 @@ clearInterval(sampler)
 src.kill()
 deps.db.$client.close()
 rmSync(dir, { recursive: true, force: true })
-console.log(JSON.stringify({ N, P, batch: rt.inventoryBatch, flush: deps.config.inventoryFlushMinions, first, repeat }))
+console.log(JSON.stringify({ N, P, batch: opts.batch, flush: deps.config.inventoryFlushMinions, first, repeat }))

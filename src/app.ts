@@ -1,7 +1,7 @@
 /** createApp: composes every feature's routes into one Elysia app. Never listens, never starts timers. */
 import { Elysia } from 'elysia'
 import type { AppDeps } from './deps'
-import { AppError, ValidationFailed } from './http/errors'
+import { ValidationFailed, httpError } from './http/errors'
 import { toHandler, type RouteDef, type ElysiaBits } from './http/route'
 import { readBody } from './http/security'
 import { authRoutes } from './features/auth/routes'
@@ -52,7 +52,8 @@ export function createApp(deps: AppDeps, extraRoutes: RouteDef[] = []) {
     .onError(({ error: raw, code, request }) => {
       // Elysia wraps what the parse hook throws in a ParseError; our own error is its cause.
       const error = code === 'PARSE' && (raw as Error).cause ? (raw as Error).cause : raw
-      if (error instanceof AppError) return json(error.status, { detail: error.detail }, error.headers)
+      const known = httpError(error)
+      if (known) return json(known.status, { detail: known.detail }, known.headers)
       if (error instanceof ValidationFailed) return json(422, { detail: error.entries })
       if (code === 'NOT_FOUND') {
         const methods = allowed(new URL(request.url).pathname)

@@ -11,7 +11,7 @@ import { createUser, listUsers, setPassword } from './features/users/service'
 import { listRoles } from './features/roles/service'
 import { audit } from './features/audit/service'
 import { NewPassword, Username } from './http/schemas'
-import { AppError } from './http/errors'
+import { Conflict } from './lib/errors'
 
 /** A command's failure with the message the operator sees. */
 export class CommandError extends Error {}
@@ -61,7 +61,7 @@ export function userCreate(config: Config, username: string, opts: { roles?: str
       await createUser(deps, { username, password, display_name: opts.displayName ?? '', must_change_pw: generated, roles: names.map((n) => byName.get(n.toLowerCase())!) })
     } catch (e) {
       // The service's own uniqueness check (case-insensitive) answers 409, as the API does.
-      if (e instanceof AppError && e.status === 409) throw new CommandError(`user '${username}' already exists`)
+      if (e instanceof Conflict) throw new CommandError(`user '${username}' already exists`)
       throw e
     }
     audit(deps, { username: null, action: 'user.create', target: username, client: 'cli' })

@@ -1,10 +1,62 @@
-/** What every route and service is handed: database, options, clock, logger, secret key and change hooks. */
+/** What every route and service is handed: database, options, clock, logger, secret key, and the salt side when it runs. */
 import type { Db } from './db/client'
 import type { Config } from './config'
 import type { Clock } from './lib/clock'
 import type { Logger } from './lib/log'
-import type { SaltRuntime } from './salt/runtime'
+import type { SaltClient } from './salt/client'
 import type { Metrics } from './features/metrics/registry'
+
+/** One poller's state, as GET /api/admin/pollers shows it. */
+export interface PollerStatus {
+  name: string
+  enabled: boolean
+  interval_seconds: number
+  running: boolean
+  last_started_at: string | null
+  last_duration_ms: number | null
+  last_error: string | null
+  runs: number
+  errors: number
+  items_processed: number | null
+  next_run_at: string | null
+}
+
+/** One poller's counters, for /metrics. */
+export interface PollerStats {
+  name: string
+  runs: number
+  errors: number
+  totalMs: number
+  lastDurationMs: number | null
+}
+
+/** The pollers as the HTTP side sees them: their state, and running one now. */
+export interface PollerControl {
+  readonly names: string[]
+  status(): PollerStatus[]
+  stats(): PollerStats[]
+  /** Starts a tick now; NotFound for an unknown name, PollerBusy while it runs. */
+  runNow(name: string): Promise<void>
+}
+
+/** The event stream's state, as the pollers page and /metrics show it. */
+export interface StreamStatus {
+  enabled: boolean
+  connected: boolean
+  events_ingested: number
+  frames_skipped: number
+  reconnects: number
+  last_error: string | null
+}
+
+/** What routes and /metrics use of a running salt side. */
+export interface SaltSide {
+  client: SaltClient
+  pollers: PollerControl
+  stream: { status(): StreamStatus }
+  /** Starts an inventory refresh of the minions matching a glob; RefreshBusy while one runs. */
+  refreshInventory(target: string): { refresh_id: string; started_at: string }
+}
 
 /** The dependencies of createApp; tests build them around a `:memory:` database. */
 export interface AppDeps {
@@ -16,8 +68,8 @@ export interface AppDeps {
   secretKey: Uint8Array
   /** Called after a settings section changes, so pollers and clients pick it up without a restart. */
   onSettingsChanged?: (section: string) => void
-  /** The salt side (client, pollers, stream); absent in tests of the core. */
-  salt?: SaltRuntime
+  /** The salt side of a running service; absent in tests of the core and in CLI commands. */
+  salt?: SaltSide
   /** Request counters for /metrics; createApp makes one when absent. */
   metrics?: Metrics
 }

@@ -13,7 +13,8 @@ import { loadSecretKey } from './lib/secret'
 import { bootstrap } from './features/auth/service'
 import { applyEnvSalt, readSection } from './features/settings/service'
 import { MAX_BODY } from './http/security'
-import { SaltRuntime } from './salt/runtime'
+import { SaltRuntime } from './runtime'
+import { SearchIndexer } from './features/activity/search-indexer'
 import { instrument } from './http/instrument'
 import { closeActivityStreams } from './features/activity/stream'
 
@@ -59,6 +60,9 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   deps.salt = salt
   deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
   salt.start()
+  // The search index follows the activity table within a couple of seconds, whatever wrote the events.
+  const search = new SearchIndexer(deps)
+  void search.start()
   const app = createApp(deps)
   const server = Bun.serve({
     hostname: config.host,
@@ -83,6 +87,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       if (late) await server.stop(true)
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
       await salt.stop()
+      await search.stop()
       deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
       deps.db.$client.close()
       log.info('saltdeck stopped')

@@ -1,4 +1,6 @@
-/** Error types every route throws, and the 422 entry shape of contract §1.1. */
+/** The HTTP edge's errors: AppError for routes, the 422 entry shape of contract §1.1, and the one map from domain errors to statuses. */
+import { Conflict, Forbidden, NotFound, Throttled, Unauthenticated } from '../lib/errors'
+import { SaltNotConfigured, SaltRejected, SaltUnavailable } from '../salt/errors'
 
 /** A non-validation error answered as `{"detail": "<sentence>"}` with its status. */
 export class AppError extends Error {
@@ -23,13 +25,20 @@ export class ValidationFailed extends Error {
   }
 }
 
-/** Shorthands for the errors the contract names. */
-export const notAuthenticated = () => new AppError(401, 'Not authenticated')
-export const forbidden = () => new AppError(403, 'Forbidden')
-export const notFound = (thing: string) => new AppError(404, `${thing} not found`)
-export const conflict = (detail: string) => new AppError(409, detail)
-
 /** A cross-field rule broken by an otherwise valid body (`value_error`, loc ["body"]). */
 export function valueError(sentence: string, input: unknown): ValidationFailed {
   return new ValidationFailed([{ type: 'value_error', loc: ['body'], msg: `Value error, ${sentence}`, input, ctx: { error: sentence } }])
+}
+
+/** The contract's answer to a domain or salt error; null for anything else (a bug: 500). */
+export function httpError(e: unknown): AppError | null {
+  if (e instanceof AppError) return e
+  if (e instanceof NotFound) return new AppError(404, e.message)
+  if (e instanceof Conflict) return new AppError(409, e.message)
+  if (e instanceof Unauthenticated) return new AppError(401, e.message)
+  if (e instanceof Forbidden) return new AppError(403, e.message)
+  if (e instanceof Throttled) return new AppError(429, e.message, { 'Retry-After': String(e.retryAfterSeconds) })
+  if (e instanceof SaltNotConfigured || e instanceof SaltUnavailable) return new AppError(503, e.detail)
+  if (e instanceof SaltRejected) return new AppError(502, e.detail)
+  return null
 }

@@ -4,7 +4,8 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { AppDeps } from '../deps'
-import { AppError, ValidationFailed, forbidden, notAuthenticated, type ErrorEntry } from './errors'
+import { AppError, ValidationFailed, type ErrorEntry } from './errors'
+import { Forbidden, Unauthenticated } from '../lib/errors'
 import { checkPart } from './validation'
 import { authenticate, type Principal } from '../features/auth/service'
 import { holds } from '../features/roles/service'
@@ -81,14 +82,14 @@ function authorize(def: RouteDef, deps: AppDeps, request: Request, url: URL, coo
   const tok = readToken(request, cookieValue)
   const principal = tok ? authenticate(deps, tok.token, tok.via) : null
   if (def.access === 'optional') return principal
-  if (!principal) throw notAuthenticated()
+  if (!principal) throw new Unauthenticated()
   if (principal.via === 'cookie' && UNSAFE.has(def.method)) {
     if (!isJsonType(request.headers.get('content-type'))) throw new AppError(415, 'Content-Type must be application/json')
     const origin = request.headers.get('origin')
-    if (origin !== null && origin !== url.origin) throw forbidden()
+    if (origin !== null && origin !== url.origin) throw new Forbidden()
   }
   if (principal.mustChangePw && !def.allowWhilePasswordChange) throw new AppError(403, 'Password change required')
-  if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw forbidden()
+  if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()
   return principal
 }
 

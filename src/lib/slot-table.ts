@@ -15,3 +15,10 @@ export function regrow(old: Int32Array, slots: number): Int32Array<ArrayBuffer> 
   for (let j = 0; j < old.length; j += 2) if (old[j + 1]) placeSlot(table, old[j]!, old[j + 1]! - 1)
   return table
 }
+
+/** A copy of a typed array with room for at least n elements. */
+export function grow<T extends Int32Array | Uint8Array>(a: T, n: number): T {
+  const next = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2))
+  next.set(a)
+  return next
+}

@@ -3,9 +3,11 @@
  * itself, is rescheduled at once when settings change, and counts its errors while the loop goes on.
  */
 import { Cron } from 'croner'
-import type { AppDeps } from '../deps'
-import { iso, isoOrNull } from '../lib/clock'
-import { AppError } from '../http/errors'
+import { iso, isoOrNull, type Clock } from '../lib/clock'
+import type { Logger } from '../lib/log'
+import { NotFound, PollerBusy } from '../lib/errors'
+import { errorText } from '../salt/errors'
+import type { PollerControl } from '../deps'
 
 /** One poller: its timing from the settings and one tick's work (returns the number of items processed). */
 export interface Poller {
@@ -28,13 +30,13 @@ interface State {
 }
 
 /** Starts, reschedules, stops and reports pollers. */
-export class Scheduler {
+export class Scheduler implements PollerControl {
   private jobs = new Map<string, Cron>()
   private state = new Map<string, State>()
   private running = new Map<string, Promise<void>>()
   private started = false
 
-  constructor(private deps: AppDeps, readonly pollers: Poller[]) {
+  constructor(private deps: { clock: Clock; log: Logger }, readonly pollers: Poller[]) {
     for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastDurationMs: null, lastError: null, lastItems: null })
   }
 
@@ -60,10 +62,15 @@ export class Scheduler {
     for (const p of this.pollers) this.schedule(p)
   }
 
-  /** Starts one poller's tick now in the background; 404 for an unknown name, 409 when it is already running. */
+  /** The poller names, in order. */
+  get names(): string[] {
+    return this.pollers.map((p) => p.name)
+  }
+
+  /** Starts one poller's tick now in the background; NotFound for an unknown name, PollerBusy when it is already running. */
   runNow(name: string): Promise<void> {
-    if (!this.state.has(name)) throw new AppError(404, 'Poller not found')
-    if (this.running.has(name)) throw new AppError(409, 'Poller already running')
+    if (!this.state.has(name)) throw new NotFound('Poller')
+    if (this.running.has(name)) throw new PollerBusy()
     return this.run(name)
   }
 
@@ -82,7 +89,7 @@ export class Scheduler {
         this.deps.log.info('poller tick', { poller: name, items: s.lastItems, ms: Date.now() - t0 })
       } catch (e) {
         s.errors++
-        s.lastError = e instanceof AppError ? e.detail : (e as Error).message ?? String(e)
+        s.lastError = errorText(e)
         this.deps.log.warn('poller tick failed', { poller: name, error: s.lastError, ms: Date.now() - t0 })
       } finally {
         s.runs++

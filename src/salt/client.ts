@@ -2,7 +2,7 @@
  * A salt-api (rest_cherrypy) client: login with the stored eauth, token reuse, one re-login on 401,
  * exponential backoff on network errors and 5xx, per-call timeouts and typed errors.
  */
-import { AppError } from '../http/errors'
+import { SaltNotConfigured, SaltRejected, SaltUnavailable, type SaltError } from './errors'
 
 /** Credentials and TLS switch of the salt connection. */
 export interface SaltCreds {
@@ -11,25 +11,6 @@ export interface SaltCreds {
   password: string | null
   eauth: string
   verify: boolean
-}
-
-/** salt-api is not configured: 503 `Salt API not configured`. */
-export class SaltNotConfigured extends AppError {
-  constructor() {
-    super(503, 'Salt API not configured')
-  }
-}
-/** salt-api cannot be reached or is down: 503 `Salt API unavailable`. */
-export class SaltUnavailable extends AppError {
-  constructor(readonly reason: string) {
-    super(503, 'Salt API unavailable')
-  }
-}
-/** salt-api answered with an error: 502 `Salt API error: <reason>`. */
-export class SaltRejected extends AppError {
-  constructor(readonly reason: string, readonly httpStatus: number) {
-    super(502, `Salt API error: ${reason}`)
-  }
 }
 
 /** Tuning of retries and timeouts; tests shorten them. */
@@ -139,7 +120,7 @@ export class SaltClient {
     return this.token
   }
 
-  private failure(status: number, body: string): AppError {
+  private failure(status: number, body: string): SaltError {
     const reason = shortReason(status, body)
     if (status === 503 || status === 504) return new SaltUnavailable(reason)
     return new SaltRejected(reason, status)

@@ -2,7 +2,9 @@
 import { expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 import { MAX_RETURN_CHARS, recordJobReturns, upsertJobs } from '../../src/features/jobs/service'
-import { upsertMinionFacts } from '../../src/features/minions/service'
+import { recordGrains } from '../../src/features/minions/service'
+import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts, type KeyAct } from '../../src/salt/facts'
 import { finishRefresh, progressRefresh, startRefresh } from '../../src/features/inventory/service'
 
 const T0 = Date.parse('2026-11-21T08:00:00.000Z')
@@ -35,10 +37,9 @@ test('jobs: indexed once, filled in later, listed newest first with filters and 
 
 test('keys: minion ids grouped by key state, sorted', async () => {
   const w = await testWorld()
-  upsertMinionFacts(w.deps, [
-    { id: 'web-02', keyState: 'accepted' }, { id: 'web-01', keyState: 'accepted' }, { id: 'new-1', keyState: 'pending' },
-    { id: 'bad-1', keyState: 'rejected' }, { id: 'dup', keyState: 'denied' }, { id: 'no-key' },
-  ])
+  const keys: [string, KeyAct][] = [['web-02', 'accept'], ['web-01', 'accept'], ['new-1', 'pend'], ['bad-1', 'reject'], ['dup', 'denied']]
+  applyFacts(w.deps, [{ ...noFacts(), keys: keys.map(([minionId, act]) => ({ minionId, act, ts: w.clock.now() })) }])
+  recordGrains(w.deps, [{ id: 'no-key', grains: {} }])
   expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({ accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'] })
 })
 

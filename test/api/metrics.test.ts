@@ -7,6 +7,8 @@ import { routePatterns } from '../../src/app'
 import { createApiToken } from '../../src/features/auth/service'
 import { addPermission, createRole } from '../../src/features/roles/service'
 import { setRoles } from '../../src/features/users/service'
+import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts } from '../../src/salt/facts'
 import { indexActivity, recordEvents } from '../../src/features/activity/service'
 
 /** The value of one sample line, e.g. `saltdeck_poller_runs_total{poller="keys"}`. */
@@ -73,8 +75,7 @@ describe('content', async () => {
     await w.rt.scheduler.run('presence')
     w.salt.down = false
     const before = sample(await (await get('/metrics')).text(), 'saltdeck_events_ingested_total')!
-    const event = { ts: Date.now(), event_type: 'minion.start', category: 'minion', minion_id: 'web-01', summary: 'web-01 started' }
-    w.rt.ingest.apply([{ jobs: [], returns: [], runs: [], events: [event], keys: [], presence: [], starts: [] }])
+    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: Date.now() }] }])
     const text = await (await get('/metrics')).text()
     expect(sample(text, 'saltdeck_poller_runs_total{poller="keys"}')).toBe(1)
     expect(sample(text, 'saltdeck_poller_errors_total{poller="keys"}')).toBe(0)

@@ -1,7 +1,7 @@
 /** A test world wired to a fake salt-api: settings point at it and a SaltRuntime is attached (not started). */
 import { FakeSalt } from './fake-salt'
 import { call, testWorld } from './app'
-import { SaltRuntime } from '../../src/salt/runtime'
+import { SaltRuntime } from '../../src/runtime'
 import { updateSection } from '../../src/features/settings/service'
 
 /** Builds the world; pollers are triggered by hand with rt.scheduler.run(name). */

@@ -1,7 +1,9 @@
 // Proves the salt-api client against the fake: login, token reuse, one re-login on 401, backoff on 5xx and network errors, timeouts, typed errors.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { FakeSalt } from '../helpers/fake-salt'
-import { SaltClient, SaltNotConfigured, SaltRejected, SaltUnavailable, shortReason, type SaltCreds } from '../../src/salt/client'
+import { SaltClient, shortReason, type SaltCreds } from '../../src/salt/client'
+import { SaltNotConfigured, SaltRejected, SaltUnavailable } from '../../src/salt/errors'
+import { httpError } from '../../src/http/errors'
 
 let salt: FakeSalt
 let creds: SaltCreds
@@ -40,7 +42,7 @@ test('persistent 500 is a SaltRejected (502) after 3 attempts', async () => {
   salt.fail500 = 10
   const e = await c.local('*', 'test.ping').catch((x) => x)
   expect(e).toBeInstanceOf(SaltRejected)
-  expect(e.status).toBe(502)
+  expect(httpError(e)?.status).toBe(502)
   expect(e.detail).toBe('Salt API error: An unexpected error occurred')
   expect(salt.fail500).toBe(7)
 })
@@ -53,7 +55,8 @@ test('master down (503) is SaltUnavailable', async () => {
   salt.down = true
   const e = await client().login().catch((x) => x)
   expect(e).toBeInstanceOf(SaltUnavailable)
-  expect(e).toMatchObject({ status: 503, detail: 'Salt API unavailable' })
+  expect(e.detail).toBe('Salt API unavailable')
+  expect(httpError(e)?.status).toBe(503)
 })
 test('nothing listening is SaltUnavailable after retries', async () => {
   const port = salt.server.port

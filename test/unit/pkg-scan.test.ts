@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PackageCatalog } from '../../src/features/inventory/catalog'
-import { PkgAnswerScanner, parsePkgList, scanPkgAnswer } from '../../src/pollers/pkg-scan'
+import { PkgAnswerScanner, parsePkgList, scanPkgAnswer } from '../../src/features/inventory/pkg-scan'
 
 const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
 const enc = new TextEncoder()

@@ -14,9 +14,12 @@ import type { AppDeps } from '../../src/deps'
 import { attachSearchIndex, searchPending, syncSearchIndex } from '../../src/features/activity/search-index'
 import { SearchIndexer } from '../../src/features/activity/search-indexer'
 import { listEvents } from '../../src/features/activity/service'
-import { Ingestor } from '../../src/salt/ingest'
-import { noIntents, returnIntents } from '../../src/salt/normalize'
+import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts, type JobReturned } from '../../src/salt/facts'
 import { migrateBefore } from '../helpers/migrations'
+
+/** A successful test.ping return of one minion. */
+const pingReturn = (jid: string, minionId: string, ts: number): JobReturned => ({ jid, minionId, fun: 'test.ping', ret: true, retcode: 0, success: true, ts, stampMs: ts })
 
 const dir = mkdtempSync(join(tmpdir(), 'sd-search-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -59,12 +62,8 @@ test('0009 drops the in-file index and the unique key; search.db is created and 
   // Through the index only: nothing is past the watermark.
   expect(listEvents(deps, { search: 'eb-11' }, ALL, 100, 0).events.map((e) => e.minion_id).sort()).toEqual(['web-11', 'web-110', 'web-111', 'web-112', 'web-113', 'web-114', 'web-115', 'web-116', 'web-117', 'web-118', 'web-119'])
   // A legacy return seen again is still a duplicate; a new one lands once.
-  const ret = (m: string) => {
-    const out = noIntents()
-    returnIntents(out, { jid: '20261121080000000001', minionId: m, fun: 'test.ping', ret: true, retcode: 0, success: true, ts: T0 + 1, stampMs: T0 + 1 }, new Set())
-    return out
-  }
-  expect(new Ingestor(deps).apply([ret('web-7'), ret('web-new'), ret('web-new')]).map((e) => e.minion_id)).toEqual(['web-new'])
+  const ret = (m: string) => ({ ...noFacts(), returns: [pingReturn('20261121080000000001', m, T0 + 1)] })
+  expect(applyFacts(deps, [ret('web-7'), ret('web-new'), ret('web-new')]).map((e) => e.minion_id)).toEqual(['web-new'])
   expect(listEvents(deps, {}, ALL, 1, 0).total).toBe(121)
   db.$client.close()
 })
@@ -77,9 +76,7 @@ test('the service indexer catches up on its worker thread, beside writes on the 
   const indexer = new SearchIndexer(deps)
   await indexer.start()
   expect(indexer.threaded).toBe(true)
-  const more = noIntents()
-  for (let i = 0; i < 500; i++) returnIntents(more, { jid: '20261121080000000002', minionId: `db-${i}`, fun: 'test.ping', ret: true, retcode: 0, success: true, ts: T0 + 2, stampMs: T0 + 2 }, new Set())
-  new Ingestor(deps).apply([more])
+  applyFacts(deps, [{ ...noFacts(), returns: Array.from({ length: 500 }, (_, i) => pingReturn('20261121080000000002', `db-${i}`, T0 + 2)) }])
   const end = Date.now() + 10_000
   while (searchPending(db.$client) > 0 && Date.now() < end) await Bun.sleep(20)
   expect(searchPending(db.$client)).toBe(0)

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SseParser } from '../../src/salt/sse'
 import { normalize } from '../../src/salt/normalize'
-import { Ingestor } from '../../src/salt/ingest'
+import { applyFacts } from '../../src/features/ingest/apply'
 import { call, testWorld } from '../helpers/app'
 import { runFunctions, loadConfig } from '../../src/config'
 
@@ -38,13 +38,12 @@ describe('SseParser', () => {
 describe('normalize + ingest of the recording', () => {
   test('stores job.new/job.ret once, runs, key changes, starts and presence, with no error', async () => {
     const w = await testWorld()
-    const ing = new Ingestor(w.deps)
     const frames = new SseParser().push(recording)
     const now = Date.parse('2026-11-21T09:00:00Z')
-    const intents = frames.map((f) => { const d = JSON.parse(f.data); return normalize(d.tag, d.data, now, RUN_FUNS) })
-    ing.apply(intents)
+    const intents = frames.map((f) => { const d = JSON.parse(f.data); return normalize(d.tag, d.data, now) })
+    applyFacts(w.deps, intents)
     // Applying the same stream twice stores nothing new for jobs.
-    const again = ing.apply(intents)
+    const again = applyFacts(w.deps, intents)
     expect(again.filter((e) => e.category === 'job')).toEqual([])
     const all = (await call(w, 'GET', '/api/activity?limit=500')).body
     const types = all.events.map((e: any) => e.event_type)
@@ -70,23 +69,28 @@ describe('normalize + ingest of the recording', () => {
     for (const s of starts) perMinion.set(s.minion_id, [...(perMinion.get(s.minion_id) ?? []), s.ts])
     for (const times of perMinion.values()) for (let i = 1; i < times.length; i++) expect(Math.abs(Date.parse(times[i - 1]!) - Date.parse(times[i]!))).toBeGreaterThanOrEqual(10_000)
   })
-  test('a job.ret summary for a state run counts ok, failed and changed', () => {
+  test('a job.ret summary for a state run counts ok, failed and changed', async () => {
+    const w = await testWorld()
     const i = normalize('salt/job/20261121080000000001/ret/web1', {
       id: 'web1', fun: 'state.apply', jid: '20261121080000000001', retcode: 2, success: false, _stamp: '2026-11-21T08:00:01.000000',
       return: { 'a_|-b_|-c_|-d': { result: true, changes: { x: 1 }, duration: 1.4 }, 'e_|-f_|-g_|-h': { result: false, changes: {}, duration: 2.2 } },
-    }, Date.parse('2026-11-21T09:00:00Z'), RUN_FUNS)
-    expect(i.events[0]).toMatchObject({ event_type: 'job.ret', success: false, changed: true, duration_ms: 4, summary: 'web1 returned state.apply: 1 ok, 1 failed, 1 changed', ts: Date.parse('2026-11-21T08:00:01Z') })
-    expect(i.runs).toHaveLength(1)
+    }, Date.parse('2026-11-21T09:00:00Z'))
+    expect(i.returns[0]).toMatchObject({ jid: '20261121080000000001', minionId: 'web1', fun: 'state.apply', retcode: 2, success: false, stampMs: Date.parse('2026-11-21T08:00:01Z') })
+    const [e] = applyFacts(w.deps, [i])
+    expect(e).toMatchObject({ event_type: 'job.ret', success: false, changed: true, duration_ms: 4, summary: 'web1 returned state.apply: 1 ok, 1 failed, 1 changed', ts: '2026-11-21T08:00:01.000Z' })
+    expect((await call(w, 'GET', '/api/minions/web1/runs')).body.total).toBe(1)
   })
-  test('a non-state return has changed and duration null', () => {
-    const i = normalize('salt/job/20261121080000000002/ret/web1', { id: 'web1', fun: 'test.ping', jid: '20261121080000000002', retcode: 0, return: true }, 1_800_000_000_000, RUN_FUNS)
-    expect(i.events[0]).toMatchObject({ success: true, changed: null, duration_ms: null, summary: 'web1 returned test.ping', ts: 1_800_000_000_000 })
-    expect(i.runs).toHaveLength(0)
+  test('a non-state return has changed and duration null, and is no run', async () => {
+    const w = await testWorld()
+    const i = normalize('salt/job/20261121080000000002/ret/web1', { id: 'web1', fun: 'test.ping', jid: '20261121080000000002', retcode: 0, return: true }, 1_800_000_000_000)
+    const [e] = applyFacts(w.deps, [i])
+    expect(e).toMatchObject({ success: true, changed: null, duration_ms: null, summary: 'web1 returned test.ping', ts: new Date(1_800_000_000_000).toISOString() })
+    expect((await call(w, 'GET', '/api/minions/web1/runs')).body.total).toBe(0)
   })
   test('hostile minion ids and tags are data, never structure', async () => {
     const w = await testWorld()
     const evil = `<img src=x onerror=alert(1)>'; DROP TABLE minions;--`
-    new Ingestor(w.deps).apply([normalize('salt/auth', { act: 'pend', id: evil, _stamp: 'garbage' }, w.clock.now(), RUN_FUNS)])
+    applyFacts(w.deps, [normalize('salt/auth', { act: 'pend', id: evil, _stamp: 'garbage' }, w.clock.now())])
     expect((await call(w, 'GET', '/api/keys')).body.pending).toEqual([evil])
     expect((await call(w, 'GET', '/api/activity')).body.events[0]).toMatchObject({ minion_id: evil, summary: `${evil} key is pending`, ts: new Date(w.clock.now()).toISOString() })
   })

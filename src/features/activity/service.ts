@@ -72,6 +72,17 @@ export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
   return stored
 }
 
+/** Whether a minion.start of this minion is stored within `windowMs` of `ts`. */
+export function startRecordedNear(deps: AppDeps, minionId: string, ts: number, windowMs: number): boolean {
+  return !!deps.db.$client.query("SELECT 1 FROM activity_events WHERE minion_id = ?1 AND ts > ?2 AND ts < ?3 AND event_type = 'minion.start' LIMIT 1")
+    .get(minionId, ts - windowMs, ts + windowMs)
+}
+
+/** The newest event id (0 when there is none): where a new live stream starts. */
+export function lastEventId(deps: AppDeps): number {
+  return deps.db.$client.query<{ id: number | null }, []>('SELECT max(id) AS id FROM activity_events').get()!.id ?? 0
+}
+
 /** One step of the search index on this connection (tests, seeding): drops pruned events, indexes up to `limit`. */
 export function indexActivity(deps: AppDeps, limit = 50_000): number {
   return syncSearchIndex(deps.db.$client, limit)

@@ -1,9 +1,10 @@
 /** GET /api/activity/stream: SSE of new activity with the list's filters and visibility, replay from Last-Event-ID, keepalives. */
 import type { AppDeps } from '../../deps'
 import type { Grant } from '../roles/service'
-import { eventsAfter, type ActivityFilter } from './service'
+import { eventsAfter, lastEventId, type ActivityFilter } from './service'
+import { onActivity } from './feed'
 
-/** Seconds between keepalive comments. */
+/** Milliseconds between keepalive comments. */
 export const KEEPALIVE_MS = 15_000
 
 const enc = new TextEncoder()
@@ -18,7 +19,7 @@ const frame = (e: { id: number }) => enc.encode(`id: ${e.id}\nevent: activity\nd
 
 /** Opens the stream for one subscriber. New events are read back with the same SQL filter as the list, so both agree. */
 export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Grant[], afterId: number | null, keepaliveMs = KEEPALIVE_MS): Response {
-  let last = afterId ?? deps.db.$client.query<{ id: number | null }, []>('SELECT max(id) AS id FROM activity_events').get()!.id ?? 0
+  let last = afterId ?? lastEventId(deps)
   let stop = () => {}
   const body = new ReadableStream<Uint8Array>({
     start(ctl) {
@@ -36,7 +37,7 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
       }
       ctl.enqueue(enc.encode('retry: 3000\n\n'))
       pump()
-      const unsubscribe = deps.salt?.ingest.onEvents(pump) ?? (() => {})
+      const unsubscribe = onActivity(deps, pump)
       const keepalive = setInterval(() => {
         try {
           ctl.enqueue(enc.encode(': keepalive\n\n'))

@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox'
 import { eq } from 'drizzle-orm'
 import { route } from '../../http/route'
 import { NewPassword, Nullable, PlainText, UuidPath } from '../../http/schemas'
-import { AppError, ValidationFailed } from '../../http/errors'
+import { AppError, ValidationFailed, httpError } from '../../http/errors'
 import { users } from '../../db/schema'
 import { audit } from '../audit/service'
 import {
@@ -28,7 +28,8 @@ export const authRoutes = [
         audit(deps, { username: summary.username, action: 'auth.login', target: summary.username, client })
         return summary
       } catch (e) {
-        if (e instanceof AppError) audit(deps, { username: body.username.slice(0, 64), action: 'auth.login', target: body.username.slice(0, 64), ok: false, detail: e.detail, client })
+        const known = httpError(e)
+        if (known) audit(deps, { username: body.username.slice(0, 64), action: 'auth.login', target: body.username.slice(0, 64), ok: false, detail: known.detail, client })
         throw e
       }
     },

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { randomInt } from 'node:crypto'
 import type { AppDeps } from '../../deps'
 import { sessions, userRoles, users } from '../../db/schema'
-import { AppError, notFound } from '../../http/errors'
+import { NotFound, Throttled, Unauthenticated } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId, newToken, tokenHash } from '../../lib/ids'
 import { ensureBuiltinRoles, type Grant } from '../roles/service'
@@ -114,7 +114,7 @@ function lookup(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): { princ
 /** The body of login and me. */
 export function userSummary(deps: AppDeps, userId: string) {
   const u = deps.db.select().from(users).where(eq(users.id, userId)).get()
-  if (!u) throw notFound('User')
+  if (!u) throw new NotFound('User')
   return { username: u.username, display_name: u.displayName, must_change_pw: u.mustChangePw, permissions: u.isActive ? grantsOf(deps, u.id) : [] }
 }
 
@@ -177,12 +177,12 @@ export async function checkLogin(deps: AppDeps, username: string, password: stri
   const key = username.toLowerCase()
   const throttle = throttleOf(deps)
   const wait = throttle.retryAfter(key, client, deps.clock.now())
-  if (wait) throw new AppError(429, 'Too many failed logins, retry later', { 'Retry-After': String(wait) })
+  if (wait) throw new Throttled('Too many failed logins, retry later', wait)
   const u = deps.db.select().from(users).where(eq(users.usernameKey, key)).get()
   const ok = await verifyPassword(deps, password, u?.passwordHash ?? null)
   if (!u || !ok || !u.isActive) {
     throttle.fail(key, client, deps.clock.now())
-    throw new AppError(401, 'Invalid credentials')
+    throw new Unauthenticated('Invalid credentials')
   }
   throttle.succeed(key)
   return u.id
@@ -220,7 +220,7 @@ export function listApiTokens(deps: AppDeps, userId: string) {
 /** Revokes one of the caller's API tokens. */
 export function revokeApiToken(deps: AppDeps, userId: string, id: string) {
   const res = deps.db.$client.query("DELETE FROM sessions WHERE id = ?1 AND user_id = ?2 AND kind = 'api_token'").run(id, userId)
-  if (res.changes === 0) throw notFound('Token')
+  if (res.changes === 0) throw new NotFound('Token')
 }
 
 const PW_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'

@@ -6,7 +6,8 @@
  * from were emptied.
  */
 import type { Database } from 'bun:sqlite'
-import { grow, type PackageCatalog } from './catalog'
+import type { PackageCatalog } from './catalog'
+import { grow } from '../../lib/slot-table'
 
 const ALL = ''
 

@@ -3,8 +3,8 @@
  * each entry is one 64-byte record holding its length, key index and up to 48 bytes inline: a hit costs the table slot
  * and the record, about two misses. Longer runs are not cached (the caller looks the name and version up instead).
  */
-import { ByteInterner, grow } from './catalog'
-import { placeSlot, regrow } from '../../lib/slot-table'
+import { ByteInterner } from './interner'
+import { grow, placeSlot, regrow } from '../../lib/slot-table'
 
 const STRIDE = 16
 /** The longest run kept inline. */

@@ -2,7 +2,7 @@
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import { OneOf, paging } from '../../http/schemas'
-import { notFound } from '../../http/errors'
+import { NotFound } from '../../lib/errors'
 import { listPackages, packageVersions, PACKAGE_SORTS, refreshStatus } from './service'
 
 const view = { verb: 'view', resource: 'inventory:*' }
@@ -27,7 +27,7 @@ export const inventoryRoutes = [
     response: T.Object({ name: T.String(), total: T.Integer(), versions: T.Array(T.Object({ version: T.String(), arch: T.String(), source: T.String(), minion_count: T.Integer() })) }),
     handler({ deps, params, query }) {
       const out = packageVersions(deps, params.name, query.source)
-      if (!out) throw notFound('Package')
+      if (!out) throw new NotFound('Package')
       return out
     },
   }),

@@ -116,6 +116,11 @@ export function startRefresh(deps: AppDeps, target: string): { refresh_id: strin
   return started ? { refresh_id: id, started_at: iso(now) } : null
 }
 
+/** When a refresh started (epoch ms); null for an unknown id. */
+export function refreshStartedAt(deps: AppDeps, id: string): number | null {
+  return deps.db.$client.query<{ t: number }, [string]>('SELECT started_at AS t FROM inventory_refreshes WHERE id = ?1').get(id)?.t ?? null
+}
+
 /** Updates a running refresh's counters (after each batch). */
 export function progressRefresh(deps: AppDeps, id: string, p: { asked: number; answered: number; stored: number }) {
   deps.db.$client.query('UPDATE inventory_refreshes SET minions_asked = ?2, minions_answered = ?3, packages_stored = ?4 WHERE id = ?1').run(id, p.asked, p.answered, p.stored)

@@ -6,7 +6,8 @@
  */
 import type { AppDeps } from '../../deps'
 import { ensureMinion } from '../minions/service'
-import { PackageCatalog, grow } from './catalog'
+import { PackageCatalog } from './catalog'
+import { grow } from '../../lib/slot-table'
 import { Deltas } from './deltas'
 
 /** One installed package version. */

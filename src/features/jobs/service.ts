@@ -1,19 +1,11 @@
 /** The job index and per-minion returns: written by the event stream and the jobs poller, read by the jobs API. */
 import type { AppDeps } from '../../deps'
-import { notFound } from '../../http/errors'
+import { NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
+import type { JobStarted } from '../../salt/facts'
 
 /** A job as the stream (`salt/job/<jid>/new`) or the job cache describes it. */
-export interface JobInput {
-  jid: string
-  fun: string | null
-  target: string | null
-  tgtType: string | null
-  user: string | null
-  arg?: unknown
-  minions?: string[] | null
-  startedAt: number
-}
+export type JobInput = Omit<JobStarted, 'ts' | 'minions'> & { minions?: string[] | null }
 
 /** Largest stored return value; bigger ones are cut (the raw return stays in salt's job cache). */
 export const MAX_RETURN_CHARS = 64 * 1024
@@ -66,12 +58,63 @@ export function recordJobReturns(deps: AppDeps, rets: JobReturnInput[]): Set<str
   return fresh
 }
 
-/** The job of a jid, or null. */
-export function findJob(deps: AppDeps, jid: string) {
-  return deps.db.$client.query<Record<string, any>, [string]>('SELECT * FROM jobs WHERE jid = ?1').get(jid)
+/** A row of the jobs table. */
+interface JobRow {
+  jid: string
+  fun: string | null
+  target: string | null
+  tgt_type: string | null
+  user: string | null
+  arg: string | null
+  minions: string | null
+  started_at: number
+  returned?: number
 }
 
-const jobOut = (r: Record<string, any>) => ({
+/** A row of job_returns. */
+interface ReturnRow {
+  minion_id: string
+  success: number | null
+  retcode: number | null
+  ret: string | null
+  received_at: number
+}
+
+/**
+ * The jids among these worth asking salt for missing returns: started within `windowMs` of `now`, and either with no
+ * known minion list or with fewer returns stored than minions expected.
+ */
+export function jobsMissingReturns(deps: AppDeps, jids: { jid: string; startedAt: number }[], now: number, windowMs: number): string[] {
+  const db = deps.db.$client
+  const minions = db.prepare<{ minions: string | null }, [string]>('SELECT minions FROM jobs WHERE jid = ?1')
+  const returned = db.prepare<{ n: number }, [string]>('SELECT count(*) AS n FROM job_returns WHERE jid = ?1')
+  return jids.filter((j) => {
+    if (now - j.startedAt > windowMs) return false
+    const m = minions.get(j.jid)?.minions
+    return !m || returned.get(j.jid)!.n < (JSON.parse(m) as string[]).length
+  }).map((j) => j.jid)
+}
+
+/** The returns of a job already stored, by minion id. */
+export function returnedMinions(deps: AppDeps, jid: string): Set<string> {
+  return new Set(deps.db.$client.query<{ minion_id: string }, [string]>('SELECT minion_id FROM job_returns WHERE jid = ?1').all(jid).map((r) => r.minion_id))
+}
+
+const findJob = (deps: AppDeps, jid: string) => deps.db.$client.query<JobRow, [string]>('SELECT * FROM jobs WHERE jid = ?1').get(jid)
+
+/** Who started a job and on what target, for the events of its returns; null when the job is unknown. */
+export function jobOrigin(deps: AppDeps, jid: string): { user: string | null; target: string | null } | null {
+  return deps.db.$client.query<{ user: string | null; target: string | null }, [string]>('SELECT user, target FROM jobs WHERE jid = ?1').get(jid)
+}
+
+/** The minions a job was sent to (empty when unknown); NotFound when the job is not indexed. */
+export function jobMinions(deps: AppDeps, jid: string): string[] {
+  const j = findJob(deps, jid)
+  if (!j) throw new NotFound('Job')
+  return j.minions ? (JSON.parse(j.minions) as string[]) : []
+}
+
+const jobOut = (r: JobRow) => ({
   jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, started_at: iso(r.started_at),
   arg: r.arg ? JSON.parse(r.arg) : null, minions: r.minions ? JSON.parse(r.minions) : null, returned: r.returned ?? 0,
 })
@@ -85,7 +128,7 @@ export function listJobs(deps: AppDeps, q: { fun?: string; user?: string; limit:
   const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
   const db = deps.db.$client
   const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM jobs ${w}`).get(...args)!.n
-  const rows = db.query<Record<string, any>, any[]>(
+  const rows = db.query<JobRow, any[]>(
     `SELECT j.*, (SELECT count(*) FROM job_returns r WHERE r.jid = j.jid) AS returned FROM jobs j ${w} ORDER BY started_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
   ).all(...args)
   return { total, jobs: rows.map(jobOut) }
@@ -94,8 +137,8 @@ export function listJobs(deps: AppDeps, q: { fun?: string; user?: string; limit:
 /** One job with its per-minion returns; 404 when unknown. */
 export function jobDetail(deps: AppDeps, jid: string) {
   const j = findJob(deps, jid)
-  if (!j) throw notFound('Job')
-  const rets = deps.db.$client.query<Record<string, any>, [string]>('SELECT * FROM job_returns WHERE jid = ?1 ORDER BY minion_id').all(jid)
+  if (!j) throw new NotFound('Job')
+  const rets = deps.db.$client.query<ReturnRow, [string]>('SELECT minion_id, success, retcode, ret, received_at FROM job_returns WHERE jid = ?1 ORDER BY minion_id').all(jid)
   return {
     ...jobOut({ ...j, returned: rets.length }),
     returns: rets.map((r) => ({ minion_id: r.minion_id, success: r.success === null ? null : r.success === 1, retcode: r.retcode, return: JSON.parse(r.ret ?? 'null'), received_at: iso(r.received_at) })),

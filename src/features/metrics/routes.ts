@@ -1,12 +1,13 @@
 /** GET /metrics: Prometheus text for a scraper holding `view metrics:*` or using an API token. */
 import { statSync } from 'node:fs'
 import { route } from '../../http/route'
-import { forbidden } from '../../http/errors'
+import { Forbidden } from '../../lib/errors'
 import { holds } from '../roles/service'
 import { VERSION } from '../../version'
 import type { AppDeps } from '../../deps'
 import { Exposition } from './registry'
 import { searchPending } from '../activity/search-index'
+import { activityStored } from '../activity/feed'
 
 /** Size of the database file and its WAL in bytes; the page count for an in-memory database. */
 function dbSize(deps: AppDeps): number {
@@ -33,13 +34,13 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_build_info', 'gauge', 'Version of the running service.', [[{ version: VERSION }, 1]])
   x.family('saltdeck_http_requests_total', 'counter', 'HTTP requests answered, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.count]))
   x.family('saltdeck_http_request_duration_seconds_total', 'counter', 'Time spent answering HTTP requests, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.seconds]))
-  const pollers = deps.salt?.scheduler.stats() ?? []
+  const pollers = deps.salt?.pollers.stats() ?? []
   x.family('saltdeck_poller_runs_total', 'counter', 'Poller ticks finished.', pollers.map((p) => [{ poller: p.name }, p.runs]))
   x.family('saltdeck_poller_errors_total', 'counter', 'Poller ticks that failed.', pollers.map((p) => [{ poller: p.name }, p.errors]))
   x.family('saltdeck_poller_duration_seconds_total', 'counter', 'Time spent in poller ticks.', pollers.map((p) => [{ poller: p.name }, p.totalMs / 1000]))
   x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick.', pollers.map((p) => [{ poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
-  x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, deps.salt?.ingest.stored ?? 0]])
-  x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.connected ? 1 : 0]])
+  x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, activityStored(deps)]])
+  x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.status().connected ? 1 : 0]])
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSize(deps)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
@@ -52,7 +53,7 @@ export const metricsRoutes = [
     method: 'GET', path: '/metrics', tag: 'system', summary: 'Prometheus metrics (view metrics:* or an API token)', access: 'login',
     handler({ deps, principal }) {
       // Scrapers authenticate with an API token; a browser session needs the permission.
-      if (principal!.kind !== 'api_token' && !holds(principal!.grants, 'view', 'metrics:*')) throw forbidden()
+      if (principal!.kind !== 'api_token' && !holds(principal!.grants, 'view', 'metrics:*')) throw new Forbidden()
       return new Response(metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
     },
   }),

@@ -1,21 +1,12 @@
-/** Minion facts (key state, presence, grains) written by pollers, and the minion list and detail. */
+/** Minion rows: grains written by the grains poller, the minion list and detail, and the key list. */
 import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
-import { notFound } from '../../http/errors'
+import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
 
 /** Creates an empty minion row when the id is new. */
 export function ensureMinion(deps: AppDeps, id: string) {
   deps.db.$client.query('INSERT INTO minions (id, updated_at) VALUES (?1, ?2) ON CONFLICT (id) DO NOTHING').run(id, deps.clock.now())
-}
-
-/** Facts about one minion; only the given ones change. */
-export interface MinionFacts {
-  id: string
-  keyState?: 'accepted' | 'pending' | 'rejected' | 'denied' | null
-  online?: boolean
-  lastSeen?: number
-  grains?: Record<string, unknown>
 }
 
 const str = (v: unknown, max = 255) => (typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : null)
@@ -27,24 +18,28 @@ function firstIp(grains: Record<string, unknown>): string | null {
   return typeof ip === 'string' ? ip : null
 }
 
-/** Upserts facts for many minions in one transaction (pollers call this with a whole batch). */
-export function upsertMinionFacts(deps: AppDeps, facts: MinionFacts[]) {
+/** Stores the grains of many minions in one transaction, with the summary columns taken from them. */
+export function recordGrains(deps: AppDeps, facts: { id: string; grains: Record<string, unknown> }[]) {
   const db = deps.db.$client
   const now = deps.clock.now()
   db.transaction(() => {
-    for (const f of facts) {
-      ensureMinion(deps, f.id)
-      if (f.keyState !== undefined) db.query('UPDATE minions SET key_state = ?2, updated_at = ?3 WHERE id = ?1').run(f.id, f.keyState, now)
-      if (f.online !== undefined)
-        db.query('UPDATE minions SET online = ?2, last_seen = CASE WHEN ?2 THEN ?3 ELSE last_seen END, updated_at = ?4 WHERE id = ?1').run(f.id, f.online ? 1 : 0, f.lastSeen ?? now, now)
-      if (f.grains !== undefined) {
-        const g = f.grains
-        db.query('UPDATE minions SET grains = ?2, os = ?3, osrelease = ?4, ip = ?5, salt_version = ?6, os_family = ?7, updated_at = ?8 WHERE id = ?1').run(
-          f.id, JSON.stringify(g), str(g.os), str(g.osrelease), firstIp(g), str(g.saltversion), str(g.os_family), now,
-        )
-      }
+    for (const { id, grains: g } of facts) {
+      ensureMinion(deps, id)
+      db.query('UPDATE minions SET grains = ?2, os = ?3, osrelease = ?4, ip = ?5, salt_version = ?6, os_family = ?7, updated_at = ?8 WHERE id = ?1').run(
+        id, JSON.stringify(g), str(g.os), str(g.osrelease), firstIp(g), str(g.saltversion), str(g.os_family), now,
+      )
     }
   })()
+}
+
+/** Ids of the accepted minions, sorted. */
+export function acceptedMinionIds(deps: AppDeps): string[] {
+  return deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' ORDER BY id").all().map((r) => r.id)
+}
+
+/** Ids of the accepted minions that are online, sorted. */
+export function presentMinionIds(deps: AppDeps): string[] {
+  return deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' AND online = 1 ORDER BY id").all().map((r) => r.id)
 }
 
 /** Values of the minion list's `status` filter. */
@@ -84,7 +79,7 @@ export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MIN
 /** One minion with its grains; 404 when unknown. */
 export function minionDetail(deps: AppDeps, id: string) {
   const r = deps.db.$client.query<Record<string, any>, [string]>(`SELECT ${SUMMARY}, grains FROM minions WHERE id = ?1`).get(id)
-  if (!r) throw notFound('Minion')
+  if (!r) throw new NotFound('Minion')
   return { ...minionOut(r), grains: r.grains ? JSON.parse(r.grains) : {} }
 }
 

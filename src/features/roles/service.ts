@@ -2,7 +2,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { rolePermissions, roles } from '../../db/schema'
-import { conflict, notFound } from '../../http/errors'
+import { Conflict, NotFound } from '../../lib/errors'
 import { globMatch } from '../../lib/glob'
 import { newId } from '../../lib/ids'
 
@@ -55,7 +55,7 @@ export const roleOut = (r: RoleRow) => ({ id: r.id, name: r.name, is_builtin: r.
 /** Reads a role or throws 404. */
 export function getRole(deps: AppDeps, id: string): RoleRow {
   const r = deps.db.select().from(roles).where(eq(roles.id, id)).get()
-  if (!r) throw notFound('Role')
+  if (!r) throw new NotFound('Role')
   return r
 }
 
@@ -75,7 +75,7 @@ export function roleDetail(deps: AppDeps, id: string) {
 /** Creates a role; names are unique case-insensitively. */
 export function createRole(deps: AppDeps, name: string, description: string) {
   const key = name.toLowerCase()
-  if (deps.db.select({ id: roles.id }).from(roles).where(eq(roles.nameKey, key)).get()) throw conflict('Role name already exists')
+  if (deps.db.select({ id: roles.id }).from(roles).where(eq(roles.nameKey, key)).get()) throw new Conflict('Role name already exists')
   const row = { id: newId(), name, nameKey: key, description, isBuiltin: false, createdAt: deps.clock.now() }
   deps.db.insert(roles).values(row).run()
   return roleOut(row)
@@ -94,7 +94,7 @@ export function updateRole(deps: AppDeps, id: string, description: string | null
 /** Deletes a custom role and, through the foreign keys, its assignments and grants. */
 export function deleteRole(deps: AppDeps, id: string) {
   const r = getRole(deps, id)
-  if (r.isBuiltin) throw conflict('Cannot delete a built-in role')
+  if (r.isBuiltin) throw new Conflict('Cannot delete a built-in role')
   deps.db.delete(roles).where(eq(roles.id, id)).run()
   return r
 }
@@ -102,10 +102,10 @@ export function deleteRole(deps: AppDeps, id: string) {
 /** Adds a grant to a custom role. */
 export function addPermission(deps: AppDeps, roleId: string, verb: string, resourceGlob: string) {
   const r = getRole(deps, roleId)
-  if (r.isBuiltin) throw conflict("Cannot change a built-in role's permissions")
+  if (r.isBuiltin) throw new Conflict("Cannot change a built-in role's permissions")
   const existing = deps.db.select().from(rolePermissions)
     .where(and(eq(rolePermissions.roleId, roleId), eq(rolePermissions.verb, verb), eq(rolePermissions.resourceGlob, resourceGlob))).get()
-  if (existing) throw conflict('Permission already exists')
+  if (existing) throw new Conflict('Permission already exists')
   const row = { id: newId(), roleId, verb, resourceGlob }
   deps.db.insert(rolePermissions).values(row).run()
   return { id: row.id, verb, resource_glob: resourceGlob }
@@ -114,9 +114,9 @@ export function addPermission(deps: AppDeps, roleId: string, verb: string, resou
 /** Removes a grant from a custom role. */
 export function removePermission(deps: AppDeps, roleId: string, permId: string) {
   const r = getRole(deps, roleId)
-  if (r.isBuiltin) throw conflict("Cannot change a built-in role's permissions")
+  if (r.isBuiltin) throw new Conflict("Cannot change a built-in role's permissions")
   const res = deps.db.$client.query('DELETE FROM role_permissions WHERE role_id = ?1 AND id = ?2').run(roleId, permId)
-  if (res.changes === 0) throw notFound('Permission')
+  if (res.changes === 0) throw new NotFound('Permission')
 }
 
 /** The ids among `ids` that name no role. */

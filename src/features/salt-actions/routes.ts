@@ -1,23 +1,24 @@
 /** Everything done through salt-api: connection test, pollers, key actions, commands, job kill, inventory refresh. */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { AppError, notFound } from '../../http/errors'
-import type { AppDeps } from '../../deps'
+import { AppError } from '../../http/errors'
+import type { AppDeps, SaltSide } from '../../deps'
 import { OneOf } from '../../http/schemas'
 import { audit } from '../audit/service'
 import { SaltClient, type SaltCreds } from '../../salt/client'
-import type { SaltRuntime } from '../../salt/runtime'
-import { noIntents } from '../../salt/normalize'
+import { SaltNotConfigured, errorText, isSaltError } from '../../salt/errors'
+import { noFacts } from '../../salt/facts'
+import { NotFound } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
-import { findJob } from '../jobs/service'
-import { startInventoryRefresh } from '../../pollers/inventory'
+import { jobMinions } from '../jobs/service'
+import { applyFacts } from '../ingest/apply'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
 
-/** The salt runtime of a running service; 503 when salt is not wired (CLI, core tests). */
-function salt(deps: AppDeps): SaltRuntime {
-  if (!deps.salt) throw new AppError(503, 'Salt API not configured')
+/** The salt side of a running service; SaltNotConfigured when salt is not wired (CLI, core tests). */
+function salt(deps: AppDeps): SaltSide {
+  if (!deps.salt) throw new SaltNotConfigured()
   return deps.salt
 }
 
@@ -34,7 +35,7 @@ async function testConnection(creds: SaltCreds) {
     const n = Array.isArray(keys?.minions) ? keys.minions.length : 0
     return { ok: true, detail: `Connected to salt-api as ${creds.username}; ${n} accepted minion${n === 1 ? '' : 's'}.`, minion_count: n }
   } catch (e) {
-    return { ok: false, detail: e instanceof AppError ? e.detail : `Salt API error: ${(e as Error).message}`, minion_count: null }
+    return { ok: false, detail: isSaltError(e) ? errorText(e) : `Salt API error: ${errorText(e)}`, minion_count: null }
   }
 }
 
@@ -48,8 +49,8 @@ async function keyAction(deps: AppDeps, who: string, client: string, id: string,
   const r = (await rt.client.wheel(`key.${act}`, { match: id, ...include })) as Record<string, unknown>
   const matched = r && typeof r === 'object' && Object.values(r).some((v) => Array.isArray(v) && v.includes(id))
   audit(deps, { username: who, action: `key.${act}`, target: id, ok: matched, detail: matched ? null : 'no such key', client })
-  if (!matched) throw notFound('Key')
-  rt.ingest.apply([{ ...noIntents(), keys: [{ minionId: id, act, ts: deps.clock.now() }] }], who)
+  if (!matched) throw new NotFound('Key')
+  applyFacts(deps, [{ ...noFacts(), keys: [{ minionId: id, act, ts: deps.clock.now() }] }], who)
 }
 
 export const saltRoutes = [
@@ -73,14 +74,14 @@ export const saltRoutes = [
     method: 'GET', path: '/api/admin/pollers', tag: 'pollers', summary: 'Status of every poller and of the event stream', access: edit,
     handler: ({ deps }) => {
       const rt = salt(deps)
-      return { pollers: rt.scheduler.status(), event_stream: rt.stream.status() }
+      return { pollers: rt.pollers.status(), event_stream: rt.stream.status() }
     },
   }),
   route({
     method: 'POST', path: '/api/admin/pollers/:name/run', tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202,
     params: T.Object({ name: OneOf(['keys', 'presence', 'grains', 'jobs', 'fleet', 'inventory', 'retention']) }),
     handler({ deps, params, principal, client }) {
-      void salt(deps).scheduler.runNow(params.name)
+      void salt(deps).pollers.runNow(params.name)
       audit(deps, { username: principal!.username, action: 'poller.run', target: params.name, client })
       return { name: params.name, started: true }
     },
@@ -118,9 +119,7 @@ export const saltRoutes = [
     method: 'POST', path: '/api/jobs/:jid/kill', tag: 'jobs', summary: 'Kill a running job on its minions', access: { verb: 'kill', resource: 'job:*' }, status: 202,
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
     async handler({ deps, params, principal, client }) {
-      const job = findJob(deps, params.jid)
-      if (!job) throw notFound('Job')
-      const minions: string[] = job.minions ? JSON.parse(job.minions) : []
+      const minions = jobMinions(deps, params.jid)
       const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob' })
       audit(deps, { username: principal!.username, action: 'job.kill', target: params.jid, client })
       return { jid: params.jid, kill_jid: r?.jid ? String(r.jid) : null, minions: r?.minions ?? [] }
@@ -130,7 +129,7 @@ export const saltRoutes = [
     method: 'POST', path: '/api/inventory/refresh', tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202,
     body: T.Object({ target: T.Optional(T.String({ minLength: 1, maxLength: 1024 })), target_type: T.Optional(OneOf(['glob'])) }, { additionalProperties: false }),
     handler({ deps, body, principal, client }) {
-      const r = startInventoryRefresh(salt(deps), body.target ?? '*')
+      const r = salt(deps).refreshInventory(body.target ?? '*')
       audit(deps, { username: principal!.username, action: 'inventory.refresh', target: body.target ?? '*', client })
       return { refresh_id: r.refresh_id, started_at: r.started_at }
     },

@@ -2,7 +2,8 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { roles, userRoles, users } from '../../db/schema'
-import { conflict, notFound, ValidationFailed } from '../../http/errors'
+import { ValidationFailed } from '../../http/errors'
+import { Conflict, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { endSessions, hashPassword } from '../auth/service'
@@ -27,7 +28,7 @@ export function userOut(deps: AppDeps, u: UserRow) {
 /** Reads a user or throws 404. */
 export function getUser(deps: AppDeps, id: string): UserRow {
   const u = deps.db.select().from(users).where(eq(users.id, id)).get()
-  if (!u) throw notFound('User')
+  if (!u) throw new NotFound('User')
   return u
 }
 
@@ -56,7 +57,7 @@ export interface NewUser {
 /** Creates a user; usernames are unique case-insensitively. */
 export async function createUser(deps: AppDeps, input: NewUser) {
   const key = input.username.toLowerCase()
-  if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw conflict('Username already exists')
+  if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw new Conflict('Username already exists')
   const roleIds = [...new Set(input.roles ?? [])]
   checkRoleIds(deps, roleIds, ['body', 'roles'])
   const now = deps.clock.now()
@@ -85,7 +86,7 @@ export function setRoles(deps: AppDeps, userId: string, roleIds: string[], loc: 
 /** Changes display name, active flag and roles. */
 export function updateUser(deps: AppDeps, id: string, patch: { display_name?: string | null; is_active?: boolean | null; roles?: string[] | null }, actorId: string) {
   const u = getUser(deps, id)
-  if (patch.is_active === false && (u.id === actorId || u.isBuiltin)) throw conflict(u.isBuiltin ? 'Cannot deactivate a built-in user' : 'Cannot deactivate yourself')
+  if (patch.is_active === false && (u.id === actorId || u.isBuiltin)) throw new Conflict(u.isBuiltin ? 'Cannot deactivate a built-in user' : 'Cannot deactivate yourself')
   if (patch.roles != null) setRoles(deps, id, patch.roles, ['body', 'roles'])
   const set: Partial<UserRow> = { updatedAt: deps.clock.now() }
   if (patch.display_name != null) set.displayName = patch.display_name
@@ -98,8 +99,8 @@ export function updateUser(deps: AppDeps, id: string, patch: { display_name?: st
 /** Deletes a user; not yourself, not a built-in user. */
 export function deleteUser(deps: AppDeps, id: string, actorId: string) {
   const u = getUser(deps, id)
-  if (u.id === actorId) throw conflict('Cannot delete yourself')
-  if (u.isBuiltin) throw conflict('Cannot delete a built-in user')
+  if (u.id === actorId) throw new Conflict('Cannot delete yourself')
+  if (u.isBuiltin) throw new Conflict('Cannot delete a built-in user')
   deps.db.delete(users).where(eq(users.id, id)).run()
   return u
 }

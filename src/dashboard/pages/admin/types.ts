@@ -1,4 +1,7 @@
 /** Shapes of the admin API answers the pages read (contract §3–§5, §9). */
+import type { PollerStatus, StreamStatus } from '../../../deps'
+
+export type { PollerStatus } from '../../../deps'
 
 /** The salt section of SettingsOut. */
 export interface SaltSettings {
@@ -31,25 +34,10 @@ export interface TestResult {
   minion_count: number | null
 }
 
-/** One row of GET /api/admin/pollers. */
-export interface PollerStatus {
-  name: string
-  enabled: boolean
-  interval_seconds: number
-  running: boolean
-  last_started_at: string | null
-  last_duration_ms: number | null
-  last_error: string | null
-  runs: number
-  errors: number
-  items_processed: number | null
-  next_run_at: string | null
-}
-
 /** GET /api/admin/pollers. */
 export interface PollersOut {
   pollers: PollerStatus[]
-  event_stream: { enabled: boolean; connected: boolean; events_ingested: number; frames_skipped: number; reconnects: number; last_error: string | null }
+  event_stream: StreamStatus
 }
 
 /** A role reference inside a user. */

@@ -6,8 +6,9 @@
  * read by JSON.parse and parsePkgList, and an unusual outer shape is read by JSON.parse whole, so the result is always
  * what JSON.parse would give. Only the unfinished minion of an answer is kept between chunks.
  */
-import { ByteInterner, type PackageCatalog } from '../features/inventory/catalog'
-import type { Pkg } from '../features/inventory/writer'
+import type { PackageCatalog } from './catalog'
+import { ByteInterner } from './interner'
+import type { Pkg } from './writer'
 
 const Q = 34 // "
 const BS = 92 // \

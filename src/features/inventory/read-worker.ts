@@ -5,9 +5,9 @@
  * main thread, so reading answers and storing sets use both cores. Requests are half a batch each: while one answer is
  * read, the next request runs on salt's side, so at most one batch's returns are held here.
  */
-import { SaltClient, SaltRejected, type ClientOptions, type SaltCreds } from '../salt/client'
-import { PackageCatalog } from '../features/inventory/catalog'
-import { AppError } from '../http/errors'
+import { SaltClient, type ClientOptions, type SaltCreds } from '../../salt/client'
+import { SaltRejected, SaltUnavailable, errorText } from '../../salt/errors'
+import { PackageCatalog } from './catalog'
 import { PkgAnswerScanner } from './pkg-scan'
 
 /** Messages from the refresh. */
@@ -17,7 +17,7 @@ export type ToWorker = { type: 'init'; creds: SaltCreds; tuning: Omit<ClientOpti
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'batch'; seq: number; fams: (string | null)[]; sets: (Int32Array | null)[]; keys: [string, string, string][] }
-  | { type: 'error'; seq: number; status: number | null; detail: string }
+  | { type: 'error'; seq: number; kind: 'unavailable' | 'rejected' | null; status: number | null; detail: string }
 
 declare const self: Worker
 
@@ -50,8 +50,10 @@ async function pump() {
       if (queue.length) inflight = ask(queue.shift()!)
       self.postMessage(...(await readAnswer(cur, res)))
     } catch (e) {
-      const detail = e instanceof AppError ? e.detail : (e as Error).message
-      self.postMessage({ type: 'error', seq: cur.seq, status: e instanceof AppError ? e.status : null, detail } satisfies FromWorker)
+      // Salt errors cross the thread as their kind and text; the reader throws them again as the same class.
+      const kind = e instanceof SaltUnavailable ? 'unavailable' : e instanceof SaltRejected ? 'rejected' : null
+      const detail = e instanceof SaltUnavailable || e instanceof SaltRejected ? e.reason : errorText(e)
+      self.postMessage({ type: 'error', seq: cur.seq, kind, status: e instanceof SaltRejected ? e.httpStatus : null, detail } satisfies FromWorker)
     }
     if (!inflight && queue.length) inflight = ask(queue.shift()!)
   }

@@ -1,20 +1,31 @@
 /**
- * The salt-api /events consumer: a reader (event-reader.ts) on a worker thread, or on the main thread when no worker
- * starts, hands over normalised events; they are written here in batched transactions.
+ * The salt-api /events consumer: a reader (events.ts) on a worker thread, or on the main thread when no worker
+ * starts, hands over salt facts; they are handed to the store in batches (one transaction each).
  */
-import type { SaltRuntime } from '../salt/runtime'
-import type { Intents } from '../salt/normalize'
-import { runFunctions } from '../config'
-import { readSection } from '../features/settings/service'
-import { readEvents, type Backoff, type ReaderSink } from './event-reader'
+import type { SaltClient } from './client'
+import type { SaltFacts } from './facts'
+import { readEvents, type Backoff, type ReaderSink } from './events'
 import type { FromEventWorker, ToEventWorker } from './event-worker'
 import { startWorker, stopWorker, workerUrl } from '../lib/worker-thread'
+import type { Logger } from '../lib/log'
+import type { Clock } from '../lib/clock'
+
+/** What the stream needs of the service: the salt client, where batches go, whether it is wanted, a clock and a log. */
+export interface StreamWiring {
+  client: SaltClient
+  /** Stores one batch of facts in one transaction. */
+  store(batch: SaltFacts[]): void
+  /** Whether the settings ask for the stream. */
+  enabled(): boolean
+  clock: Clock
+  log: Logger
+}
 
 /** Events per write transaction at most, and the longest an event waits for its batch. */
 export const BATCH_MAX = 2000
 export const BATCH_WAIT_MS = 50
 
-const WORKER_URL = workerUrl(import.meta.url, 'pollers/event-worker.ts')
+const WORKER_URL = workerUrl(import.meta.url, 'salt/event-worker.ts')
 
 /** The consumer and its status. */
 export class EventStream {
@@ -28,21 +39,21 @@ export class EventStream {
   private ac: AbortController | null = null
   private loop: Promise<void> | null = null
   private worker: Worker | null = null
-  private pending: Intents[] = []
+  private pending: SaltFacts[] = []
   private timer: ReturnType<typeof setTimeout> | null = null
   private immediate: ReturnType<typeof setImmediate> | null = null
   private starting: Promise<void> | null = null
 
-  constructor(private rt: SaltRuntime, private backoff: Backoff = { firstMs: 1000, maxMs: 30_000 }) {}
+  constructor(private w: StreamWiring, private backoff: Backoff = { firstMs: 1000, maxMs: 30_000 }) {}
 
-  /** Intents received but not yet written (written within BATCH_WAIT_MS, or at stop). */
+  /** Facts received but not yet written (written within BATCH_WAIT_MS, or at stop). */
   get pendingCount() {
     return this.pending.length
   }
 
   /** Whether the settings ask for the stream. */
   enabled() {
-    return readSection(this.rt.deps, 'pollers').event_stream_enabled === true
+    return this.w.enabled()
   }
 
   /** Starts (or restarts) the reader when enabled; stops it when not. */
@@ -67,7 +78,7 @@ export class EventStream {
     if (this.loop || this.worker) return
     if (this.useWorker && (await this.openWorker())) return
     const ac = (this.ac = new AbortController())
-    this.loop = readEvents(this.rt.client, ac.signal, runFunctions(this.rt.deps.config), () => this.rt.deps.clock.now(), this.backoff, this.sink)
+    this.loop = readEvents(this.w.client, ac.signal, () => this.w.clock.now(), this.backoff, this.sink)
   }
 
   /** Stops the reader and writes what is pending. */
@@ -87,7 +98,7 @@ export class EventStream {
       this.connected = on
       if (!on) this.flush()
     },
-    intents: (list) => {
+    facts: (list) => {
       for (const i of list) this.pending.push(i)
       if (this.pending.length >= BATCH_MAX) this.flush()
       else this.schedule()
@@ -95,7 +106,7 @@ export class EventStream {
     skipped: () => void this.framesSkipped++,
     failed: (detail) => {
       this.lastError = detail
-      this.rt.deps.log.warn('event stream error', { error: detail })
+      this.w.log.warn('event stream error', { error: detail })
     },
     reconnecting: () => void this.reconnects++,
   }
@@ -103,8 +114,8 @@ export class EventStream {
   private async openWorker(): Promise<boolean> {
     const onMessage = (m: FromEventWorker) => {
       // Stored by a timer, never in this handler: the worker's messages would otherwise keep the thread from HTTP.
-      if (m.type === 'intents') {
-        for (const i of JSON.parse(m.json) as Intents[]) this.pending.push(i)
+      if (m.type === 'facts') {
+        for (const f of JSON.parse(m.json) as SaltFacts[]) this.pending.push(f)
         this.schedule()
       }
       else if (m.type === 'connected') this.sink.connected(m.on)
@@ -112,8 +123,8 @@ export class EventStream {
       else if (m.type === 'failed') this.sink.failed(m.detail)
       else if (m.type === 'reconnecting') this.sink.reconnecting()
     }
-    const start = { type: 'start', creds: this.rt.client.credentials(), tuning: this.rt.client.tuning, runFuns: [...runFunctions(this.rt.deps.config)], backoff: this.backoff } satisfies ToEventWorker
-    this.worker = await startWorker(WORKER_URL, start, onMessage, this.rt.deps.log, 'event stream')
+    const start = { type: 'start', creds: this.w.client.credentials(), tuning: this.w.client.tuning, backoff: this.backoff } satisfies ToEventWorker
+    this.worker = await startWorker(WORKER_URL, start, onMessage, this.w.log, 'event stream')
     return this.worker !== null
   }
 
@@ -137,7 +148,7 @@ export class EventStream {
   }
 
   /**
-   * Writes up to BATCH_MAX pending intents in one transaction and schedules the rest, so requests get the thread
+   * Writes up to BATCH_MAX pending facts in one transaction and schedules the rest, so requests get the thread
    * between batches; tells the worker how many it may read on.
    */
   flush() {
@@ -147,11 +158,11 @@ export class EventStream {
     if (!this.pending.length) return
     const batch = this.pending.splice(0, BATCH_MAX)
     try {
-      this.rt.ingest.apply(batch)
+      this.w.store(batch)
       this.eventsIngested += batch.length
     } catch (e) {
       this.lastError = (e as Error).message
-      this.rt.deps.log.error('event batch failed', { error: this.lastError, size: batch.length })
+      this.w.log.error('event batch failed', { error: this.lastError, size: batch.length })
     }
     this.worker?.postMessage({ type: 'ack', n: batch.length } satisfies ToEventWorker)
     if (this.pending.length) this.schedule()

@@ -1,17 +1,25 @@
 /**
- * Where an inventory refresh gets its batches from: the reading worker (inventory-worker.ts), so that reading salt's
+ * Where an inventory refresh gets its batches from: the reading worker (read-worker.ts), so that reading salt's
  * answers and storing sets run on two cores, or, when no worker can start (a compiled binary built without the worker
  * as an entry point), the main thread itself. Either way each package answer is scanned while it streams in, so at
  * most the answer being read and the next one arriving are held (the refresh asks in half batches, so that is one
  * batch's returns), and the sets come back as key indexes of the writer's catalog.
  */
-import type { SaltRuntime } from '../salt/runtime'
-import { grow, type PackageCatalog } from '../features/inventory/catalog'
-import { AppError } from '../http/errors'
-import { SaltRejected } from '../salt/client'
+import type { PackageCatalog } from './catalog'
+import { grow } from '../../lib/slot-table'
+import type { SaltClient } from '../../salt/client'
+import { SaltRejected, SaltUnavailable } from '../../salt/errors'
+import type { Logger } from '../../lib/log'
 import { PkgAnswerScanner, type ScannedSets } from './pkg-scan'
-import type { FromWorker, ToWorker } from './inventory-worker'
-import { workerUrl } from '../lib/worker-thread'
+import type { FromWorker, ToWorker } from './read-worker'
+import { workerUrl } from '../../lib/worker-thread'
+
+/** What a reader needs: the salt client, a log, and whether it may read on a worker thread. */
+export interface ReaderWiring {
+  client: SaltClient
+  log: Logger
+  worker: boolean
+}
 
 /** One request as read: per asked minion, its os_family and its key indexes (null: no package list). */
 export interface ReadBatch {
@@ -29,8 +37,8 @@ export interface BatchReader {
 }
 
 /** A reader for these batches: the worker when wanted and it starts, else the main thread. */
-export async function openReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader> {
-  return (rt.inventoryWorker && (await workerReader(rt, batches, cat, window))) || inlineReader(rt, batches, cat)
+export async function openReader(rt: ReaderWiring, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader> {
+  return (rt.worker && (await workerReader(rt, batches, cat, window))) || inlineReader(rt, batches, cat)
 }
 
 /** Reads the answer body into a scanner as it arrives. */
@@ -46,7 +54,7 @@ async function scanAnswer(res: Response, cat: PackageCatalog): Promise<ScannedSe
 }
 
 /** Reads on the main thread; the next request goes out when salt has answered this one. */
-function inlineReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog): BatchReader {
+function inlineReader(rt: ReaderWiring, batches: string[][], cat: PackageCatalog): BatchReader {
   const ask = (ids: string[]) => {
     const fams = rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list' })
     const answer = rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list' })
@@ -73,10 +81,10 @@ function inlineReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog)
   }
 }
 
-const WORKER_URL = workerUrl(import.meta.url, 'pollers/inventory-worker.ts')
+const WORKER_URL = workerUrl(import.meta.url, 'features/inventory/read-worker.ts')
 
 /** Reads in the worker, up to `window` batches ahead of the writer; null when the worker does not start. */
-async function workerReader(rt: SaltRuntime, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader | null> {
+async function workerReader(rt: ReaderWiring, batches: string[][], cat: PackageCatalog, window: number): Promise<BatchReader | null> {
   let w: Worker
   try {
     w = new Worker(WORKER_URL)
@@ -92,7 +100,7 @@ async function workerReader(rt: SaltRuntime, batches: string[][], cat: PackageCa
   })
   if (!ready) {
     w.terminate()
-    rt.deps.log.warn('inventory reading worker did not start; reading on the main thread')
+    rt.log.warn('inventory reading worker did not start; reading on the main thread')
     return null
   }
   const results = new Map<number, FromWorker>()
@@ -124,7 +132,7 @@ async function workerReader(rt: SaltRuntime, batches: string[][], cat: PackageCa
       results.delete(seq)
       const ids = batches[seq++]!
       ask()
-      if (m.type === 'error') throw m.status ? new AppError(m.status, m.detail) : new Error(m.detail)
+      if (m.type === 'error') throw workerError(m)
       if (m.type !== 'batch') throw new Error('inventory reading worker answered out of turn')
       for (const [name, version, arch] of m.keys) {
         if (known === xlate.length) xlate = grow(xlate, known + 1)
@@ -137,4 +145,11 @@ async function workerReader(rt: SaltRuntime, batches: string[][], cat: PackageCa
       w.terminate()
     },
   }
+}
+
+/** The error a worker reported, as the salt client would have thrown it on this thread. */
+function workerError(m: { kind: string | null; status: number | null; detail: string }): Error {
+  if (m.kind === 'unavailable') return new SaltUnavailable(m.detail)
+  if (m.kind === 'rejected') return new SaltRejected(m.detail, m.status ?? 502)
+  return new Error(m.detail)
 }

@@ -3,16 +3,17 @@
  * with backoff 1 s → 30 s, and the client logs in again when the token has expired. Runs on the event stream's worker
  * thread (event-worker.ts) or, when no worker starts, on the main thread; either way it reports to a sink.
  */
-import type { SaltClient } from '../salt/client'
-import { SseParser } from '../salt/sse'
-import { normalize, type Intents } from '../salt/normalize'
-import { AppError } from '../http/errors'
+import type { SaltClient } from './client'
+import { SseParser } from './sse'
+import { normalize } from './normalize'
+import type { SaltFacts } from './facts'
+import { errorText } from './errors'
 
 /** What the reader reports, in order. */
 export interface ReaderSink {
   connected(on: boolean): void
-  /** The events one network chunk completed, normalised, in arrival order; reading waits while it returns a promise. */
-  intents(list: Intents[]): void | Promise<void>
+  /** The events one network chunk completed, as facts in arrival order; reading waits while it returns a promise. */
+  facts(list: SaltFacts[]): void | Promise<void>
   skipped(): void
   /** A connection ended with an error; the reader waits, then reconnects. */
   failed(detail: string): void
@@ -27,17 +28,17 @@ export interface Backoff {
 }
 
 /** Reads until `signal` aborts. */
-export async function readEvents(client: SaltClient, signal: AbortSignal, runFuns: Set<string>, now: () => number, backoff: Backoff, sink: ReaderSink) {
+export async function readEvents(client: SaltClient, signal: AbortSignal, now: () => number, backoff: Backoff, sink: ReaderSink) {
   let wait = backoff.firstMs
   while (!signal.aborted) {
     try {
       const res = await client.events(signal)
       sink.connected(true)
       wait = backoff.firstMs
-      await readBody(res, signal, runFuns, now, sink)
+      await readBody(res, signal, now, sink)
     } catch (e) {
       if (signal.aborted) break
-      sink.failed(e instanceof AppError ? e.detail : (e as Error).message)
+      sink.failed(errorText(e))
     } finally {
       sink.connected(false)
     }
@@ -51,12 +52,12 @@ export async function readEvents(client: SaltClient, signal: AbortSignal, runFun
   }
 }
 
-async function readBody(res: Response, signal: AbortSignal, runFuns: Set<string>, now: () => number, sink: ReaderSink) {
+async function readBody(res: Response, signal: AbortSignal, now: () => number, sink: ReaderSink) {
   const parser = new SseParser()
   const decoder = new TextDecoder()
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     if (signal.aborted) return
-    const list: Intents[] = []
+    const list: SaltFacts[] = []
     for (const f of parser.push(decoder.decode(chunk, { stream: true }))) {
       let msg: { tag?: unknown; data?: unknown }
       try {
@@ -70,8 +71,8 @@ async function readBody(res: Response, signal: AbortSignal, runFuns: Set<string>
         sink.skipped()
         continue
       }
-      list.push(normalize(tag, msg.data as Record<string, unknown>, now(), runFuns))
+      list.push(normalize(tag, msg.data as Record<string, unknown>, now()))
     }
-    if (list.length) await sink.intents(list)
+    if (list.length) await sink.facts(list)
   }
 }

@@ -1,21 +1,21 @@
 /**
  * The event stream's reading thread: it holds the /events connection, parses and normalises what arrives and posts
- * each chunk's intents to the main thread as one JSON text (far cheaper to pass than structured clones of the
+ * each chunk's salt facts to the main thread as one JSON text (far cheaper to pass than structured clones of the
  * objects), so the main thread only stores. With the search indexer's worker, ingest uses the machine's cores.
  */
-import { SaltClient, type ClientOptions, type SaltCreds } from '../salt/client'
-import { readEvents, type Backoff } from './event-reader'
+import { SaltClient, type ClientOptions, type SaltCreds } from './client'
+import { readEvents, type Backoff } from './events'
 
 /** Messages from the service. */
 export type ToEventWorker =
-  | { type: 'start'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'>; runFuns: string[]; backoff: Backoff }
+  | { type: 'start'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'>; backoff: Backoff }
   | { type: 'ack'; n: number }
   | { type: 'stop' }
-/** Messages to the service; `json` is an Intents[] as JSON text. */
+/** Messages to the service; `json` is a SaltFacts[] as JSON text. */
 export type FromEventWorker =
   | { type: 'ready' }
   | { type: 'connected'; on: boolean }
-  | { type: 'intents'; json: string }
+  | { type: 'facts'; json: string }
   | { type: 'skipped' }
   | { type: 'failed'; detail: string }
   | { type: 'reconnecting' }
@@ -35,7 +35,7 @@ let inFlight = 0
 let resume: (() => void) | null = null
 
 function handOver(list: unknown[]): void | Promise<void> {
-  post({ type: 'intents', json: JSON.stringify(list) })
+  post({ type: 'facts', json: JSON.stringify(list) })
   inFlight += list.length
   if (inFlight < IN_FLIGHT) return
   return new Promise<void>((r) => (resume = r))
@@ -46,9 +46,9 @@ self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
   if (m.type === 'start') {
     const client = new SaltClient(() => m.creds, m.tuning)
     post({ type: 'ready' })
-    loop = readEvents(client, ac.signal, new Set(m.runFuns), Date.now, m.backoff, {
+    loop = readEvents(client, ac.signal, Date.now, m.backoff, {
       connected: (on) => post({ type: 'connected', on }),
-      intents: handOver,
+      facts: handOver,
       skipped: () => post({ type: 'skipped' }),
       failed: (detail) => post({ type: 'failed', detail }),
       reconnecting: () => post({ type: 'reconnecting' }),

@@ -1,0 +1,82 @@
+/**
+ * Inventory collection: pkg.list_pkgs and os_family on present minions, in half batches with one request in flight
+ * while the previous answer is read. A reader (read.ts) scans each answer into catalog key indexes as it streams in, on
+ * a worker thread when one starts, while this loop stores the compact sets every SALTDECK_INVENTORY_FLUSH minions (or
+ * 10 s) in one transaction, which keeps the aggregate writes per refresh small.
+ */
+import type { AppDeps } from '../../deps'
+import { RefreshBusy } from '../../lib/errors'
+import { errorText } from '../../salt/errors'
+import { globMatch } from '../../lib/glob'
+import { presentMinionIds } from '../minions/service'
+import { finishRefresh, progressRefresh, refreshStartedAt, sourceOf, startRefresh } from './service'
+import { PackageSetWriter } from './writer'
+import { openReader, type ReaderWiring } from './read'
+
+export { parsePkgList } from './pkg-scan'
+
+/** The longest the collected sets wait in memory before they are stored. */
+const FLUSH_MS = 10_000
+
+/** How a refresh runs: salt, log and worker choice, minions per batch, minions per stored flush. */
+export interface RefreshOptions extends ReaderWiring {
+  batch: number
+  flushMinions: number
+}
+
+/** The options a service uses by default: its configuration's batch and flush sizes, on a worker thread. */
+export const refreshOptions = (deps: AppDeps, client: ReaderWiring['client'], worker = true): RefreshOptions =>
+  ({ client, log: deps.log, worker, batch: deps.config.inventoryBatch, flushMinions: deps.config.inventoryFlushMinions })
+
+/** Runs one refresh (already started as `id`) of the minions matching a glob; returns the number of minions answered. */
+export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: string, target: string): Promise<number> {
+  const ids = presentMinionIds(deps).filter((m) => globMatch(target, m))
+  // Salt is asked in half batches, one in flight while the previous answer is read: one batch's returns at most.
+  const half = Math.max(1, Math.ceil(opts.batch / 2))
+  const batches: string[][] = []
+  for (let i = 0; i < ids.length; i += half) batches.push(ids.slice(i, i + half))
+  // Every set of one refresh counts as collected at the refresh's start: last_seen then moves once per refresh instead of
+  // once per flush, which spares a package_stats row write per name and flush.
+  const collectedAt = refreshStartedAt(deps, id) ?? deps.clock.now()
+  const writer = new PackageSetWriter(deps)
+  let asked = 0
+  let answered = 0
+  let stored = 0
+  let lastFlush = performance.now()
+  // The reader may run a flush's worth of batches ahead (compact sets only), so it keeps reading while a flush runs.
+  const reader = batches.length ? await openReader(opts, batches, writer.catalog, Math.min(128, Math.ceil(opts.flushMinions / half) + 2)) : null
+  try {
+    for (let b = 0; b < batches.length; b++) {
+      const r = await reader!.next()
+      asked += r.ids.length
+      r.ids.forEach((m, j) => {
+        if (!r.sets[j]) return
+        writer.add(m, sourceOf(r.fams[j]), r.sets[j]!)
+        answered++
+      })
+      if (b === batches.length - 1 || writer.pendingMinions >= opts.flushMinions || performance.now() - lastFlush >= FLUSH_MS) {
+        stored += writer.flush(collectedAt)
+        lastFlush = performance.now()
+      }
+      progressRefresh(deps, id, { asked, answered, stored })
+    }
+    finishRefresh(deps, id)
+  } catch (e) {
+    finishRefresh(deps, id, errorText(e))
+    throw e
+  } finally {
+    reader?.close()
+  }
+  return answered
+}
+
+/** Starts a refresh in the background; RefreshBusy when one is running. `done` settles with the minions answered. */
+export function startInventoryRefresh(deps: AppDeps, opts: RefreshOptions, target = '*') {
+  const r = startRefresh(deps, target)
+  if (!r) throw new RefreshBusy()
+  const done = refreshInventory(deps, opts, r.refresh_id, target).catch((e) => {
+    deps.log.warn('inventory refresh failed', { error: errorText(e) })
+    return 0
+  })
+  return { ...r, done }
+}

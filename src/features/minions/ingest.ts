@@ -1,0 +1,66 @@
+/**
+ * Salt's key, presence and start facts into the minion rows (the one writer of key_state, online and last_seen) and
+ * their activity events. Each change is compared with the stored state, so a poller repeating what the stream said
+ * records nothing twice.
+ */
+import type { AppDeps } from '../../deps'
+import type { KeyChange, SaltFacts } from '../../salt/facts'
+import { startRecordedNear, type EventInput } from '../activity/service'
+import { ensureMinion } from './service'
+
+const KEY_STATE = { pend: 'pending', accept: 'accepted', reject: 'rejected', delete: null, denied: 'denied' } as const
+const KEY_WORD = { pend: 'is pending', accept: 'accepted', reject: 'rejected', delete: 'deleted', denied: 'denied' } as const
+/** Two start events of one minion this close together are one start (salt sends the legacy tag too). */
+const START_DEDUPE_MS = 10_000
+
+/** Applies key changes; key.* events for real changes, with the acting user when the change was made through Saltdeck. */
+export function recordKeyChanges(deps: AppDeps, keys: KeyChange[], initiator: string | null, out: EventInput[]) {
+  const db = deps.db.$client
+  for (const k of keys) {
+    const row = db.query<{ key_state: string | null }, [string]>('SELECT key_state FROM minions WHERE id = ?1').get(k.minionId)
+    const next = KEY_STATE[k.act]
+    if (row && row.key_state === next) continue
+    if (!row && next === null) continue
+    ensureMinion(deps, k.minionId)
+    db.query('UPDATE minions SET key_state = ?2, online = CASE WHEN ?2 IS NULL THEN 0 ELSE online END, updated_at = ?3 WHERE id = ?1').run(k.minionId, next, deps.clock.now())
+    // A denied key (same id, other key) is stored as a state; the contract's key events are pend/accept/reject/delete.
+    if (k.act === 'denied') continue
+    out.push({ ts: k.ts, category: 'key', event_type: `key.${k.act}`, minion_id: k.minionId, initiator, summary: `${k.minionId} key ${KEY_WORD[k.act]}` })
+  }
+}
+
+/** Applies the complete key list: its keys as changes, and every stored key missing from it as deleted. */
+export function recordKeyList(deps: AppDeps, list: NonNullable<SaltFacts['keyList']>, out: EventInput[]) {
+  const listed = new Set(list.keys.map((k) => k.minionId))
+  const changes: KeyChange[] = list.keys.map((k) => ({ ...k, ts: list.ts }))
+  for (const { id } of deps.db.$client.query<{ id: string }, []>('SELECT id FROM minions WHERE key_state IS NOT NULL').all())
+    if (!listed.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
+  recordKeyChanges(deps, changes, null, out)
+}
+
+/** A minion seen online (last_seen moves) or gone; minion.online/offline when that changes. */
+export function recordPresence(deps: AppDeps, id: string, online: boolean, ts: number, out: EventInput[]) {
+  const db = deps.db.$client
+  const row = db.query<{ online: number }, [string]>('SELECT online FROM minions WHERE id = ?1').get(id)
+  if (online) db.query('INSERT INTO minions (id, online, last_seen, updated_at) VALUES (?1, 1, ?2, ?2) ON CONFLICT (id) DO UPDATE SET online = 1, last_seen = max(coalesce(last_seen, 0), ?2)').run(id, ts)
+  if (row && !!row.online === online) return
+  if (!row && !online) return
+  if (!online) db.query('UPDATE minions SET online = 0, updated_at = ?2 WHERE id = ?1').run(id, ts)
+  out.push({ ts, category: 'minion', event_type: online ? 'minion.online' : 'minion.offline', minion_id: id, summary: `${id} ${online ? 'came online' : 'went offline'}` })
+}
+
+/** Applies a full present list: those listed are online, every other accepted minion is offline. */
+export function recordPresentList(deps: AppDeps, list: NonNullable<SaltFacts['presentList']>, out: EventInput[]) {
+  const present = new Set(list.ids)
+  for (const id of list.ids) recordPresence(deps, id, true, list.ts, out)
+  const online = deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE online = 1 AND key_state = 'accepted'").all()
+  for (const { id } of online) if (!present.has(id)) recordPresence(deps, id, false, list.ts, out)
+}
+
+/** A minion start: online, and one minion.start event however many times salt (or a replay) reports it. */
+export function recordStart(deps: AppDeps, id: string, ts: number, out: EventInput[]) {
+  const near = (e: EventInput) => e.event_type === 'minion.start' && e.minion_id === id && Math.abs(e.ts - ts) < START_DEDUPE_MS
+  if (out.some(near) || startRecordedNear(deps, id, ts, START_DEDUPE_MS)) return
+  recordPresence(deps, id, true, ts, out)
+  out.push({ ts, category: 'minion', event_type: 'minion.start', minion_id: id, summary: `${id} started` })
+}

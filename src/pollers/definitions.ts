@@ -1,0 +1,110 @@
+/**
+ * The pollers (contract §9), each a thin definition: its timing from the settings, and a tick that asks salt and hands
+ * the facts to the feature that stores them.
+ */
+import type { AppDeps } from '../deps'
+import type { SaltClient } from '../salt/client'
+import { noFacts } from '../salt/facts'
+import { cachedJob, cachedJobs, grainsOf, keyList, presentIds } from '../salt/replies'
+import { runFunctions } from '../config'
+import { applyFacts } from '../features/ingest/apply'
+import { acceptedMinionIds, recordGrains } from '../features/minions/service'
+import { jobsMissingReturns, returnedMinions } from '../features/jobs/service'
+import { pruneEvents } from '../features/activity/service'
+import { readSection } from '../features/settings/service'
+import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
+import type { Poller } from './scheduler'
+
+/** What the pollers use: the service's dependencies, the salt client and how an inventory refresh runs. */
+export interface PollerContext {
+  deps: AppDeps
+  client: SaltClient
+  inventory(): RefreshOptions
+}
+
+/** Minions per grains call. */
+export const GRAINS_BATCH = 200
+/** Jobs older than this are not asked for missing returns again (a dead minion never answers). */
+const BACKFILL_WINDOW_MS = 2 * 3600_000
+
+const setting = (c: PollerContext, key: string) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
+
+/** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
+const timed = (name: string, intervalKey: string, delayKey: string, tick: (c: PollerContext) => Promise<number>) => (c: PollerContext): Poller => ({
+  name,
+  intervalSeconds: () => setting(c, intervalKey),
+  initialDelaySeconds: () => setting(c, delayKey),
+  tick: () => tick(c),
+})
+
+const FIRST_DELAY = 'minion_state_initial_delay_seconds'
+
+/** One sync of the job cache; with `onlyRuns` it looks at the state-run functions alone. Returns the returns backfilled. */
+async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number> {
+  const runFuns = runFunctions(c.deps.config)
+  const now = c.deps.clock.now()
+  const jobs = cachedJobs(await c.client.runner('jobs.list_jobs'), now, (fun) => !onlyRuns || runFuns.has(fun))
+  applyFacts(c.deps, [{ ...noFacts(), jobs }])
+  let backfilled = 0
+  for (const jid of jobsMissingReturns(c.deps, jobs, now, BACKFILL_WINDOW_MS)) {
+    const d = cachedJob(jid, await c.client.runner('jobs.list_job', { jid }), now)
+    if (!d) continue
+    const have = returnedMinions(c.deps, jid)
+    const returns = d.returns.filter((r) => !have.has(r.minionId))
+    applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }])
+    backfilled += returns.length
+  }
+  return backfilled
+}
+
+const POLLERS = {
+  /** keys: wheel key.list_all; key state per minion and key.* events on change. */
+  keys: timed('keys', 'minion_state_keys_interval_seconds', FIRST_DELAY, async (c) => {
+    const list = keyList(await c.client.wheel('key.list_all'), c.deps.clock.now())
+    applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
+    return list.keys.length
+  }),
+  /** presence: runner manage.present (or manage.status); online flags and minion.online/offline on change. */
+  presence: timed('presence', 'minion_state_presence_interval_seconds', FIRST_DELAY, async (c) => {
+    const byStatus = c.deps.config.presenceMethod === 'status'
+    const ids = presentIds(await c.client.runner(byStatus ? 'manage.status' : 'manage.present'), byStatus)
+    applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts: c.deps.clock.now() } }])
+    return ids.length
+  }),
+  /** grains: local grains.items on accepted minions in batches; grains and the summary columns. */
+  grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
+    const all = acceptedMinionIds(c.deps)
+    let n = 0
+    for (let i = 0; i < all.length; i += GRAINS_BATCH) {
+      const batch = all.slice(i, i + GRAINS_BATCH)
+      const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list' }), batch)
+      recordGrains(c.deps, facts)
+      n += facts.length
+    }
+    return n
+  }),
+  /** jobs: job index, job.new / job.ret backfill. */
+  jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false)),
+  /** fleet: the same job cache restricted to the run functions; state runs. */
+  fleet: timed('fleet', 'fleet_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, true)),
+  /** inventory: the periodic full refresh. */
+  inventory: (c: PollerContext): Poller => ({
+    name: 'inventory',
+    intervalSeconds: () => setting(c, 'inventory_refresh_minutes') * 60,
+    initialDelaySeconds: () => setting(c, 'inventory_refresh_initial_delay_s'),
+    tick: () => startInventoryRefresh(c.deps, c.inventory()).done,
+  }),
+  /** retention: deletes activity events older than event_stream_retention_days, at start and hourly. */
+  retention: (c: PollerContext): Poller => ({
+    name: 'retention',
+    intervalSeconds: () => 3600,
+    initialDelaySeconds: () => 0,
+    tick: async () => pruneEvents(c.deps, setting(c, 'event_stream_retention_days') || 30),
+  }),
+}
+
+/** The poller names, in the order the pollers page lists them. */
+export const POLLER_NAMES = Object.keys(POLLERS) as (keyof typeof POLLERS)[]
+
+/** Every poller, bound to its context. */
+export const definePollers = (c: PollerContext): Poller[] => Object.values(POLLERS).map((make) => make(c))

@@ -1,0 +1,66 @@
+/** Reads runner and wheel replies (job cache, key list, presence) into salt facts. Pure: no database. */
+import { parseStartTime, jidTime } from '../lib/salt-time'
+import type { JobReturned, JobStarted, KeyAct, SaltFacts } from './facts'
+import { str, strList, targetText } from './normalize'
+
+/** Job cache entries of the master's own bookkeeping and of runner/wheel calls: not minion jobs. */
+const CACHE_NOISE = /^(runner\.|wheel\.)|^saltutil\.find_job$|^saltutil\.running$/
+
+interface CacheEntry {
+  Function?: unknown
+  Target?: unknown
+  'Target-type'?: unknown
+  User?: unknown
+  StartTime?: unknown
+  Arguments?: unknown
+}
+
+/** The jobs of a runner `jobs.list_jobs` reply, noise left out; `keep` filters by function. */
+export function cachedJobs(reply: unknown, now: number, keep: (fun: string) => boolean = () => true): JobStarted[] {
+  const out: JobStarted[] = []
+  for (const [jid, j] of Object.entries((reply ?? {}) as Record<string, CacheEntry>)) {
+    const fun = str(j?.Function)
+    if (!fun || CACHE_NOISE.test(fun) || !keep(fun)) continue
+    const startedAt = parseStartTime(j.StartTime) ?? jidTime(jid) ?? now
+    out.push({ jid, fun, target: targetText(j.Target), tgtType: str(j['Target-type']), user: str(j.User), arg: j.Arguments ?? null, minions: null, startedAt, ts: startedAt })
+  }
+  return out
+}
+
+/** A runner `jobs.list_job` reply: the job with its expected minions and the returns the cache holds; null when unknown. */
+export function cachedJob(jid: string, reply: unknown, now: number): { job: JobStarted; returns: JobReturned[] } | null {
+  const d = reply as { Function?: unknown; Minions?: unknown; Result?: Record<string, { return?: unknown; retcode?: unknown; success?: unknown }> } | null
+  const fun = str(d?.Function)
+  if (!d || !fun) return null
+  const startedAt = jidTime(jid) ?? now
+  const job: JobStarted = { jid, fun, target: null, tgtType: null, user: null, minions: strList(d.Minions), startedAt, ts: startedAt }
+  const returns = Object.entries(d.Result ?? {}).map(([minionId, r]): JobReturned => ({
+    jid, minionId, fun, ret: r?.return, retcode: typeof r?.retcode === 'number' ? r.retcode : null,
+    success: typeof r?.success === 'boolean' ? r.success : null, ts: now, stampMs: null,
+  }))
+  return { job, returns }
+}
+
+/** A wheel `key.list_all` reply as the complete key list. */
+export function keyList(reply: unknown, ts: number): NonNullable<SaltFacts['keyList']> {
+  const r = (reply ?? {}) as Record<string, unknown>
+  const want = new Map<string, KeyAct>()
+  for (const id of strList(r.minions)) want.set(id, 'accept')
+  for (const id of strList(r.minions_pre)) want.set(id, 'pend')
+  for (const id of strList(r.minions_rejected)) want.set(id, 'reject')
+  for (const id of strList(r.minions_denied)) want.set(id, 'denied')
+  return { keys: [...want].map(([minionId, act]) => ({ minionId, act })), ts }
+}
+
+/** The minions a presence runner reports up: `manage.present` answers a list, `manage.status` `{up, down}`. */
+export function presentIds(reply: unknown, byStatus: boolean): string[] {
+  return byStatus ? strList((reply as { up?: unknown } | null)?.up) : strList(reply)
+}
+
+/** The grains of a local `grains.items` reply, for the minions asked only. */
+export function grainsOf(reply: unknown, asked: string[]): { id: string; grains: Record<string, unknown> }[] {
+  const want = new Set(asked)
+  return Object.entries((reply ?? {}) as Record<string, unknown>)
+    .filter(([id, g]) => want.has(id) && !!g && typeof g === 'object' && !Array.isArray(g))
+    .map(([id, g]) => ({ id, grains: g as Record<string, unknown> }))
+}
