@@ -5,30 +5,9 @@ import type { Clock } from './lib/clock'
 import type { Logger } from './lib/log'
 import type { SaltClient } from './salt/client'
 import type { Metrics } from './features/metrics/registry'
+import type { PollerStats, PollerStatus, StreamStatus } from './lib/poller-status'
 
-/** One poller's state, as GET /api/admin/pollers shows it. */
-export interface PollerStatus {
-  name: string
-  enabled: boolean
-  interval_seconds: number
-  running: boolean
-  last_started_at: string | null
-  last_duration_ms: number | null
-  last_error: string | null
-  runs: number
-  errors: number
-  items_processed: number | null
-  next_run_at: string | null
-}
-
-/** One poller's counters, for /metrics. */
-export interface PollerStats {
-  name: string
-  runs: number
-  errors: number
-  totalMs: number
-  lastDurationMs: number | null
-}
+export type { PollerStats, PollerStatus, StreamStatus } from './lib/poller-status'
 
 /** The pollers as the HTTP side sees them: their state, and running one now. */
 export interface PollerControl {
@@ -37,16 +16,6 @@ export interface PollerControl {
   stats(): PollerStats[]
   /** Starts a tick now; NotFound for an unknown name, PollerBusy while it runs. */
   runNow(name: string): Promise<void>
-}
-
-/** The event stream's state, as the pollers page and /metrics show it. */
-export interface StreamStatus {
-  enabled: boolean
-  connected: boolean
-  events_ingested: number
-  frames_skipped: number
-  reconnects: number
-  last_error: string | null
 }
 
 /** What routes and /metrics use of a running salt side. */

@@ -1,7 +1,7 @@
 /** Shapes of the admin API answers the pages read (contract §3–§5, §9). */
-import type { PollerStatus, StreamStatus } from '../../../deps'
+import type { PollerStatus, StreamStatus } from '../../../lib/poller-status'
 
-export type { PollerStatus } from '../../../deps'
+export type { PollerStatus } from '../../../lib/poller-status'
 
 /** The salt section of SettingsOut. */
 export interface SaltSettings {
