@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from './deps'
 import { ValidationFailed, httpError } from './http/errors'
-import { toHandler, type RouteDef, type ElysiaBits } from './http/route'
+import { toHandler, type AnyRoute, type ElysiaBits } from './http/route'
 import { readBody } from './http/security'
 import { authRoutes } from './features/auth/routes'
 import { userRoutes } from './features/users/routes'
@@ -19,20 +19,21 @@ import { dashboardRoutes } from './features/dashboard/serve'
 import { metricsRoutes } from './features/metrics/routes'
 import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
+import { POLLER_NAMES } from './pollers/definitions'
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 
 /** Every route of the API, in document order. */
-export function allRoutes(): RouteDef[] {
-  const routes: RouteDef[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes, ...auditRoutes, ...metricsRoutes,
+export function allRoutes(): AnyRoute[] {
+  const routes: AnyRoute[] = [
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }
 
 /** Methods allowed on a path, for telling 405 from 404. */
-function methodsFor(routes: RouteDef[]) {
+function methodsFor(routes: AnyRoute[]) {
   const match = routeMatcher(routes)
   return (path: string) => match(path).map((c) => c.method)
 }
@@ -43,7 +44,7 @@ export function routePatterns(): Pattern[] {
 }
 
 /** Builds the app around its dependencies. */
-export function createApp(deps: AppDeps, extraRoutes: RouteDef[] = []) {
+export function createApp(deps: AppDeps, extraRoutes: AnyRoute[] = []) {
   deps.metrics ??= new Metrics()
   const routes = [...allRoutes(), ...extraRoutes]
   const allowed = methodsFor(routes)

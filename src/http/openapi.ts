@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document, written from the same route definitions and TypeBox schemas that validate requests. */
 import { Kind, type TSchema } from '@sinclair/typebox'
-import type { RouteDef } from './route'
+import type { AnyRoute } from './route'
 
 /** The API version of interface.md. */
 export const API_VERSION = '0.1.0'
@@ -31,7 +31,7 @@ function parameters(where: 'path' | 'query', schema: TSchema | undefined) {
 }
 
 /** Builds the document for a list of routes. */
-export function openApiDocument(routes: RouteDef[]) {
+export function openApiDocument(routes: AnyRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const r of routes) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}')

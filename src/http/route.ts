@@ -2,13 +2,15 @@
  * Route definitions: one object per route holding its schemas, permission and handler. The same object
  * registers the Elysia route, validates the request and writes the OpenAPI document.
  */
-import type { Static, TSchema } from '@sinclair/typebox'
+import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
 import type { AppDeps } from '../deps'
-import { AppError, ValidationFailed, type ErrorEntry } from './errors'
+import { AppError, ValidationFailed, httpError, type ErrorEntry } from './errors'
 import { Forbidden, Unauthenticated } from '../lib/errors'
 import { checkPart } from './validation'
+import type { DEFAULTED } from './schemas'
 import { authenticate, type Principal } from '../features/auth/service'
 import { holds } from '../features/roles/service'
+import { audit } from '../features/audit/service'
 
 /** A permission a route needs: a verb and a resource, matched against the user's glob grants. */
 export interface Need {
@@ -19,12 +21,20 @@ export interface Need {
 /** Who may call a route: anyone, anyone with the caller resolved if logged in, any logged-in user, or holders of a permission. */
 export type Access = 'public' | 'optional' | 'login' | Need
 
+/** The caller a handler gets for a route's access: none on public routes, maybe one on optional ones, else one. */
+export type CallerOf<A extends Access> = A extends 'public' ? null : A extends 'optional' ? Principal : NonNullable<Principal>
+
+/** A request part as the handler sees it: properties with a schema default (schemas.ts `Default`) are always there. */
+export type Input<S extends TSchema> = S extends TObject<infer P extends TProperties>
+  ? Static<S> & { [K in keyof P as P[K] extends { readonly [DEFAULTED]: true } ? K : never]-?: Exclude<Static<P[K]>, undefined> }
+  : Static<S>
+
 /** Everything a handler receives. */
-export interface Ctx<P, Q, B> {
+export interface Ctx<A extends Access, P, Q, B> {
   params: P
   query: Q
   body: B
-  principal: Principal
+  principal: CallerOf<A>
   deps: AppDeps
   request: Request
   client: string
@@ -34,13 +44,30 @@ export interface Ctx<P, Q, B> {
   cookie: { set(value: string, maxAgeSeconds: number): void; clear(): void }
 }
 
+/**
+ * What a route writes to the audit log once its handler has answered: the action, its target and detail from the
+ * request and the result, by the calling user (or `actor`). With `failures`, a handler's error is recorded too (ok
+ * false, the error's sentence as detail) before it is answered.
+ */
+export interface AuditSpec<C, R> {
+  action: string
+  target: (c: C, result: R) => string | null
+  detail?: (c: C, result: R) => string | null
+  /** Who acted, when that is not the logged-in user (login). */
+  actor?: (c: C, result: R | undefined) => string | null
+  /** Also records failures; `target` and `actor` then see no result. */
+  failures?: boolean
+  /** True when there is nothing to record (a logout without a session). */
+  skip?: (c: C) => boolean
+}
+
 /** One route of the API. */
-export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+export interface RouteDef<A extends Access = Access, P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   path: string
   summary: string
   tag: string
-  access: Access
+  access: A
   /** Routes a user with must_change_pw may still call. */
   allowWhilePasswordChange?: boolean
   params?: P
@@ -49,12 +76,16 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   /** Success status; 200 unless set. */
   status?: number
   response?: TSchema
-  handler: (ctx: Ctx<Static<P>, Static<Q>, Static<B>>) => unknown | Promise<unknown>
+  handler: (ctx: Ctx<A, Input<P>, Input<Q>, Input<B>>) => R | Promise<R>
+  audit?: AuditSpec<Ctx<A, Input<P>, Input<Q>, Input<B>>, Awaited<R>>
 }
 
-/** Declares a route with its types inferred from the schemas. */
-export function route<P extends TSchema, Q extends TSchema, B extends TSchema>(def: RouteDef<P, Q, B>): RouteDef {
-  return def as unknown as RouteDef
+/** Any route, for the app and the API document. */
+export type AnyRoute = RouteDef<Access, TSchema, TSchema, TSchema, any>
+
+/** Declares a route with its types inferred from its access and schemas. */
+export function route<const A extends Access, P extends TSchema, Q extends TSchema, B extends TSchema, R>(def: RouteDef<A, P, Q, B, R>): AnyRoute {
+  return def as unknown as AnyRoute
 }
 
 /** The parsed request body as the parse hook left it: absent, or a JSON value. */
@@ -76,17 +107,22 @@ function readToken(request: Request, cookieValue: string | undefined): { token: 
   return null
 }
 
+/** Methods whose request may carry no body at all and then needs no Content-Type (contract §1). */
+const BODILESS = new Set(['POST', 'DELETE'])
+
 /** Runs authentication, CSRF, password-change and permission checks, in the contract's order. */
-function authorize(def: RouteDef, deps: AppDeps, request: Request, url: URL, cookieValue: string | undefined): Principal {
+function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: URL, cookieValue: string | undefined, hasBody: boolean): Principal {
   if (def.access === 'public') return null
   const tok = readToken(request, cookieValue)
   const principal = tok ? authenticate(deps, tok.token, tok.via) : null
   if (def.access === 'optional') return principal
   if (!principal) throw new Unauthenticated()
   if (principal.via === 'cookie' && UNSAFE.has(def.method)) {
-    if (!isJsonType(request.headers.get('content-type'))) throw new AppError(415, 'Content-Type must be application/json')
+    // A browser form cannot send JSON cross-site without a preflight; a request with no body at all has nothing to smuggle.
+    const bodiless = !hasBody && BODILESS.has(def.method) && request.headers.get('content-type') === null
+    if (!bodiless && !isJsonType(request.headers.get('content-type'))) throw new AppError(415, 'Content-Type must be application/json')
     const origin = request.headers.get('origin')
-    if (origin !== null && origin !== url.origin) throw new Forbidden()
+    if (origin !== null && origin !== url.origin && origin !== (deps.config as { publicUrl?: string | null }).publicUrl?.replace(/\/+$/, '')) throw new Forbidden()
   }
   if (principal.mustChangePw && !def.allowWhilePasswordChange) throw new AppError(403, 'Password change required')
   if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()
@@ -94,7 +130,7 @@ function authorize(def: RouteDef, deps: AppDeps, request: Request, url: URL, coo
 }
 
 /** Validates path, query and body together so every problem is reported at once. */
-function validate(def: RouteDef, params: unknown, query: unknown, body: ParsedBody | undefined) {
+function validate(def: AnyRoute, params: unknown, query: unknown, body: ParsedBody | undefined) {
   const errors: ErrorEntry[] = []
   const out: { params: unknown; query: unknown; body: unknown } = { params, query, body: body?.value }
   if (def.params) {
@@ -127,17 +163,18 @@ export interface ElysiaBits {
 }
 
 /** Turns a route definition into an Elysia handler. */
-export function toHandler(def: RouteDef, deps: AppDeps) {
+export function toHandler(def: AnyRoute, deps: AppDeps) {
   return async (c: ElysiaBits) => {
     const jar = c.cookie.saltdeck_session!
     const url = new URL(c.request.url)
-    const principal = authorize(def, deps, c.request, url, typeof jar.value === 'string' ? jar.value : undefined)
+    const parsed = c.body as ParsedBody | undefined
+    const principal = authorize(def, deps, c.request, url, typeof jar.value === 'string' ? jar.value : undefined, !!parsed?.present)
     const query = Object.fromEntries(url.searchParams)
     const params = Object.fromEntries(Object.entries(c.params ?? {}).map(([k, v]) => [k, safeDecode(v)]))
-    const v = validate(def, params, query, c.body as ParsedBody | undefined)
+    const v = validate(def, params, query, parsed)
     const set = { status: def.status ?? 200, headers: {} as Record<string, string> }
     const secure = deps.config.cookieSecure || url.protocol === 'https:'
-    const result = await def.handler({
+    const ctx = {
       params: v.params,
       query: v.query,
       body: v.body,
@@ -150,12 +187,32 @@ export function toHandler(def: RouteDef, deps: AppDeps) {
         set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure }),
         clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure }),
       },
-    } as Ctx<unknown, unknown, unknown>)
+    } as Ctx<Access, unknown, unknown, unknown>
+    const result = await (def.audit ? audited(def, ctx) : def.handler(ctx))
     c.set.status = set.status
     Object.assign(c.set.headers, set.headers)
     if (set.status === 204) return new Response(null, { status: 204, headers: c.set.headers as Record<string, string> })
     return result
   }
+}
+
+type AnyCtx = Ctx<Access, unknown, unknown, unknown>
+
+/** Runs the handler and writes its audit entry: after success, and after a failure when the spec asks for it. */
+async function audited(def: AnyRoute, c: AnyCtx): Promise<unknown> {
+  const spec = def.audit as AuditSpec<AnyCtx, unknown>
+  if (spec.skip?.(c)) return def.handler(c)
+  const who = (result: unknown) => (spec.actor ? spec.actor(c, result) : c.principal?.username ?? null)
+  let result: unknown
+  try {
+    result = await def.handler(c)
+  } catch (e) {
+    const known = httpError(e)
+    if (spec.failures && known) audit(c.deps, { username: who(undefined), action: spec.action, target: spec.target(c, undefined), ok: false, detail: known.detail, client: c.client })
+    throw e
+  }
+  audit(c.deps, { username: who(result), action: spec.action, target: spec.target(c, result), detail: spec.detail?.(c, result) ?? null, client: c.client })
+  return result
 }
 
 function safeDecode(s: string) {

@@ -1,5 +1,12 @@
 /** Schema pieces shared by several routes. */
-import { Type as T, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox'
+import { Type as T, type Static, type TLiteral, type TOptional, type TSchema, type TUnion } from '@sinclair/typebox'
+
+/** Marks, in types only, an optional property whose schema default fills it before the handler runs. */
+export declare const DEFAULTED: unique symbol
+
+/** An optional property with a default: absent in the request, `value` in the handler (and in the API document). */
+export const Default = <S extends TSchema>(schema: S, value: Static<S>) =>
+  T.Optional({ ...schema, default: value } as S) as TOptional<S> & { readonly [DEFAULTED]: true }
 
 /** A string enum: a union of literals (reported as `literal_error`). */
 export const OneOf = <const X extends string>(xs: readonly X[]) => T.Union(xs.map((x) => T.Literal(x))) as unknown as TUnion<TLiteral<X>[]>
@@ -13,12 +20,9 @@ export const UuidPath = <K extends string>(...names: K[]) =>
 
 /** `limit` (1..max, default) and `offset` (≥ 0) query parameters. */
 export const paging = (max: number, dflt: number) => ({
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: max, default: dflt })),
-  offset: T.Optional(T.Integer({ minimum: 0, default: 0 })),
+  limit: Default(T.Integer({ minimum: 1, maximum: max }), dflt),
+  offset: Default(T.Integer({ minimum: 0 }), 0),
 })
-
-/** The `{detail}` body of every non-validation error. */
-export const ErrorOut = T.Object({ detail: T.String() })
 
 /** Usernames: 1..64 of A-Z a-z 0-9 . _ @ - (contract §3). */
 export const Username = T.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$' })

@@ -184,7 +184,8 @@ function checker(schema: TSchema) {
 export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: unknown; errors: ErrorEntry[] } {
   if (part === 'body' && raw === undefined) return { value: raw, errors: [{ type: 'missing', loc: ['body'], msg: 'Field required' }] }
   const value = coerce(schema, raw)
-  if (checker(schema).Check(value)) return { value, errors: [] }
+  // Defaults fill what was left out only once the value is valid: a 422 shows the input as it was sent.
+  if (checker(schema).Check(value)) return { value: Value.Default(schema, value), errors: [] }
   const errors: ErrorEntry[] = []
   const missing = new Set<string>()
   for (const e of Value.Errors(schema, value)) {

@@ -5,8 +5,8 @@
 
 /** A record that does not exist: `<Thing> not found`. */
 export class NotFound extends Error {
-  constructor(readonly thing: string) {
-    super(`${thing} not found`)
+  constructor(readonly thing: string, message = `${thing} not found`) {
+    super(message)
   }
 }
 

@@ -64,3 +64,8 @@ export function grainsOf(reply: unknown, asked: string[]): { id: string; grains:
     .filter(([id, g]) => want.has(id) && !!g && typeof g === 'object' && !Array.isArray(g))
     .map(([id, g]) => ({ id, grains: g as Record<string, unknown> }))
 }
+
+/** Whether a wheel key action's reply names the key it acted on (a reply that lists no such key: nothing matched). */
+export function keyActionMatched(reply: unknown, id: string): boolean {
+  return !!reply && typeof reply === 'object' && Object.values(reply).some((v) => Array.isArray(v) && v.includes(id))
+}

@@ -144,11 +144,24 @@ describe('CSRF', () => {
     expect((await put(w, { cookie: c }, { origin: 'http://localhost' })).status).toBe(200)
     expect((await put(w, { cookie: c }, {})).status).toBe(200)
   })
-  test('a cookie write without a JSON content type is 415, even with no body', async () => {
+  test('a cookie POST or DELETE with no body needs no Content-Type (curl -X POST -b jar)', async () => {
     const w = await testWorld()
     const c = cookieOf(await login(w, 'admin', ADMIN_PW))
-    const r = await call(w, 'DELETE', `/api/auth/tokens/00000000-0000-4000-8000-000000000000`, { who: { cookie: c } })
-    expect(r).toMatchObject({ status: 415, body: { detail: 'Content-Type must be application/json' } })
+    const del = await call(w, 'DELETE', `/api/auth/tokens/00000000-0000-4000-8000-000000000000`, { who: { cookie: c } })
+    expect(del).toMatchObject({ status: 404, body: { detail: 'Token not found' } })
+    const saved = await call(w, 'POST', '/api/admin/settings/test-salt-saved', { who: { cookie: c } })
+    expect(saved).toMatchObject({ status: 200, body: { ok: false, detail: 'Salt API not configured' } })
+    // The origin check still applies to them.
+    expect((await call(w, 'POST', '/api/admin/settings/test-salt-saved', { who: { cookie: c }, headers: { origin: 'http://evil.example' } })).status).toBe(403)
+  })
+  test('a cookie write with a body, or a PUT/PATCH, still needs a JSON Content-Type (415)', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    const text = await call(w, 'POST', '/api/auth/tokens', { who: { cookie: c }, raw: '{"name":"x"}', headers: { 'content-type': 'text/plain' } })
+    expect(text).toMatchObject({ status: 415, body: { detail: 'Content-Type must be application/json' } })
+    expect((await call(w, 'PUT', '/api/admin/settings/widget', { who: { cookie: c } })).status).toBe(415)
+    expect((await call(w, 'POST', '/api/auth/tokens', { who: { cookie: c }, raw: '' , headers: { 'content-type': 'text/plain' } })).status).toBe(415)
+    expect((await call(w, 'GET', '/api/auth/tokens', { who: { cookie: c } })).body.tokens).toEqual([])
   })
   test('Bearer requests skip the origin check', async () => {
     const w = await testWorld()

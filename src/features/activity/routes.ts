@@ -1,7 +1,7 @@
 /** The activity list (interface.md GET /api/activity, contract §6). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Nullable, paging } from '../../http/schemas'
+import { Default, Nullable, paging } from '../../http/schemas'
 import { listEvents } from './service'
 import { activityStream } from './stream'
 
@@ -21,8 +21,8 @@ export const activityFilters = {
   minion_id: T.Optional(T.String({ maxLength: 255 })),
   jid: T.Optional(T.String({ maxLength: 64 })),
   search: T.Optional(T.String({ maxLength: 200 })),
-  hide_dispatch: T.Optional(T.Boolean({ default: false })),
-  hide_routine: T.Optional(T.Boolean({ default: false })),
+  hide_dispatch: Default(T.Boolean(), false),
+  hide_routine: Default(T.Boolean(), false),
 }
 
 export const activityRoutes = [
@@ -30,7 +30,7 @@ export const activityRoutes = [
     method: 'GET', path: '/api/activity', tag: 'activity', summary: 'List activity events, newest first', access: 'login',
     query: T.Object({ ...activityFilters, ...paging(500, 100) }),
     response: T.Object({ total: T.Integer(), events: T.Array(EventOut) }),
-    handler: ({ deps, query, principal }) => listEvents(deps, query, principal!.grants, query.limit ?? 100, query.offset ?? 0),
+    handler: ({ deps, query, principal }) => listEvents(deps, query, principal.grants, query.limit, query.offset),
   }),
   route({
     method: 'GET', path: '/api/activity/stream', tag: 'activity', summary: 'Server-Sent Events of new activity (replays after Last-Event-ID or after_id)', access: 'login',
@@ -38,7 +38,7 @@ export const activityRoutes = [
     handler({ deps, query, principal, request }) {
       const header = request.headers.get('last-event-id')
       const fromHeader = header && /^\d+$/.test(header) ? Number(header) : null
-      return activityStream(deps, query, principal!.grants, fromHeader ?? query.after_id ?? null)
+      return activityStream(deps, query, principal.grants, fromHeader ?? query.after_id ?? null)
     },
   }),
 ]

@@ -11,6 +11,6 @@ export const auditRoutes = [
       user: T.Optional(T.String({ maxLength: 64 })), action: T.Optional(T.String({ maxLength: 64 })),
       since_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 525600 })), ...paging(500, 100),
     }),
-    handler: ({ deps, query }) => listAudit(deps, { ...query, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+    handler: ({ deps, query }) => listAudit(deps, query),
   }),
 ]

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { randomInt } from 'node:crypto'
 import type { AppDeps } from '../../deps'
 import { sessions, userRoles, users } from '../../db/schema'
-import { NotFound, Throttled, Unauthenticated } from '../../lib/errors'
+import { Forbidden, NotFound, Throttled, Unauthenticated } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId, newToken, tokenHash } from '../../lib/ids'
 import { ensureBuiltinRoles, type Grant } from '../roles/service'
@@ -196,6 +196,16 @@ export function deleteSession(deps: AppDeps, sessionId: string) {
 /** Ends a user's browser sessions, except `keep` when given. */
 export function endSessions(deps: AppDeps, userId: string, keep?: string) {
   deps.db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.kind, 'session'), keep ? ne(sessions.id, keep) : undefined)).run()
+}
+
+/** Changes a user's own password after checking the current one; ends the user's other sessions. */
+export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
+  const u = deps.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()
+  if (!u) throw new NotFound('User')
+  if (!(await verifyPassword(deps, current, u.passwordHash))) throw new Forbidden('Current password is incorrect')
+  const hash = await hashPassword(deps, next)
+  deps.db.update(users).set({ passwordHash: hash, mustChangePw: false, updatedAt: deps.clock.now() }).where(eq(users.id, userId)).run()
+  endSessions(deps, userId, sessionId)
 }
 
 /** Creates an API token for scripts; the secret is returned once. */

@@ -19,7 +19,7 @@ export const inventoryRoutes = [
       sort: T.Optional(OneOf(PACKAGE_SORTS)), order: T.Optional(OneOf(['asc', 'desc'])), ...paging(500, 100),
     }),
     response: T.Object({ total: T.Integer(), items: T.Array(PackageRow) }),
-    handler: ({ deps, query }) => listPackages(deps, { ...query, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+    handler: ({ deps, query }) => listPackages(deps, query),
   }),
   route({
     method: 'GET', path: '/api/inventory/packages/:name/versions', tag: 'inventory', summary: 'Versions of one package, most common first', access: view,

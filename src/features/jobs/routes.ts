@@ -9,7 +9,7 @@ export const jobRoutes = [
   route({
     method: 'GET', path: '/api/jobs', tag: 'jobs', summary: 'Jobs, newest first', access: { verb: 'view', resource: 'job:*' },
     query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })), ...paging(500, 100) }),
-    handler: ({ deps, query }) => listJobs(deps, { ...query, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+    handler: ({ deps, query }) => listJobs(deps, query),
   }),
   route({
     method: 'GET', path: '/api/jobs/:jid', tag: 'jobs', summary: 'One job with its per-minion returns', access: { verb: 'view', resource: 'job:*' },

@@ -53,7 +53,7 @@ export const metricsRoutes = [
     method: 'GET', path: '/metrics', tag: 'system', summary: 'Prometheus metrics (view metrics:* or an API token)', access: 'login',
     handler({ deps, principal }) {
       // Scrapers authenticate with an API token; a browser session needs the permission.
-      if (principal!.kind !== 'api_token' && !holds(principal!.grants, 'view', 'metrics:*')) throw new Forbidden()
+      if (principal.kind !== 'api_token' && !holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
       return new Response(metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
     },
   }),

@@ -27,7 +27,7 @@ export const minionRoutes = [
     method: 'GET', path: '/api/minions', tag: 'minions', summary: 'List minions', access: view,
     query: T.Object({ q: T.Optional(T.String({ maxLength: 255 })), status: T.Optional(OneOf(MINION_STATUSES)), ...paging(500, 100) }),
     response: T.Object({ total: T.Integer(), minions: T.Array(T.Object(MinionSummary)) }),
-    handler: ({ deps, query }) => listMinions(deps, { ...query, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+    handler: ({ deps, query }) => listMinions(deps, query),
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id', tag: 'minions', summary: 'One minion with its grains', access: view, params: MinionPath,
@@ -38,11 +38,11 @@ export const minionRoutes = [
     method: 'GET', path: '/api/minions/:minion_id/runs', tag: 'minions', summary: "A minion's state runs, newest first", access: view, params: MinionPath,
     query: T.Object({ ...paging(200, 20), status: T.Optional(OneOf(RUN_STATUSES)) }),
     response: T.Object({ minion_id: T.String(), total: T.Integer(), runs: T.Array(RunOut) }),
-    handler: ({ deps, params, query }) => listRuns(deps, params.minion_id, { limit: query.limit ?? 20, offset: query.offset ?? 0, status: query.status }),
+    handler: ({ deps, params, query }) => listRuns(deps, params.minion_id, query),
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/packages', tag: 'minions', summary: "A minion's installed packages", access: view, params: MinionPath,
     query: T.Object({ q: T.Optional(T.String({ maxLength: 200 })), ...paging(500, 100) }),
-    handler: ({ deps, params, query }) => minionPackages(deps, params.minion_id, { q: query.q, limit: query.limit ?? 100, offset: query.offset ?? 0 }),
+    handler: ({ deps, params, query }) => minionPackages(deps, params.minion_id, query),
   }),
 ]

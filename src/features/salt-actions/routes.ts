@@ -1,10 +1,8 @@
 /** Everything done through salt-api: connection test, pollers, key actions, commands, job kill, inventory refresh. */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { AppError } from '../../http/errors'
 import type { AppDeps, SaltSide } from '../../deps'
-import { OneOf } from '../../http/schemas'
-import { audit } from '../audit/service'
+import { Default, OneOf } from '../../http/schemas'
 import { SaltClient, type SaltCreds } from '../../salt/client'
 import { SaltNotConfigured, errorText, isSaltError } from '../../salt/errors'
 import { noFacts } from '../../salt/facts'
@@ -12,7 +10,7 @@ import { NotFound } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
 import { jobMinions } from '../jobs/service'
-import { applyFacts } from '../ingest/apply'
+import { keyAction } from './service'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
 
@@ -42,18 +40,16 @@ async function testConnection(creds: SaltCreds) {
 const TestOut = T.Object({ ok: T.Boolean(), detail: T.String(), minion_count: T.Union([T.Integer(), T.Null()]) })
 const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
 
-/** Runs a wheel key action and records the change with the acting user. */
-async function keyAction(deps: AppDeps, who: string, client: string, id: string, act: 'accept' | 'reject' | 'delete') {
-  const rt = salt(deps)
-  const include = act === 'accept' ? { include_rejected: true, include_denied: true } : act === 'reject' ? { include_accepted: true, include_denied: true } : {}
-  const r = (await rt.client.wheel(`key.${act}`, { match: id, ...include })) as Record<string, unknown>
-  const matched = r && typeof r === 'object' && Object.values(r).some((v) => Array.isArray(v) && v.includes(id))
-  audit(deps, { username: who, action: `key.${act}`, target: id, ok: matched, detail: matched ? null : 'no such key', client })
-  if (!matched) throw new NotFound('Key')
-  applyFacts(deps, [{ ...noFacts(), keys: [{ minionId: id, act, ts: deps.clock.now() }] }], who)
-}
+/** A key action route: the wheel call, then the change recorded with the acting user. */
+const keyRoute = (method: 'POST' | 'DELETE', path: string, act: 'accept' | 'reject' | 'delete', summary: string) =>
+  route({
+    method, path, tag: 'keys', summary, access: { verb: act, resource: 'key:*' }, params: KeyPath, status: 204,
+    handler: ({ deps, params, principal }) => keyAction(deps, salt(deps).client, principal.username, params.minion_id, act),
+    audit: { action: `key.${act}`, failures: true, target: (c) => c.params.minion_id },
+  })
 
-export const saltRoutes = [
+/** The salt action routes; `pollerNames` are the scheduler's pollers (a path naming another one is a 422). */
+export const saltRoutes = (pollerNames: readonly string[]) => [
   route({
     method: 'POST', path: '/api/admin/settings/test-salt', tag: 'settings', summary: 'Test a salt-api connection before saving it', access: edit, response: TestOut,
     // The same field schemas as the stored salt settings, all required here.
@@ -79,59 +75,49 @@ export const saltRoutes = [
   }),
   route({
     method: 'POST', path: '/api/admin/pollers/:name/run', tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202,
-    params: T.Object({ name: OneOf(['keys', 'presence', 'grains', 'jobs', 'fleet', 'inventory', 'retention']) }),
-    handler({ deps, params, principal, client }) {
+    params: T.Object({ name: OneOf(pollerNames) }),
+    handler({ deps, params }) {
       void salt(deps).pollers.runNow(params.name)
-      audit(deps, { username: principal!.username, action: 'poller.run', target: params.name, client })
       return { name: params.name, started: true }
     },
+    audit: { action: 'poller.run', target: (c) => c.params.name },
   }),
-  route({
-    method: 'POST', path: '/api/keys/:minion_id/accept', tag: 'keys', summary: 'Accept a minion key', access: { verb: 'accept', resource: 'key:*' }, params: KeyPath, status: 204,
-    handler: ({ deps, params, principal, client }) => keyAction(deps, principal!.username, client, params.minion_id, 'accept'),
-  }),
-  route({
-    method: 'POST', path: '/api/keys/:minion_id/reject', tag: 'keys', summary: 'Reject a minion key', access: { verb: 'reject', resource: 'key:*' }, params: KeyPath, status: 204,
-    handler: ({ deps, params, principal, client }) => keyAction(deps, principal!.username, client, params.minion_id, 'reject'),
-  }),
-  route({
-    method: 'DELETE', path: '/api/keys/:minion_id', tag: 'keys', summary: 'Delete a minion key', access: { verb: 'delete', resource: 'key:*' }, params: KeyPath, status: 204,
-    handler: ({ deps, params, principal, client }) => keyAction(deps, principal!.username, client, params.minion_id, 'delete'),
-  }),
+  keyRoute('POST', '/api/keys/:minion_id/accept', 'accept', 'Accept a minion key'),
+  keyRoute('POST', '/api/keys/:minion_id/reject', 'reject', 'Reject a minion key'),
+  keyRoute('DELETE', '/api/keys/:minion_id', 'delete', 'Delete a minion key'),
   route({
     method: 'POST', path: '/api/run', tag: 'jobs', summary: 'Run a command through local_async', access: { verb: 'execute', resource: 'salt:*' }, status: 202,
     body: T.Object({
       tgt: T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })]),
-      tgt_type: T.Optional(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr'])),
+      tgt_type: Default(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr']), 'glob'),
       fun: T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' }),
-      arg: T.Optional(T.Array(T.Unknown(), { maxItems: 100 })),
-      kwarg: T.Optional(T.Record(T.String(), T.Unknown())),
+      arg: Default(T.Array(T.Unknown(), { maxItems: 100 }), []),
+      kwarg: Default(T.Record(T.String(), T.Unknown()), {}),
     }, { additionalProperties: false }),
-    async handler({ deps, body, principal, client }) {
-      const r = await salt(deps).client.localAsync(body.tgt, body.fun, { tgt_type: body.tgt_type ?? 'glob', arg: body.arg ?? [], kwarg: body.kwarg ?? {} })
-      const target = Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt
-      audit(deps, { username: principal!.username, action: 'job.run', target: `${body.fun} on ${target}`, ok: !!r?.jid, detail: r?.jid ? `jid ${r.jid}` : 'no minions matched', client })
-      if (!r?.jid) throw new AppError(404, 'No minions matched the target')
+    async handler({ deps, body }) {
+      const r = await salt(deps).client.localAsync(body.tgt, body.fun, { tgt_type: body.tgt_type, arg: body.arg, kwarg: body.kwarg })
+      if (!r?.jid) throw new NotFound('Minion', 'No minions matched the target')
       return { jid: String(r.jid), minions: r.minions ?? [] }
+    },
+    audit: {
+      action: 'job.run', failures: true, detail: (_, r) => `jid ${r.jid}`,
+      target: ({ body }) => `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
     },
   }),
   route({
     method: 'POST', path: '/api/jobs/:jid/kill', tag: 'jobs', summary: 'Kill a running job on its minions', access: { verb: 'kill', resource: 'job:*' }, status: 202,
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
-    async handler({ deps, params, principal, client }) {
+    async handler({ deps, params }) {
       const minions = jobMinions(deps, params.jid)
       const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob' })
-      audit(deps, { username: principal!.username, action: 'job.kill', target: params.jid, client })
       return { jid: params.jid, kill_jid: r?.jid ? String(r.jid) : null, minions: r?.minions ?? [] }
     },
+    audit: { action: 'job.kill', target: (c) => c.params.jid },
   }),
   route({
     method: 'POST', path: '/api/inventory/refresh', tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202,
-    body: T.Object({ target: T.Optional(T.String({ minLength: 1, maxLength: 1024 })), target_type: T.Optional(OneOf(['glob'])) }, { additionalProperties: false }),
-    handler({ deps, body, principal, client }) {
-      const r = salt(deps).refreshInventory(body.target ?? '*')
-      audit(deps, { username: principal!.username, action: 'inventory.refresh', target: body.target ?? '*', client })
-      return { refresh_id: r.refresh_id, started_at: r.started_at }
-    },
+    body: T.Object({ target: Default(T.String({ minLength: 1, maxLength: 1024 }), '*'), target_type: Default(OneOf(['glob']), 'glob') }, { additionalProperties: false }),
+    handler: ({ deps, body }) => salt(deps).refreshInventory(body.target),
+    audit: { action: 'inventory.refresh', target: (c) => c.body.target },
   }),
 ]

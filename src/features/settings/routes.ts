@@ -1,24 +1,29 @@
 /** The settings API (interface.md and contract §5). */
 import { route } from '../../http/route'
 import { valueError } from '../../http/errors'
-import { audit } from '../audit/service'
 import { LOGGING_FIELDS, POLLER_FIELDS, SALT_FIELDS, SettingsOut, WIDGET_FIELDS, WidgetOut, patchBody, type Section } from './schema'
 import { readSection, readSettings, settingsStatus, updateSection } from './service'
 import { Type as T } from '@sinclair/typebox'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
 
+/** The fields a partial update sets (absent and null leave a field alone). */
+const changedFields = (b: Record<string, unknown>) => Object.keys(b).filter((k) => b[k] !== null && b[k] !== undefined)
+
 const put = (section: Section, fields: Parameters<typeof patchBody>[0], summary: string) =>
   route({
     method: 'PUT', path: `/api/admin/settings/${section}`, tag: 'settings', summary, access: edit, body: patchBody(fields), response: SettingsOut,
-    handler({ deps, body, principal, client }) {
+    handler({ deps, body }) {
       const b = body as Record<string, unknown>
-      if (section === 'salt' && !Object.values(b).some((v) => v !== null && v !== undefined))
-        throw valueError('at least one salt field must be provided', b)
-      const out = updateSection(deps, section, b)
-      const changed = Object.keys(b).filter((k) => b[k] !== null && b[k] !== undefined)
-      audit(deps, { username: principal!.username, action: `settings.${section}`, target: section, detail: changed.length ? `changed: ${changed.join(', ')}` : 'no change', client })
-      return out
+      if (section === 'salt' && !changedFields(b).length) throw valueError('at least one salt field must be provided', b)
+      return updateSection(deps, section, b)
+    },
+    audit: {
+      action: `settings.${section}`, target: () => section,
+      detail: ({ body }) => {
+        const changed = changedFields(body as Record<string, unknown>)
+        return changed.length ? `changed: ${changed.join(', ')}` : 'no change'
+      },
     },
   })
 

@@ -1,12 +1,12 @@
 /** Liveness, readiness, version and the API document (contract §2). */
 import { Type as T } from '@sinclair/typebox'
-import { route, type RouteDef } from '../../http/route'
+import { route, type AnyRoute } from '../../http/route'
 import { AppError } from '../../http/errors'
 import { API_VERSION, openApiDocument } from '../../http/openapi'
 import { VERSION } from '../../version'
 
 /** System routes; the OpenAPI route describes `all` (every route of the app). */
-export const systemRoutes = (all: () => RouteDef[]) => {
+export const systemRoutes = (all: () => AnyRoute[]) => {
   let doc: unknown = null
   return [
     route({ method: 'GET', path: '/healthz', tag: 'system', summary: 'Process is alive', access: 'public', response: T.Object({ status: T.Literal('ok') }), handler: () => ({ status: 'ok' }) }),

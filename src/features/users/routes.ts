@@ -1,8 +1,7 @@
 /** The users API (contract §3). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { NewPassword, Nullable, PlainText, RoleIds, Username, UuidPath } from '../../http/schemas'
-import { audit } from '../audit/service'
+import { Default, NewPassword, Nullable, PlainText, RoleIds, Username, UuidPath } from '../../http/schemas'
 import { createUser, deleteUser, getUser, listUsers, rolesOf, setPassword, setRoles, updateUser, userOut } from './service'
 
 const view = { verb: 'view', resource: 'user:*' }
@@ -17,36 +16,27 @@ export const userRoutes = [
       username: Username, password: NewPassword, display_name: T.Optional(PlainText(0, 128)), must_change_pw: T.Optional(T.Boolean()),
       is_active: T.Optional(T.Boolean()), roles: T.Optional(RoleIds),
     }, { additionalProperties: false }),
-    async handler({ deps, body, principal, client }) {
-      const out = await createUser(deps, body)
-      audit(deps, { username: principal!.username, action: 'user.create', target: out.username, client })
-      return out
-    },
+    handler: ({ deps, body }) => createUser(deps, body),
+    audit: { action: 'user.create', target: (_, out) => out.username },
   }),
   route({ method: 'GET', path: '/api/users/:user_id', tag: 'users', summary: 'Read a user', access: view, params: ById, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
   route({
     method: 'PATCH', path: '/api/users/:user_id', tag: 'users', summary: 'Change a user', access: manage, params: ById,
     body: T.Object({ display_name: T.Optional(Nullable(PlainText(0, 128))), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleIds)) }, { additionalProperties: false }),
-    handler({ deps, params, body, principal, client }) {
-      const out = updateUser(deps, params.user_id, body, principal!.userId)
-      audit(deps, { username: principal!.username, action: 'user.update', target: out.username, client })
-      return out
-    },
+    handler: ({ deps, params, body, principal }) => updateUser(deps, params.user_id, body, principal.userId),
+    audit: { action: 'user.update', target: (_, out) => out.username },
   }),
   route({
     method: 'DELETE', path: '/api/users/:user_id', tag: 'users', summary: 'Delete a user', access: manage, params: ById, status: 204,
-    handler({ deps, params, principal, client }) {
-      const u = deleteUser(deps, params.user_id, principal!.userId)
-      audit(deps, { username: principal!.username, action: 'user.delete', target: u.username, client })
-    },
+    handler: ({ deps, params, principal }) => deleteUser(deps, params.user_id, principal.userId),
+    audit: { action: 'user.delete', target: (_, u) => u.username },
   }),
   route({
     method: 'POST', path: '/api/users/:user_id/password', tag: 'users', summary: "Set a user's password", access: manage, params: ById, status: 204,
-    body: T.Object({ new_password: NewPassword, must_change_pw: T.Optional(Nullable(T.Boolean())) }, { additionalProperties: false }),
-    async handler({ deps, params, body, principal, client }) {
-      await setPassword(deps, params.user_id, body.new_password, body.must_change_pw ?? true)
-      audit(deps, { username: principal!.username, action: 'user.set_password', target: getUser(deps, params.user_id).username, client })
-    },
+    body: T.Object({ new_password: NewPassword, must_change_pw: Default(Nullable(T.Boolean()), true) }, { additionalProperties: false }),
+    // An explicit null asks for the default too.
+    handler: ({ deps, params, body }) => setPassword(deps, params.user_id, body.new_password, body.must_change_pw ?? true),
+    audit: { action: 'user.set_password', target: ({ deps, params }) => getUser(deps, params.user_id).username },
   }),
   route({
     method: 'GET', path: '/api/users/:user_id/roles', tag: 'users', summary: "A user's roles", access: view, params: ById,
@@ -59,11 +49,11 @@ export const userRoutes = [
   route({
     method: 'PUT', path: '/api/users/:user_id/roles', tag: 'users', summary: "Replace a user's roles", access: manage, params: ById,
     body: T.Object({ role_ids: RoleIds }, { additionalProperties: false }),
-    handler({ deps, params, body, principal, client }) {
+    handler({ deps, params, body }) {
       setRoles(deps, params.user_id, body.role_ids)
-      audit(deps, { username: principal!.username, action: 'user.set_roles', target: getUser(deps, params.user_id).username, client })
       const r = rolesOf(deps, params.user_id)
       return { total: r.length, roles: r }
     },
+    audit: { action: 'user.set_roles', target: ({ deps, params }) => getUser(deps, params.user_id).username },
   }),
 ]
