@@ -16,11 +16,12 @@ interface Loaded {
 }
 const cache = new Map<string, Promise<Loaded>>()
 
-/** Reads and compresses an asset once per process. */
+/** Reads (or bundles) and compresses an asset once per process; a failure is not cached, the next request retries. */
 function load(a: Asset): Promise<Loaded> {
   let p = cache.get(a.url)
   if (!p) {
-    p = Bun.file(a.file).bytes().then((raw) => ({ raw, gzip: Bun.gzipSync(raw, { level: 9 }), etag: `"${Bun.hash(raw).toString(36)}"` }))
+    p = a.bytes().then((raw) => ({ raw, gzip: Bun.gzipSync(raw, { level: 9 }), etag: `"${Bun.hash(raw).toString(36)}"` }))
+    p.catch(() => cache.delete(a.url))
     cache.set(a.url, p)
   }
   return p
