@@ -1,14 +1,12 @@
 // The dashboard in Debian's chromium against the compiled binary and the fake salt-api (issue 4, item 3).
 // The tests share one browser session and run in order: each step starts where the previous one left the fleet.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { missingTool } from '../helpers/tools'
 import { until } from '../helpers/until'
 import { CHROMIUM, HOSTILE_ID, HOSTILE_PKG, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
 
 // Like test:salt: without the browser the suite says why and skips, except under CI=true (.ci/run installs it).
-const noBrowser = !existsSync(CHROMIUM)
-if (noBrowser && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing (apt-get install chromium); CI=true makes that a failure`)
-if (noBrowser) console.log(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`)
+const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tests')
 
 const NEW_PASSWORD = 'browser-test-pw-2'
 /** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
