@@ -1,15 +1,12 @@
 // Proves replacePackageSets keeps the package aggregates equal to an independent model of the stored sets (contract §8) and the inventory reads filter, sort and page them.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { call, testWorld } from '../helpers/app'
+import { returnsOf } from '../helpers/fixtures'
 import { replacePackageSets, sourceOf, type PackageSet } from '../../src/features/inventory/service'
 import { PackageSetWriter } from '../../src/features/inventory/writer'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 type Row = { name: string; minion_count: number; version_count: number; last_seen: string }
-const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
-const returnsOf = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')).response.return[0] as Record<string, any>
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** A package set from `{name: version | [versions]}` (the shape of pkg.list_pkgs), all with one arch. */
@@ -102,7 +99,7 @@ describe('sourceOf', () => {
   })
 
   test('the recorded os_family grains are all Debian → apt', () => {
-    const fam = returnsOf('local-grains.get-os_family.json')
+    const fam = returnsOf<string>('local-grains.get-os_family.json')
     expect(Object.values(fam).map(sourceOf)).toEqual(['apt', 'apt', 'apt'])
   })
 })

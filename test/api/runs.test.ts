@@ -1,14 +1,11 @@
 // Proves recordRun stores a state run once per (minion, jid) with the contract §7 completed_at, and GET /api/minions/{id}/runs orders, filters and pages them.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { call, testWorld } from '../helpers/app'
+import { returnsOf } from '../helpers/fixtures'
 import { recordRun, type RawRun } from '../../src/features/runs/service'
 import { parseStamp, parseStartTime } from '../../src/lib/salt-time'
 
 type World = Awaited<ReturnType<typeof testWorld>>
-const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
-const returnsOf = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')).response.return[0] as Record<string, unknown>
 
 const T0 = Date.parse('2026-11-21T08:00:00.000Z')
 const iso = (ms: number) => new Date(ms).toISOString()

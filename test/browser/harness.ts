@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { FakeSalt, newJid, type FakeMinion } from '../helpers/fake-salt'
 import { startServe, type Served } from '../helpers/serve'
+import { until, type Patience } from '../helpers/until'
 
 /** The minion id that must render as text everywhere (issue 4, item 3). */
 export const HOSTILE_ID = '<img src=x onerror=alert(1)>'
@@ -20,6 +21,9 @@ export const PENDING_ID = 'new-01'
 const ROOT = resolve(import.meta.dir, '..', '..')
 /** Where screenshots go (git-ignored); SALTDECK_SCREENSHOTS moves them. */
 export const SHOT_DIR = resolve(process.env.SALTDECK_SCREENSHOTS ?? join(ROOT, 'test', 'browser', 'screenshots'))
+
+/** How long the browser tests wait for the binary, salt and the page (`until`): a separate process and a real browser. */
+export const PATIENT: Patience = { ms: 10_000, every: 50 }
 
 /** Debian's chromium (SALTDECK_CHROMIUM points elsewhere). */
 export const CHROMIUM = process.env.SALTDECK_CHROMIUM ?? '/usr/bin/chromium'
@@ -111,12 +115,12 @@ export class System {
     await this.api('PUT', '/api/admin/settings/pollers', { event_stream_enabled: true })
     // Each poller is a background run; presence and grains need the minions the keys poller stores.
     await this.runPoller('keys')
-    await until(async () => (await this.api('GET', '/api/keys')).pending.includes(PENDING_ID), 'keys stored')
+    await until(async () => (await this.api('GET', '/api/keys')).pending.includes(PENDING_ID), 'keys stored', PATIENT)
     await this.runPoller('presence')
-    await until(async () => (await this.api('GET', '/api/minions?status=online')).total === 4, 'presence stored')
+    await until(async () => (await this.api('GET', '/api/minions?status=online')).total === 4, 'presence stored', PATIENT)
     await this.runPoller('grains')
-    await until(async () => (await this.api('GET', '/api/minions/web-01')).grains?.os === 'Debian', 'grains stored')
-    await until(() => this.salt.streamCount > 0, 'event stream connected')
+    await until(async () => (await this.api('GET', '/api/minions/web-01')).grains?.os === 'Debian', 'grains stored', PATIENT)
+    await until(() => this.salt.streamCount > 0, 'event stream connected', PATIENT)
 
     const now = Date.now()
     const runs: [string, RunKind][] = [
@@ -125,15 +129,15 @@ export class System {
     ]
     runs.forEach(([id, kind], i) => this.publishRun(id, kind, now - (runs.length - i) * 60_000))
     this.salt.publish(`salt/minion/${HOSTILE_ID}/start`, { id: HOSTILE_ID, cmd: '_minion_event', data: 'Minion started' })
-    await until(async () => (await this.api('GET', '/api/minions/web-01/runs')).total === 4, 'runs stored')
-    await until(async () => (await this.api('GET', `/api/minions/${encodeURIComponent(HOSTILE_ID)}/runs`)).total === 1, 'hostile run stored')
+    await until(async () => (await this.api('GET', '/api/minions/web-01/runs')).total === 4, 'runs stored', PATIENT)
+    await until(async () => (await this.api('GET', `/api/minions/${encodeURIComponent(HOSTILE_ID)}/runs`)).total === 1, 'hostile run stored', PATIENT)
 
     await this.api('POST', '/api/inventory/refresh', {})
     await until(async () => {
       const s = await this.api('GET', '/api/inventory/status')
       return !s.running && s.last?.finished_at !== undefined
-    }, 'inventory refresh')
-    await until(async () => (await this.api('GET', '/api/inventory/packages?q=nginx')).total === 2, 'packages stored')
+    }, 'inventory refresh', PATIENT)
+    await until(async () => (await this.api('GET', '/api/inventory/packages?q=nginx')).total === 2, 'packages stored', PATIENT)
   }
 
   /** POST run-now; a 409 (already running from the start-up tick) is as good. */
@@ -177,17 +181,6 @@ function stateReturn(kind: RunKind): unknown {
 /** Salt's `_stamp` format (UTC, microseconds, no zone). */
 function saltStamp(ms: number) {
   return new Date(ms).toISOString().replace('Z', '000')
-}
-
-/** Polls `fn` until truthy; names what it waited for when it gives up. */
-export async function until<T>(fn: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v as NonNullable<T>
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`)
-    await Bun.sleep(50)
-  }
 }
 
 /**

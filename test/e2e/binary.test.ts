@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServe, type Served } from '../helpers/serve'
 import { FakeSalt } from '../helpers/fake-salt'
-import { until } from '../helpers/salt-world'
+import { until } from '../helpers/until'
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-bin-'))
 const bin = join(root, 'saltdeck')

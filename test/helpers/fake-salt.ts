@@ -1,5 +1,5 @@
 /**
- * A fake salt-api speaking rest_cherrypy as ../shared/reference/salt-api.md describes, on port 0, with faults on demand:
+ * A fake salt-api speaking rest_cherrypy as the spec's reference/salt-api.md describes, on port 0, with faults on demand:
  * down, slow, 500s, token expiry (HTML 401), malformed or partial SSE frames, huge returns, hostile ids.
  */
 import type { Server } from 'bun'

@@ -17,14 +17,3 @@ export async function saltWorld(minions = ['web-01', 'web-02', 'db-01']) {
   const get = async (path: string) => (await call(w, 'GET', path)).body
   return { ...w, salt, rt, get, async close() { await rt.stop(); salt.stop() } }
 }
-
-/** Polls `fn` until it returns truthy (bounded), for effects that cross the network. */
-export async function until<T>(fn: () => T | Promise<T>, ms = 3000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await Bun.sleep(10)
-  }
-}

@@ -1,7 +1,8 @@
 // Proves the pollers, the event stream and the salt-driven routes against the fake salt-api, faults included.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { call } from '../helpers/app'
-import { saltWorld, until } from '../helpers/salt-world'
+import { saltWorld } from '../helpers/salt-world'
+import { until } from '../helpers/until'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
@@ -193,7 +194,7 @@ describe('event stream', () => {
     await until(() => w.salt.streamCount === 1)
     w.salt.publish('salt/minion/web-03/start', { id: 'web-03' })
     // Caught inside the batch window: received, not yet written.
-    await until(() => w.rt.stream.pendingCount === 1, 1000)
+    await until(() => w.rt.stream.pendingCount === 1, 'one event handed over', { ms: 1000 })
     expect((await w.get('/api/activity?event_type=minion.start')).total).toBe(0)
     await w.rt.stop()
     expect((await w.get('/api/activity?event_type=minion.start')).total).toBe(1)
@@ -216,7 +217,7 @@ describe('event stream', () => {
     await until(() => w.rt.stream.status().reconnects >= 2)
     expect((await call(w, 'GET', '/api/activity')).status).toBe(200)
     w.salt.down = false
-    await until(() => w.salt.streamCount === 1, 5000)
+    await until(() => w.salt.streamCount === 1, 'one open stream', { ms: 5000 })
     expect(w.rt.stream.status().connected).toBe(true)
   })
   test('a 10 MB state return is stored as a run and a bounded job return', async () => {
@@ -227,7 +228,7 @@ describe('event stream', () => {
     for (let i = 0; i < 20_000; i++) big[`file_|-f${i}_|-/tmp/f${i}_|-managed`] = { result: i % 1000 !== 0, changes: i % 2 ? { diff: 'x'.repeat(480) } : {}, duration: 0.1 }
     const jid = '20261121080000000099'
     w.salt.publish(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'state.apply', retcode: 2, return: big })
-    const runs = await until(async () => { const r = await w.get('/api/minions/web-01/runs'); return r.total ? r : null }, 10_000)
+    const runs = await until(async () => { const r = await w.get('/api/minions/web-01/runs'); return r.total ? r : null }, 'a stored run of web-01', { ms: 10_000 })
     expect(runs.runs[0]).toMatchObject({ jid, total_count: 20_000, fail_count: 20, change_count: 10_000, status: 'unhealthy', duration_ms: 2000 })
     const ret = w.deps.db.$client.query<{ n: number }, []>('SELECT length(ret) AS n FROM job_returns').get()!
     expect(ret.n).toBeLessThan(2000)

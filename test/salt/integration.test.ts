@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { startServe, type Served } from '../helpers/serve'
+import { until, type Patience } from '../helpers/until'
 
 const CI = process.env.CI === 'true'
 const bed = (...args: string[]) => Bun.spawnSync(['bash', 'test/salt/bed.sh', ...args], { stdout: 'pipe', stderr: 'pipe', env: process.env })
@@ -21,16 +22,8 @@ const api = async (method: string, path: string, body?: unknown) => {
   const r = await fetch(`${srv.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: r.status, body: (await r.json().catch(() => null)) as any }
 }
-/** Polls until `fn` returns truthy; real daemons answer in seconds, not milliseconds. */
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(500)
-  }
-}
+/** How long `until` waits here: real daemons answer in seconds, not milliseconds. */
+const BED: Patience = { ms: 60_000, every: 500 }
 
 beforeAll(async () => {
   if (unavailable) return
@@ -64,35 +57,35 @@ describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.
   })
 
   test('keys appear and key events are recorded', async () => {
-    const keys = await until('three accepted keys', async () => {
+    const keys = await until(async () => {
       const k = (await api('GET', '/api/keys')).body
       return k.accepted.length === 3 ? k : null
-    })
+    }, 'three accepted keys', BED)
     expect(keys).toEqual({ accepted: ['db-01', 'web-01', 'web-02'], pending: [], rejected: [], denied: [] })
     const ev = (await api('GET', '/api/activity?event_type=key.accept')).body
     expect(ev.events.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
   }, 90_000)
 
   test('grains reach the minion detail', async () => {
-    const d = await until('grains of web-01', async () => {
+    const d = await until(async () => {
       const m = (await api('GET', '/api/minions/web-01')).body
       return m?.grains?.id === 'web-01' ? m : null
-    })
+    }, 'grains of web-01', BED)
     expect(d.salt_version).toBe(env.SALT_BED_VERSION)
     expect(d.os).toBeTruthy()
     expect(d.grains.role).toBe('web')
   }, 90_000)
 
   test('a state.apply to all three gives three runs: changed, unhealthy, and the render error as a failed run', async () => {
-    await until('the event stream connected', async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected)
+    await until(async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected, 'the event stream connected', BED)
     const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply' })
     expect(run.status).toBe(202)
     expect(run.body.minions.sort()).toEqual(['db-01', 'web-01', 'web-02'])
     const jid = run.body.jid as string
-    const runs = await until('three runs', async () => {
+    const runs = await until(async () => {
       const all = await Promise.all(['web-01', 'db-01', 'web-02'].map(async (m) => (await api('GET', `/api/minions/${m}/runs`)).body.runs.find((r: any) => r.jid === jid)))
       return all.every(Boolean) ? all : null
-    }, 120_000)
+    }, 'three runs', { ...BED, ms: 120_000 })
     const [web01, db01, web02] = runs
     expect(web01).toMatchObject({ fun: 'state.apply', status: 'changed', pass_count: 2, fail_count: 0, change_count: 1, total_count: 2, blocked: false })
     expect(db01).toMatchObject({ status: 'unhealthy', pass_count: 2, fail_count: 1, change_count: 1, total_count: 3 })
@@ -108,13 +101,13 @@ describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.
   }, 180_000)
 
   test('pkg.list_pkgs yields inventory rows with correct counts', async () => {
-    await until('minions online', async () => (await api('GET', '/api/minions?status=online')).body.total === 3)
+    await until(async () => (await api('GET', '/api/minions?status=online')).body.total === 3, 'minions online', BED)
     const r = await api('POST', '/api/inventory/refresh', {})
     expect(r.status).toBe(202)
-    const st = await until('the refresh to finish', async () => {
+    const st = await until(async () => {
       const s = (await api('GET', '/api/inventory/status')).body
       return s.running ? null : s
-    }, 120_000)
+    }, 'the refresh to finish', { ...BED, ms: 120_000 })
     expect(st.last).toMatchObject({ refresh_id: r.body.refresh_id, minions_asked: 3, minions_answered: 3, error: null })
     const mine = (await api('GET', '/api/minions/web-01/packages?limit=1')).body
     expect(mine.total).toBeGreaterThan(50)
@@ -130,7 +123,7 @@ describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.
 
   test('a stopped minion goes offline', async () => {
     expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)
-    await until('db-01 offline', async () => (await api('GET', '/api/minions/db-01')).body.online === false, 90_000)
+    await until(async () => (await api('GET', '/api/minions/db-01')).body.online === false, 'db-01 offline', { ...BED, ms: 90_000 })
     const ev = (await api('GET', '/api/activity?event_type=minion.offline&minion_id=db-01')).body
     expect(ev.total).toBeGreaterThanOrEqual(1)
     expect((await api('GET', '/api/minions/web-01')).body.online).toBe(true)

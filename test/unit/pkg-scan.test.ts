@@ -1,12 +1,10 @@
 // Proves scanPkgAnswer reads a pkg.list_pkgs answer from bytes exactly as JSON.parse + parsePkgList would, for the
 // recorded answers, for hostile and unusual values, and for random answers mixing fast-path and fallback shapes.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { PackageCatalog } from '../../src/features/inventory/catalog'
 import { PkgAnswerScanner, parsePkgList, scanPkgAnswer } from '../../src/features/inventory/pkg-scan'
+import { fixture } from '../helpers/fixtures'
 
-const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
 const enc = new TextEncoder()
 
 /** The answer's bytes fed to a scanner in chunks cut at the given offsets. */
@@ -51,7 +49,7 @@ function same(text: string) {
 describe('scanPkgAnswer', () => {
   test('the recorded answers (versions_as_list, several minions, attr=version,arch)', () => {
     for (const f of ['local-pkg.list_pkgs.json', 'local-pkg.list_pkgs-all.json', 'local-pkg.list_pkgs-attr.json'])
-      same(JSON.stringify(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')).response))
+      same(JSON.stringify(fixture(f).response))
   })
 
   test.each([

@@ -1,14 +1,9 @@
 // Proves that countRun/runStatus read real Salt 3006 state returns per contract §7, and that the salt-time parsers read Salt's timestamps.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { countRun, runStatus, RUN_STATUSES, type RunCounts } from '../../src/salt/returns'
 import { jidTime, parseStamp, parseStartTime } from '../../src/lib/salt-time'
+import { fixture, fixtureText, returnsOf } from '../helpers/fixtures'
 
-const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
-const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as { request: any; status: number; response: any }
-/** The per-minion map of a `local` client answer. */
-const returnsOf = (name: string) => fixture(name).response.return[0] as Record<string, unknown>
 
 /** Counts a state-result dict independently of the code under test. */
 function expectedCounts(ret: Record<string, any>): RunCounts {
@@ -27,7 +22,7 @@ function expectedCounts(ret: Record<string, any>): RunCounts {
 /** The state-function returns found in the recorded event stream: {jid, minion, fun, ret, stamp}. */
 function streamReturns() {
   const out: { jid: string; minion: string; fun: string; ret: unknown; stamp: string }[] = []
-  for (const line of readFileSync(join(FIXTURES, 'events.sse'), 'utf8').split('\n')) {
+  for (const line of fixtureText('events.sse').split('\n')) {
     if (!line.startsWith('data: ')) continue
     const ev = JSON.parse(line.slice(6))
     if (/^salt\/job\/\d+\/ret\//.test(ev.tag) && String(ev.data.fun).startsWith('state.'))
@@ -207,7 +202,7 @@ describe('parseStamp', () => {
   })
 
   test('every _stamp on the recorded event stream parses to the session date', () => {
-    const stamps = [...readFileSync(join(FIXTURES, 'events.sse'), 'utf8').matchAll(/"_stamp": "([^"]+)"/g)].map((m) => m[1]!)
+    const stamps = [...fixtureText('events.sse').matchAll(/"_stamp": "([^"]+)"/g)].map((m) => m[1]!)
     expect(stamps.length).toBeGreaterThan(100)
     for (const s of stamps) {
       const t = parseStamp(s, now)

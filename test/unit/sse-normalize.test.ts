@@ -1,15 +1,13 @@
 // Proves the SSE parser on the real /events recording in any chunking, and the normalisation and ingest of contract §6.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { SseParser } from '../../src/salt/sse'
 import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { call, testWorld } from '../helpers/app'
+import { fixtureText } from '../helpers/fixtures'
 import { runFunctions, loadConfig } from '../../src/config'
 
-const FIXTURES = process.env.SALT_FIXTURES ?? join(import.meta.dir, '../../../shared/fixtures/salt-3006')
-const recording = readFileSync(join(FIXTURES, 'events.sse'), 'utf8')
+const recording = fixtureText('events.sse')
 const RUN_FUNS = runFunctions(loadConfig({}))
 
 describe('SseParser', () => {
