@@ -47,6 +47,9 @@ const depsOf = (db: ReturnType<typeof openDb>): AppDeps => ({ db, clock: new Man
 test('0009 drops the in-file index and the unique key; search.db is created and rebuilt from the events', () => {
   const db = oldDb('a', 120)
   migrate(db)
+  // 0010 drops the dedupe_key column the old rows carried; the rows stay.
+  expect(db.$client.query<{ name: string }, []>('SELECT name FROM pragma_table_info(\'activity_events\')').all().map((c) => c.name)).not.toContain('dedupe_key')
+  expect(db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM activity_events').get()!.n).toBe(120)
   attachSearchIndex(db.$client)
   const names = db.$client.query<{ name: string }, []>("SELECT name FROM main.sqlite_master").all().map((r) => r.name)
   expect(names).not.toContain('activity_fts')

@@ -78,8 +78,6 @@ export const activityEvents = sqliteTable('activity_events', {
   target: text('target'),
   durationMs: integer('duration_ms'),
   summary: text('summary').notNull(),
-  /** No longer written (null): job events are now de-duplicated through the jobs and job_returns keys (migration 0009). */
-  dedupeKey: text('dedupe_key'),
 }, (t) => [
   index('activity_ts').on(t.ts, t.id),
   index('activity_category_ts').on(t.category, t.ts, t.id),

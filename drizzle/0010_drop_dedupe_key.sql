@@ -1,0 +1,1 @@
+ALTER TABLE `activity_events` DROP COLUMN `dedupe_key`;
