@@ -5,6 +5,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Config } from './config'
 import type { AppDeps } from './deps'
 import { Logger } from './lib/log'
+import { backupTo } from './db/client'
 import { openDataDir } from './server'
 import { randomPassword } from './features/auth/service'
 import { createUser, listUsers, setPassword } from './features/users/service'
@@ -91,16 +92,13 @@ export function userList(config: Config, print: (s: string) => void) {
   })
 }
 
-/**
- * `backup <file>`: VACUUM INTO reads the database in one transaction, so the copy is consistent while the service
- * keeps writing (WAL readers do not block writers), and it comes out compact.
- */
+/** `backup <file>`: an online, consistent and compact copy of the database. */
 export function backup(config: Config, file: string, print: (s: string) => void) {
   const target = resolve(file)
   if (existsSync(target)) throw new CommandError(`${target} exists; choose a new file name`)
   return withDeps(config, async (deps) => {
     const t0 = performance.now()
-    deps.db.$client.query('VACUUM INTO ?1').run(target)
+    backupTo(deps.db, target)
     chmodSync(target, 0o600)
     print(`Backup written to ${target} (${Bun.file(target).size} bytes in ${Math.round(performance.now() - t0)} ms)`)
   })

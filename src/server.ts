@@ -1,7 +1,7 @@
 /** Starting and stopping the service on a data directory: the `serve` command's body, also used by tests. */
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { openDb } from './db/client'
+import { checkpoint, openDb } from './db/client'
 import { attachSearchIndex } from './features/activity/search-index'
 import { migrate } from './db/migrate'
 import { createApp, routePatterns } from './app'
@@ -88,7 +88,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
       await salt.stop()
       await search.stop()
-      deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      checkpoint(deps.db)
       deps.db.$client.close()
       log.info('saltdeck stopped')
     },

@@ -1,5 +1,6 @@
 /** Opens the SQLite database with the pragmas Saltdeck relies on and wraps it in drizzle. */
 import { Database } from 'bun:sqlite'
+import { statSync } from 'node:fs'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import * as schema from './schema'
 
@@ -17,4 +18,43 @@ export function openDb(path: string): Db {
   sqlite.exec('PRAGMA cache_size = -32000')
   sqlite.exec('PRAGMA temp_store = MEMORY')
   return drizzle(sqlite, { schema }) as Db
+}
+
+/** Whether the database answers a trivial query. */
+export function ping(db: Db): boolean {
+  try {
+    db.$client.query('SELECT 1').get()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Size of the database file and its WAL in bytes; the page count times the page size for an in-memory database. */
+export function dbSizeBytes(db: Db): number {
+  const file = db.$client.filename
+  if (!file || file === ':memory:')
+    return db.$client.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()?.n ?? 0
+  let n = 0
+  for (const f of [file, `${file}-wal`]) {
+    try {
+      n += statSync(f).size
+    } catch {
+      // No WAL file right after a checkpoint.
+    }
+  }
+  return n
+}
+
+/** Writes the WAL back into the database file and empties it (at a graceful stop). */
+export function checkpoint(db: Db) {
+  db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+}
+
+/**
+ * Writes a consistent, compact copy to `target`: VACUUM INTO reads the database in one transaction, so the copy is
+ * consistent while the service keeps writing (WAL readers do not block writers).
+ */
+export function backupTo(db: Db, target: string) {
+  db.$client.query('VACUUM INTO ?1').run(target)
 }

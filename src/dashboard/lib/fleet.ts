@@ -3,8 +3,6 @@ import type { RunCounts } from '../../salt/returns'
 
 /** Values of the minion list's `status` filter (README: presence, key state, last run). */
 export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
-/** A minion list status filter value. */
-export type MinionStatus = (typeof MINION_STATUSES)[number]
 /** Values of a run's `status`. */
 export const RUN_STATUSES = ['healthy', 'changed', 'unhealthy', 'blocked'] as const
 /** A run status. */

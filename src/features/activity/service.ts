@@ -1,4 +1,5 @@
 /** The activity feed: batched, de-duplicated writes and filtered, visibility-aware reads. */
+import type { SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
 import { iso } from '../../lib/clock'
@@ -32,8 +33,25 @@ export interface EventOut extends Omit<EventInput, 'ts'> {
 
 const COLS = 'id, ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary'
 const bool = (v: number | null) => (v === null ? null : v === 1)
+/** A row of activity_events as read (COLS). */
+interface EventRow {
+  id: number
+  ts: number
+  category: string
+  event_type: string
+  minion_id: string | null
+  jid: string | null
+  fun: string | null
+  success: number | null
+  changed: number | null
+  initiator: string | null
+  target: string | null
+  duration_ms: number | null
+  summary: string
+}
+
 /** A database row to its API shape. */
-export function eventOut(r: Record<string, any>): EventOut {
+export function eventOut(r: EventRow): EventOut {
   return {
     id: r.id, ts: iso(r.ts), category: r.category, event_type: r.event_type, minion_id: r.minion_id, jid: r.jid, fun: r.fun,
     success: bool(r.success), changed: bool(r.changed), initiator: r.initiator, target: r.target, duration_ms: r.duration_ms, summary: r.summary,
@@ -162,8 +180,8 @@ export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], li
   const w = eventWhere(deps, f, visibleCategories(grants))
   if (!w) return { total: 0, events: [] as EventOut[] }
   const db = deps.db.$client
-  const total = w.onlyCategories ? countByCategory(deps, w) : db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM activity_events ${w.sql}`).get(...w.args)!.n
-  const rows = db.query<Record<string, any>, any[]>(`SELECT ${COLS} FROM activity_events ${w.sql} ORDER BY ts DESC, id DESC LIMIT ${limit} OFFSET ${offset}`).all(...w.args)
+  const total = w.onlyCategories ? countByCategory(deps, w) : db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM activity_events ${w.sql}`).get(...w.args)!.n
+  const rows = db.query<EventRow, SQLQueryBindings[]>(`SELECT ${COLS} FROM activity_events ${w.sql} ORDER BY ts DESC, id DESC LIMIT ${limit} OFFSET ${offset}`).all(...w.args)
   return { total, events: rows.map(eventOut) }
 }
 
@@ -171,12 +189,12 @@ export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], li
 function countByCategory(deps: AppDeps, w: { args: (string | number)[] }) {
   const db = deps.db.$client
   const cats = w.args.length ? w.args : Object.keys(CATEGORY_PERMISSION)
-  return db.query<{ n: number }, any[]>(`SELECT coalesce(sum(n), 0) AS n FROM activity_counts WHERE category IN (${cats.map(() => '?').join(', ')})`).get(...cats)!.n
+  return db.query<{ n: number }, SQLQueryBindings[]>(`SELECT coalesce(sum(n), 0) AS n FROM activity_counts WHERE category IN (${cats.map(() => '?').join(', ')})`).get(...cats)!.n
 }
 
 /** Events after `afterId` in id order, for SSE replay. */
 export function eventsAfter(deps: AppDeps, f: ActivityFilter, grants: Grant[], afterId: number, limit = 500): EventOut[] {
   const w = eventWhere(deps, f, visibleCategories(grants), afterId)
   if (!w) return []
-  return deps.db.$client.query<Record<string, any>, any[]>(`SELECT ${COLS} FROM activity_events ${w.sql} ORDER BY id LIMIT ${limit}`).all(...w.args).map(eventOut)
+  return deps.db.$client.query<EventRow, SQLQueryBindings[]>(`SELECT ${COLS} FROM activity_events ${w.sql} ORDER BY id LIMIT ${limit}`).all(...w.args).map(eventOut)
 }

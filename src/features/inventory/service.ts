@@ -3,6 +3,7 @@
  * per-name and per-version aggregates in the same transaction, so the list endpoint reads aggregates and never groups
  * the raw sets.
  */
+import type { SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
@@ -58,9 +59,9 @@ export function listPackages(deps: AppDeps, p: { q?: string; source?: string; so
     where += ` AND name LIKE ?2 ESCAPE '\\'`
   }
   const db = deps.db.$client
-  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM package_stats ${where}`).get(...args)!.n
+  const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM package_stats ${where}`).get(...args)!.n
   const orderBy = sort === 'name' ? `name ${order}` : `${sort} ${order}, name ASC`
-  const rows = db.query<{ name: string; minion_count: number; version_count: number; last_seen: number }, any[]>(
+  const rows = db.query<{ name: string; minion_count: number; version_count: number; last_seen: number }, SQLQueryBindings[]>(
     `SELECT name, minion_count, version_count, last_seen FROM package_stats ${where} ORDER BY ${orderBy} LIMIT ${p.limit} OFFSET ${p.offset}`,
   ).all(...args)
   return { total, items: rows.map((r) => ({ ...r, last_seen: iso(r.last_seen) })) }
@@ -68,7 +69,7 @@ export function listPackages(deps: AppDeps, p: { q?: string; source?: string; so
 
 /** The versions of one package name, most common first; null when no minion has it. */
 export function packageVersions(deps: AppDeps, name: string, source?: string) {
-  const rows = deps.db.$client.query<{ version: string; arch: string; source: string; minion_count: number }, any[]>(
+  const rows = deps.db.$client.query<{ version: string; arch: string; source: string; minion_count: number }, SQLQueryBindings[]>(
     `SELECT version, arch, source, minion_count FROM package_versions WHERE name = ?1 AND ${source ? 'source = ?2' : "source <> ''"}
      ORDER BY minion_count DESC, version, arch, source`,
   ).all(...(source ? [name, source] : [name]))
@@ -88,8 +89,8 @@ export function minionPackages(deps: AppDeps, minionId: string, p: { q?: string;
     args.push(containsPattern(p.q))
     where += ` AND name LIKE ?2 ESCAPE '\\'`
   }
-  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM package_keys ${where}`).get(...args)!.n
-  const packages = db.query<{ name: string; version: string; arch: string }, any[]>(
+  const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM package_keys ${where}`).get(...args)!.n
+  const packages = db.query<{ name: string; version: string; arch: string }, SQLQueryBindings[]>(
     `SELECT name, version, arch FROM package_keys ${where} ORDER BY name, version, arch LIMIT ${p.limit} OFFSET ${p.offset}`,
   ).all(...args).map((r) => ({ ...r, source: set.source }))
   return { minion_id: minionId, collected_at: iso(set.collected_at), total, packages }

@@ -1,4 +1,5 @@
 /** The job index and per-minion returns: written by the event stream and the jobs poller, read by the jobs API. */
+import type { SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
@@ -127,8 +128,8 @@ export function listJobs(deps: AppDeps, q: { fun?: string; user?: string; limit:
   if (q.user) where.push(`user = ?${args.push(q.user)}`)
   const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
   const db = deps.db.$client
-  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM jobs ${w}`).get(...args)!.n
-  const rows = db.query<JobRow, any[]>(
+  const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM jobs ${w}`).get(...args)!.n
+  const rows = db.query<JobRow, SQLQueryBindings[]>(
     `SELECT j.*, (SELECT count(*) FROM job_returns r WHERE r.jid = j.jid) AS returned FROM jobs j ${w} ORDER BY started_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
   ).all(...args)
   return { total, jobs: rows.map(jobOut) }

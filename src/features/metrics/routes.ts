@@ -1,31 +1,13 @@
 /** GET /metrics: Prometheus text for a scraper holding `view metrics:*` or using an API token. */
-import { statSync } from 'node:fs'
 import { route } from '../../http/route'
 import { Forbidden } from '../../lib/errors'
 import { holds } from '../roles/service'
 import { VERSION } from '../../version'
 import type { AppDeps } from '../../deps'
+import { dbSizeBytes } from '../../db/client'
 import { Exposition } from './registry'
 import { searchPending } from '../activity/search-index'
 import { activityStored } from '../activity/feed'
-
-/** Size of the database file and its WAL in bytes; the page count for an in-memory database. */
-function dbSize(deps: AppDeps): number {
-  const file = deps.db.$client.filename
-  if (!file || file === ':memory:') {
-    const r = deps.db.$client.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()
-    return r?.n ?? 0
-  }
-  let n = 0
-  for (const f of [file, `${file}-wal`]) {
-    try {
-      n += statSync(f).size
-    } catch {
-      // No WAL file right after a checkpoint.
-    }
-  }
-  return n
-}
 
 /** The exposition for one service. */
 export function metricsText(deps: AppDeps): string {
@@ -42,7 +24,7 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, activityStored(deps)]])
   x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.status().connected ? 1 : 0]])
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
-  x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSize(deps)]])
+  x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
   return x.text()
 }

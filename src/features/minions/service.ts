@@ -1,4 +1,5 @@
 /** Minion rows: grains written by the grains poller, the minion list and detail, and the key list. */
+import type { SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
 import { NotFound } from '../../lib/errors'
@@ -53,7 +54,21 @@ const STATUS_SQL: Record<(typeof MINION_STATUSES)[number], string> = {
 }
 
 const SUMMARY = 'id, key_state, online, last_seen, os, osrelease, ip, salt_version, last_run_status, last_run_completed_at'
-function minionOut(r: Record<string, any>) {
+/** A row of the minion list (SUMMARY). */
+interface MinionRow {
+  id: string
+  key_state: string | null
+  online: number
+  last_seen: number | null
+  os: string | null
+  osrelease: string | null
+  ip: string | null
+  salt_version: string | null
+  last_run_status: string | null
+  last_run_completed_at: number | null
+}
+
+function minionOut(r: MinionRow) {
   return {
     id: r.id, key_state: r.key_state, online: r.online === 1, last_seen: isoOrNull(r.last_seen), os: r.os, osrelease: r.osrelease, ip: r.ip,
     salt_version: r.salt_version, last_run: r.last_run_status ? { status: r.last_run_status, completed_at: isoOrNull(r.last_run_completed_at) } : null,
@@ -71,14 +86,14 @@ export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MIN
   if (q.status) where.push(STATUS_SQL[q.status])
   const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
   const db = deps.db.$client
-  const total = db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM minions ${w}`).get(...args)!.n
-  const rows = db.query<Record<string, any>, any[]>(`SELECT ${SUMMARY} FROM minions ${w} ORDER BY id LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
+  const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM minions ${w}`).get(...args)!.n
+  const rows = db.query<MinionRow, SQLQueryBindings[]>(`SELECT ${SUMMARY} FROM minions ${w} ORDER BY id LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
   return { total, minions: rows.map(minionOut) }
 }
 
 /** One minion with its grains; 404 when unknown. */
 export function minionDetail(deps: AppDeps, id: string) {
-  const r = deps.db.$client.query<Record<string, any>, [string]>(`SELECT ${SUMMARY}, grains FROM minions WHERE id = ?1`).get(id)
+  const r = deps.db.$client.query<MinionRow & { grains: string | null }, [string]>(`SELECT ${SUMMARY}, grains FROM minions WHERE id = ?1`).get(id)
   if (!r) throw new NotFound('Minion')
   return { ...minionOut(r), grains: r.grains ? JSON.parse(r.grains) : {} }
 }

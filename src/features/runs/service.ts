@@ -1,4 +1,5 @@
 /** State runs: recorded once per (minion, jid) from raw Salt returns; listed per minion. */
+import type { SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
@@ -41,6 +42,21 @@ export function recordRun(deps: AppDeps, raw: RawRun): boolean {
   return stored
 }
 
+/** A row of the run list (LIST). */
+interface RunRow {
+  id: string
+  jid: string
+  fun: string
+  completed_at: number
+  pass_count: number
+  fail_count: number
+  change_count: number
+  total_count: number
+  duration_ms: number
+  blocked: number
+  status: RunStatus
+}
+
 const LIST = `SELECT id, jid, fun, completed_at, pass_count, fail_count, change_count, total_count, duration_ms, blocked, status FROM runs`
 
 /** One minion's runs, newest first (completed_at, then jid), with the total for the status filter. */
@@ -51,9 +67,9 @@ export function listRuns(deps: AppDeps, minionId: string, q: { limit: number; of
   const args = byStatus ? [minionId, q.status!] : [minionId]
   // Unfiltered totals come from the minion's run_count, kept in the same transaction as each insert.
   const total = byStatus
-    ? db.query<{ n: number }, any[]>(`SELECT count(*) AS n FROM runs ${where}`).get(...args)!.n
+    ? db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM runs ${where}`).get(...args)!.n
     : (db.query<{ n: number }, [string]>('SELECT run_count AS n FROM minions WHERE id = ?1').get(minionId)?.n ?? 0)
-  const rows = db.query<Record<string, any>, any[]>(`${LIST} ${where} ORDER BY completed_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
+  const rows = db.query<RunRow, SQLQueryBindings[]>(`${LIST} ${where} ORDER BY completed_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
   return {
     minion_id: minionId,
     total,

@@ -4,6 +4,7 @@ import { route, type AnyRoute } from '../../http/route'
 import { AppError } from '../../http/errors'
 import { API_VERSION, openApiDocument } from '../../http/openapi'
 import { VERSION } from '../../version'
+import { ping } from '../../db/client'
 
 /** System routes; the OpenAPI route describes `all` (every route of the app). */
 export const systemRoutes = (all: () => AnyRoute[]) => {
@@ -13,11 +14,7 @@ export const systemRoutes = (all: () => AnyRoute[]) => {
     route({
       method: 'GET', path: '/readyz', tag: 'system', summary: 'Database answers', access: 'public', response: T.Object({ status: T.Literal('ok') }),
       handler({ deps }) {
-        try {
-          deps.db.$client.query('SELECT 1').get()
-        } catch {
-          throw new AppError(503, 'Database unavailable')
-        }
+        if (!ping(deps.db)) throw new AppError(503, 'Database unavailable')
         return { status: 'ok' }
       },
     }),

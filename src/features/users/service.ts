@@ -1,5 +1,5 @@
 /** Local user accounts and their role assignments. */
-import { asc, eq, sql } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { roles, userRoles, users } from '../../db/schema'
 import { ValidationFailed } from '../../http/errors'
@@ -113,5 +113,3 @@ export async function setPassword(deps: AppDeps, id: string, password: string, m
   endSessions(deps, id)
 }
 
-/** Number of users (for status pages). */
-export const countUsers = (deps: AppDeps) => deps.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n
