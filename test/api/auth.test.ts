@@ -9,7 +9,7 @@ import { migrate } from '../../src/db/migrate'
 import { loadConfig } from '../../src/config'
 import { ManualClock } from '../../src/lib/clock'
 import { Logger } from '../../src/lib/log'
-import { bootstrap } from '../../src/features/auth/service'
+import { bootstrap } from '../../src/features/users/bootstrap'
 import { createApp } from '../../src/app'
 
 type World = Awaited<ReturnType<typeof testWorld>>

@@ -3,7 +3,8 @@ import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import { NewPassword, Nullable, PlainText, UuidPath } from '../../http/schemas'
 import { ValidationFailed } from '../../http/errors'
-import { changeOwnPassword, checkLogin, createApiToken, createSession, deleteSession, listApiTokens, revokeApiToken, userSummary } from './service'
+import { changeOwnPassword } from '../users/service'
+import { checkLogin, createApiToken, createSession, deleteSession, listApiTokens, revokeApiToken, userSummary } from './service'
 
 const Permission = T.Object({ verb: T.String(), resource_glob: T.String() })
 /** The body of login and me. */

@@ -1,14 +1,11 @@
-/** Passwords, login, sessions, API tokens, throttling and the first admin. */
+/** Passwords, login, sessions, API tokens and throttling. */
 import { and, asc, eq, gt, isNull, ne, or } from 'drizzle-orm'
-import { chmodSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { randomInt } from 'node:crypto'
 import type { AppDeps } from '../../deps'
-import { sessions, userRoles, users } from '../../db/schema'
-import { Forbidden, NotFound, Throttled, Unauthenticated } from '../../lib/errors'
+import { sessions, users } from '../../db/schema'
+import { NotFound, Throttled, Unauthenticated } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId, newToken, tokenHash } from '../../lib/ids'
-import { ensureBuiltinRoles, type Grant } from '../roles/service'
+import type { Grant } from '../roles/service'
 
 /** The caller of a request, or null on public routes. */
 export type Principal = {
@@ -198,16 +195,6 @@ export function endSessions(deps: AppDeps, userId: string, keep?: string) {
   deps.db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.kind, 'session'), keep ? ne(sessions.id, keep) : undefined)).run()
 }
 
-/** Changes a user's own password after checking the current one; ends the user's other sessions. */
-export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
-  const u = deps.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()
-  if (!u) throw new NotFound('User')
-  if (!(await verifyPassword(deps, current, u.passwordHash))) throw new Forbidden('Current password is incorrect')
-  const hash = await hashPassword(deps, next)
-  deps.db.update(users).set({ passwordHash: hash, mustChangePw: false, updatedAt: deps.clock.now() }).where(eq(users.id, userId)).run()
-  endSessions(deps, userId, sessionId)
-}
-
 /** Creates an API token for scripts; the secret is returned once. */
 export function createApiToken(deps: AppDeps, userId: string, name: string, expiresInDays: number | null | undefined) {
   const token = newToken()
@@ -231,34 +218,4 @@ export function listApiTokens(deps: AppDeps, userId: string) {
 export function revokeApiToken(deps: AppDeps, userId: string, id: string) {
   const res = deps.db.$client.query("DELETE FROM sessions WHERE id = ?1 AND user_id = ?2 AND kind = 'api_token'").run(id, userId)
   if (res.changes === 0) throw new NotFound('Token')
-}
-
-const PW_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
-/** A random 20-character password for the first admin. */
-export const randomPassword = () => Array.from({ length: 20 }, () => PW_ALPHABET[randomInt(PW_ALPHABET.length)]).join('')
-
-/**
- * First start: repairs the built-in roles and, when there are no users, creates `admin` with
- * SALTDECK_ADMIN_PASSWORD or a random password written to `<data dir>/initial-admin-password`.
- */
-export async function bootstrap(deps: AppDeps, dataDir: string | null, announce: (line: string) => void = console.log) {
-  const roleIds = ensureBuiltinRoles(deps)
-  if (deps.db.select({ id: users.id }).from(users).limit(1).get()) return
-  const fromEnv = deps.config.adminPassword
-  const password = fromEnv ?? randomPassword()
-  const now = deps.clock.now()
-  const id = newId()
-  deps.db.insert(users).values({
-    id, username: 'admin', usernameKey: 'admin', displayName: 'Administrator', passwordHash: await hashPassword(deps, password),
-    mustChangePw: !fromEnv, isActive: true, isBuiltin: true, createdAt: now, updatedAt: now,
-  }).run()
-  deps.db.insert(userRoles).values({ userId: id, roleId: roleIds.admin! }).run()
-  if (!fromEnv) {
-    if (dataDir) {
-      const file = join(dataDir, 'initial-admin-password')
-      writeFileSync(file, password + '\n', { mode: 0o600 })
-      chmodSync(file, 0o600)
-      announce(`Created user 'admin' with password: ${password}  (also in ${file}; you must change it at first login)`)
-    } else announce(`Created user 'admin' with password: ${password}  (you must change it at first login)`)
-  }
 }

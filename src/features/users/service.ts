@@ -3,10 +3,10 @@ import { asc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { roles, userRoles, users } from '../../db/schema'
 import { ValidationFailed } from '../../http/errors'
-import { Conflict, NotFound } from '../../lib/errors'
+import { Conflict, Forbidden, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { endSessions, hashPassword } from '../auth/service'
+import { endSessions, hashPassword, verifyPassword } from '../auth/service'
 import { unknownRoleIds } from '../roles/service'
 
 type UserRow = typeof users.$inferSelect
@@ -60,16 +60,25 @@ export async function createUser(deps: AppDeps, input: NewUser) {
   if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw new Conflict('Username already exists')
   const roleIds = [...new Set(input.roles ?? [])]
   checkRoleIds(deps, roleIds, ['body', 'roles'])
+  return userOut(deps, await insertUser(deps, input, roleIds, false))
+}
+
+/** Whether any user exists. */
+export const hasUsers = (deps: AppDeps) => !!deps.db.select({ id: users.id }).from(users).limit(1).get()
+
+/** Inserts a user row with its roles (the caller has checked the name and the role ids). */
+export async function insertUser(deps: AppDeps, input: NewUser, roleIds: string[], builtin: boolean): Promise<UserRow> {
   const now = deps.clock.now()
   const row: UserRow = {
-    id: newId(), username: input.username, usernameKey: key, displayName: input.display_name ?? '', passwordHash: await hashPassword(deps, input.password),
-    mustChangePw: input.must_change_pw ?? true, isActive: input.is_active ?? true, isBuiltin: false, createdAt: now, updatedAt: now,
+    id: newId(), username: input.username, usernameKey: input.username.toLowerCase(), displayName: input.display_name ?? '',
+    passwordHash: await hashPassword(deps, input.password), mustChangePw: input.must_change_pw ?? true, isActive: input.is_active ?? true,
+    isBuiltin: builtin, createdAt: now, updatedAt: now,
   }
   deps.db.transaction((tx) => {
     tx.insert(users).values(row).run()
     for (const roleId of roleIds) tx.insert(userRoles).values({ userId: row.id, roleId }).run()
   })
-  return userOut(deps, row)
+  return row
 }
 
 /** Replaces a user's roles. */
@@ -108,8 +117,20 @@ export function deleteUser(deps: AppDeps, id: string, actorId: string) {
 /** Sets a user's password (by an admin) and ends that user's sessions. */
 export async function setPassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
   getUser(deps, id)
+  await writePassword(deps, id, password, mustChange)
+  endSessions(deps, id)
+}
+
+/** Changes a user's own password after checking the current one; ends the user's other sessions. */
+export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
+  if (!(await verifyPassword(deps, current, getUser(deps, userId).passwordHash))) throw new Forbidden('Current password is incorrect')
+  await writePassword(deps, userId, next, false)
+  endSessions(deps, userId, sessionId)
+}
+
+/** The one writer of a user's password and its must-change flag. */
+async function writePassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
   const hash = await hashPassword(deps, password)
   deps.db.update(users).set({ passwordHash: hash, mustChangePw: mustChange, updatedAt: deps.clock.now() }).where(eq(users.id, id)).run()
-  endSessions(deps, id)
 }
 

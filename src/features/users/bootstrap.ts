@@ -1,0 +1,31 @@
+/** The first start: built-in roles repaired, and the first admin created when there are no users. */
+import { chmodSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomInt } from 'node:crypto'
+import type { AppDeps } from '../../deps'
+import { ensureBuiltinRoles } from '../roles/service'
+import { hasUsers, insertUser } from './service'
+
+const PW_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
+/** A random 20-character password for the first admin. */
+export const randomPassword = () => Array.from({ length: 20 }, () => PW_ALPHABET[randomInt(PW_ALPHABET.length)]).join('')
+
+/**
+ * First start: repairs the built-in roles and, when there are no users, creates `admin` with
+ * SALTDECK_ADMIN_PASSWORD or a random password written to `<data dir>/initial-admin-password`.
+ */
+export async function bootstrap(deps: AppDeps, dataDir: string | null, announce: (line: string) => void = console.log) {
+  const roleIds = ensureBuiltinRoles(deps)
+  if (hasUsers(deps)) return
+  const fromEnv = deps.config.adminPassword
+  const password = fromEnv ?? randomPassword()
+  await insertUser(deps, { username: 'admin', display_name: 'Administrator', password, must_change_pw: !fromEnv, is_active: true }, [roleIds.admin!], true)
+  if (!fromEnv) {
+    if (dataDir) {
+      const file = join(dataDir, 'initial-admin-password')
+      writeFileSync(file, password + '\n', { mode: 0o600 })
+      chmodSync(file, 0o600)
+      announce(`Created user 'admin' with password: ${password}  (also in ${file}; you must change it at first login)`)
+    } else announce(`Created user 'admin' with password: ${password}  (you must change it at first login)`)
+  }
+}
