@@ -39,13 +39,24 @@ export function findJsonProblem(text: string): JsonProblem | null {
       } else i++
     }
   }
-  const value = (): void => {
-    const c = text[i]
-    if (c === '{') {
+  /** A comma-separated run of members up to `close`, the opening bracket at i. */
+  const members = (close: string, member: () => void): void => {
+    i++
+    ws()
+    if (text[i] === close) return void i++
+    for (;;) {
+      member()
+      ws()
+      if (text[i] === close) return void i++
+      if (text[i] !== ',') fail(i, "Expecting ',' delimiter")
       i++
       ws()
-      if (text[i] === '}') return void i++
-      for (;;) {
+    }
+  }
+  const value = (): void => {
+    const c = text[i]
+    if (c === '{')
+      return members('}', () => {
         if (text[i] !== '"') fail(i, 'Expecting property name enclosed in double quotes')
         str()
         ws()
@@ -53,26 +64,8 @@ export function findJsonProblem(text: string): JsonProblem | null {
         i++
         ws()
         value()
-        ws()
-        if (text[i] === '}') return void i++
-        if (text[i] !== ',') fail(i, "Expecting ',' delimiter")
-        i++
-        ws()
-      }
-    }
-    if (c === '[') {
-      i++
-      ws()
-      if (text[i] === ']') return void i++
-      for (;;) {
-        value()
-        ws()
-        if (text[i] === ']') return void i++
-        if (text[i] !== ',') fail(i, "Expecting ',' delimiter")
-        i++
-        ws()
-      }
-    }
+      })
+    if (c === '[') return members(']', value)
     if (c === '"') return str()
     for (const lit of ['true', 'false', 'null']) if (text.startsWith(lit, i)) return void (i += lit.length)
     const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/.exec(text.slice(i, i + 400))

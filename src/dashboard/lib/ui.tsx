@@ -124,13 +124,13 @@ export function Form({ onSubmit, children, label, ...rest }: { onSubmit: () => v
 }
 
 /** The end of a form: its error, the submit button and a status line for "Saved."-style notes. */
-export function FormFooter({ act, note, label = 'Save' }: { act: { busy: boolean; error?: Error | undefined }; note: string; label?: string }) {
+export function FormFooter({ act, note, label = 'Save' }: { act: { busy: boolean; error?: Error | undefined }; note?: string; label?: string }) {
   return (
     <>
       <ErrorBox error={act.error} />
       <div class="form-actions">
         <button type="submit" class="primary" disabled={act.busy}>{label}</button>
-        <span role="status" class="ok">{note}</span>
+        {note !== undefined && <span role="status" class="ok">{note}</span>}
       </div>
     </>
   )

@@ -156,20 +156,9 @@ export class PkgAnswerScanner {
         return
       }
       case St.Minions: {
-        let c = this.ws()
-        if (c === 125) return (this.i++, (this.st = St.RestList))
-        if (!this.first) {
-          if (c !== COMMA) return this.bad(c)
-          this.i++
-          c = this.ws()
-        }
-        if (c !== Q) return this.bad(c)
-        const idEnd = this.stringEnd(this.i)
-        if (idEnd < 0) return
-        const id = this.stringAt(this.i, idEnd)
-        this.i = idEnd + 1
-        if (!this.punct(COLON)) return this.bad(this.ws())
-        if (this.ws() < 0) return
+        if (this.ws() === 125) return (this.i++, (this.st = St.RestList))
+        const id = this.keyAt(!this.first)
+        if (id === null || this.ws() < 0) return
         const start = this.i
         let keys = this.pkgObject()
         if (this.short) return
@@ -195,17 +184,9 @@ export class PkgAnswerScanner {
       }
       case St.RestObj: {
         // Further keys of the answer; a second "return" replaces the first, as JSON.parse keeps the last.
-        let c = this.ws()
-        if (c === 125) return (this.i++, (this.st = St.End))
-        if (c !== COMMA) return this.bad(c)
-        this.i++
-        c = this.ws()
-        if (c !== Q) return this.bad(c)
-        const k = this.stringEnd(this.i)
-        if (k < 0) return
-        const key = this.stringAt(this.i, k)
-        this.i = k + 1
-        if (!this.punct(COLON)) return this.bad(this.ws())
+        if (this.ws() === 125) return (this.i++, (this.st = St.End))
+        const key = this.keyAt(true)
+        if (key === null) return
         const v = this.value()
         if (key === 'return' && !this.short) setsOfReturn(returnOf({ return: v }, 'return'), this.cat, this.sets)
         return
@@ -348,6 +329,23 @@ export class PkgAnswerScanner {
   }
 
   /** Skips whitespace; returns the next byte, or -1 at the end of the bytes so far (noted as short). */
+  /** Reads `"key":` at i, after a comma when `comma`; the key, or null when the input is short or bad (reported). */
+  private keyAt(comma: boolean): string | null {
+    let c = this.ws()
+    if (comma) {
+      if (c !== COMMA) return (this.bad(c), null)
+      this.i++
+      c = this.ws()
+    }
+    if (c !== Q) return (this.bad(c), null)
+    const end = this.stringEnd(this.i)
+    if (end < 0) return null
+    const key = this.stringAt(this.i, end)
+    this.i = end + 1
+    if (!this.punct(COLON)) return (this.bad(this.ws()), null)
+    return key
+  }
+
   private ws(): number {
     const b = this.b
     const len = this.len

@@ -59,10 +59,7 @@ function AddPermission({ role, onAdded }: { role: RoleDetail; onAdded: () => voi
             onInput={(e) => setGlob(e.currentTarget.value)} />
         </Field>
       </div>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Add permission</button>
-      </div>
+      <FormFooter act={act} label="Add permission" />
     </Form>
   )
 }

@@ -4,7 +4,7 @@ import { api } from '../../lib/api'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Field, Form, Loading, Page, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Table, type Column } from '../../lib/ui'
 import type { Role } from './types'
 
 /** The form that creates a role. */
@@ -27,10 +27,7 @@ function NewRole({ onCreated }: { onCreated: (r: Role) => void }) {
           <input id="nr-desc" autocomplete="off" maxLength={255} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
         </Field>
       </div>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Create role</button>
-      </div>
+      <FormFooter act={act} label="Create role" />
     </Form>
   )
 }

@@ -5,7 +5,7 @@ import { ConfirmButton } from '../../lib/confirm'
 import { dateTime } from '../../lib/format'
 import { readInt } from '../../lib/form-values'
 import { useAction, useGet } from '../../lib/hooks'
-import { ErrorBox, Field, Form, Loading, Page, Table, type Column } from '../../lib/ui'
+import { ErrorBox, Field, Form, FormFooter, Loading, Page, Table, type Column } from '../../lib/ui'
 import type { ApiToken } from './types'
 
 /** The answer of POST /api/auth/tokens: the only time the secret is seen. */
@@ -105,10 +105,7 @@ export function TokensPage() {
                 onInput={(e) => setDays(e.currentTarget.value)} />
             </Field>
           </div>
-          <ErrorBox error={create.error} />
-          <div class="form-actions">
-            <button type="submit" class="primary" disabled={create.busy}>Create token</button>
-          </div>
+          <FormFooter act={create} label="Create token" />
         </Form>
       </section>
     </Page>

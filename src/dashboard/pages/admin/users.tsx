@@ -5,7 +5,7 @@ import { dateTime } from '../../lib/format'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import type { User } from './types'
 
 const PAGE = 50
@@ -49,10 +49,7 @@ function NewUser({ onCreated }: { onCreated: (u: User) => void }) {
         <input type="checkbox" checked={f.must_change_pw} onChange={(e) => setF({ ...f, must_change_pw: e.currentTarget.checked })} />
         Must change password at first login
       </label>
-      <ErrorBox error={act.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={act.busy}>Create user</button>
-      </div>
+      <FormFooter act={act} label="Create user" />
     </Form>
   )
 }
