@@ -1,8 +1,8 @@
 /** The command line: parses arguments into a command and runs it. */
-import { loadConfig, type Config } from './config'
+import { loadConfig, optionList, type Config } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
-import { backup, CommandError, userCreate, userList, userResetPassword } from './commands'
+import { backup, CommandError, configShow, userCreate, userList, userResetPassword } from './commands'
 
 const HELP = `saltdeck ${VERSION}: administration and monitoring console for SaltStack fleets
 
@@ -12,6 +12,7 @@ Usage:
   saltdeck user reset-password NAME [--password-stdin] [--data-dir ./data]
   saltdeck user list [--data-dir ./data]
   saltdeck backup FILE [--data-dir ./data]
+  saltdeck config [the flags of serve]
   saltdeck version
   saltdeck --help
 
@@ -22,10 +23,12 @@ user reset-password
                set a new password (generated and printed, or from stdin) and end the user's sessions
 user list      show every user with state and roles
 backup         write a consistent copy of the database to FILE while the service runs
+config         print the configuration serve would run with (environment, defaults, flags) as NAME=value
+               lines; secret values show as ******** when set
 version        print the version
 
-Environment: SALTDECK_HOST, SALTDECK_PORT, SALTDECK_DATA_DIR, SALTDECK_TLS_CERT, SALTDECK_TLS_KEY,
-SALTDECK_ADMIN_PASSWORD, SALTDECK_SALT_URL, ... (see README).`
+Environment (each described in the README's Configuration table):
+${wrap(optionList().map(([, o]) => o.env).join(', '), 110)}`
 
 /** Reads `--name value` and `--name=value` flags; names in `booleans` stand alone and read as 'true'. */
 export function parseFlags(args: string[], booleans: string[] = []): Record<string, string> {
@@ -58,12 +61,7 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     return 0
   }
   if (cmd === 'serve') {
-    const f = flags(rest, ['host', 'port', 'data-dir', 'tls-cert', 'tls-key'])
-    const overrides: Partial<Config> = {
-      host: f.host, dataDir: f['data-dir'], port: f.port === undefined ? undefined : Number(f.port), tlsCert: f['tls-cert'], tlsKey: f['tls-key'],
-    }
-    if (overrides.port !== undefined && !(Number.isInteger(overrides.port) && overrides.port >= 0 && overrides.port < 65536)) throw new Error('--port must be 0..65535')
-    const running = await serve(loadConfig(env, overrides))
+    const running = await serve(serveConfig(env, rest))
     await new Promise<void>((done) => {
       const stop = () => running.stop().then(done)
       process.once('SIGTERM', stop)
@@ -72,6 +70,10 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     return 0
   }
   const print = (line: string) => console.log(line)
+  if (cmd === 'config') {
+    configShow(serveConfig(env, rest), print)
+    return 0
+  }
   try {
     if (cmd === 'user') {
       const [sub, name, ...more] = rest
@@ -118,6 +120,29 @@ function flags(args: string[], known: string[], booleans: string[] = []): Record
   const f = parseFlags(args, booleans)
   for (const k of Object.keys(f)) if (!known.includes(k)) throw new Error(`unknown option --${k}`)
   return f
+}
+
+/** The flags of `serve`: the options that have one (host, port, data-dir, the TLS pair). */
+const SERVE_FLAGS = optionList().flatMap(([, o]) => (o.flag ? [o.flag] : []))
+
+/** The configuration `serve` runs with: environment and defaults, overridden by its flags. */
+function serveConfig(env: Record<string, string | undefined>, args: string[]): Config {
+  const f = flags(args, SERVE_FLAGS)
+  const overrides: Partial<Config> = {
+    host: f.host, dataDir: f['data-dir'], port: f.port === undefined ? undefined : Number(f.port), tlsCert: f['tls-cert'], tlsKey: f['tls-key'],
+  }
+  if (overrides.port !== undefined && !(Number.isInteger(overrides.port) && overrides.port >= 0 && overrides.port < 65536)) throw new Error('--port must be 0..65535')
+  return loadConfig(env, overrides)
+}
+
+/** Breaks a comma list into lines of at most `width` characters. */
+function wrap(text: string, width: number): string {
+  const lines = ['']
+  for (const word of text.split(' ')) {
+    if (lines.at(-1)!.length + word.length + 1 > width) lines.push('')
+    lines[lines.length - 1] = lines.at(-1) ? `${lines.at(-1)} ${word}` : word
+  }
+  return lines.join('\n')
 }
 
 /** The configuration of a data-dir command. */

@@ -1,8 +1,8 @@
-/** The operator commands besides serve: user create|reset-password|list and backup, run against a data directory. */
+/** The operator commands besides serve: user create|reset-password|list and backup, run against a data directory, and config. */
 import { chmodSync, existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
-import type { Config } from './config'
+import { optionList, SECRET_MASK, type Config } from './config'
 import type { AppDeps } from './deps'
 import { Logger } from './lib/log'
 import { backupTo } from './db/client'
@@ -102,4 +102,15 @@ export function backup(config: Config, file: string, print: (s: string) => void)
     chmodSync(target, 0o600)
     print(`Backup written to ${target} (${Bun.file(target).size} bytes in ${Math.round(performance.now() - t0)} ms)`)
   })
+}
+
+/**
+ * `config`: the effective configuration as `NAME=value` lines, the form of an environment file. A secret option
+ * shows {@link SECRET_MASK} when set; an unset option shows nothing after `=`.
+ */
+export function configShow(config: Config, print: (s: string) => void) {
+  for (const [key, o] of optionList()) {
+    const v = (config as Record<string, unknown>)[key]
+    print(`${o.env}=${v === null || v === undefined ? '' : o.secret ? SECRET_MASK : String(v)}`)
+  }
 }

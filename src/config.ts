@@ -1,34 +1,66 @@
-/** Every runtime option in one table: name, environment variable, type, default, and whether it is secret. */
+/** Every runtime option in one table: name, environment variable, type, default, description, and whether it is secret. */
 
 type Kind = 'string' | 'int' | 'bool'
-interface Option {
+export interface Option {
   env: string
   kind: Kind
   default: string | number | boolean | null
+  /** One line for the README's configuration table (scripts/gen-config-table.ts) and `saltdeck config`. */
+  doc: string
+  /** The `serve` flag (without its dashes) that overrides the variable. */
+  flag?: string
+  /** Never printed: `saltdeck config` masks it, the README marks it. */
   secret?: boolean
+  /** A string that must be an absolute http or https URL. */
+  url?: boolean
 }
+
+/** The state functions whose returns are always stored as runs (contract §7). */
+const BASE_RUN_FUNCTIONS = ['state.apply', 'state.highstate', 'state.sls', 'state.sls_id', 'state.single', 'state.top']
 
 /** The option table; command-line flags of `serve` override host, port, dataDir and the TLS pair. */
 export const OPTIONS = {
-  host: { env: 'SALTDECK_HOST', kind: 'string', default: '127.0.0.1' },
-  port: { env: 'SALTDECK_PORT', kind: 'int', default: 8080 },
-  dataDir: { env: 'SALTDECK_DATA_DIR', kind: 'string', default: './data' },
-  sessionTtlMinutes: { env: 'SALTDECK_SESSION_TTL_MINUTES', kind: 'int', default: 480 },
-  tlsCert: { env: 'SALTDECK_TLS_CERT', kind: 'string', default: null },
-  tlsKey: { env: 'SALTDECK_TLS_KEY', kind: 'string', default: null },
-  cookieSecure: { env: 'SALTDECK_COOKIE_SECURE', kind: 'bool', default: false },
-  adminPassword: { env: 'SALTDECK_ADMIN_PASSWORD', kind: 'string', default: null, secret: true },
-  saltUrl: { env: 'SALTDECK_SALT_URL', kind: 'string', default: null },
-  saltUsername: { env: 'SALTDECK_SALT_USERNAME', kind: 'string', default: null },
-  saltPassword: { env: 'SALTDECK_SALT_PASSWORD', kind: 'string', default: null, secret: true },
-  saltEauth: { env: 'SALTDECK_SALT_EAUTH', kind: 'string', default: null },
-  saltVerify: { env: 'SALTDECK_SALT_VERIFY', kind: 'bool', default: null },
-  runFunctions: { env: 'SALTDECK_RUN_FUNCTIONS', kind: 'string', default: null },
-  presenceMethod: { env: 'SALTDECK_PRESENCE_METHOD', kind: 'string', default: 'present' },
-  inventoryBatch: { env: 'SALTDECK_INVENTORY_BATCH', kind: 'int', default: 200 },
-  inventoryFlushMinions: { env: 'SALTDECK_INVENTORY_FLUSH', kind: 'int', default: 5000 },
-  passwordMemoryKib: { env: 'SALTDECK_ARGON2_MEMORY_KIB', kind: 'int', default: 19456 },
+  host: { env: 'SALTDECK_HOST', flag: 'host', kind: 'string', default: '127.0.0.1', doc: 'Address to bind; loopback by default, `0.0.0.0` is the operator\'s choice.' },
+  port: { env: 'SALTDECK_PORT', flag: 'port', kind: 'int', default: 8080, doc: 'TCP port; `0` picks a free one.' },
+  dataDir: {
+    env: 'SALTDECK_DATA_DIR', flag: 'data-dir', kind: 'string', default: './data',
+    doc: 'Data directory, created 0700: `saltdeck.db`, `search.db` (the activity search index), `secret.key`, `initial-admin-password`.',
+  },
+  sessionTtlMinutes: { env: 'SALTDECK_SESSION_TTL_MINUTES', kind: 'int', default: 480, doc: 'Session lifetime in minutes, absolute from login.' },
+  tlsCert: { env: 'SALTDECK_TLS_CERT', flag: 'tls-cert', kind: 'string', default: null, doc: 'PEM certificate for HTTPS; set with `SALTDECK_TLS_KEY`, both or neither.' },
+  tlsKey: { env: 'SALTDECK_TLS_KEY', flag: 'tls-key', kind: 'string', default: null, doc: 'PEM private key for HTTPS; set with `SALTDECK_TLS_CERT`.' },
+  cookieSecure: { env: 'SALTDECK_COOKIE_SECURE', kind: 'bool', default: false, doc: 'Marks the session cookie `Secure` (set automatically for requests over TLS).' },
+  publicUrl: {
+    env: 'SALTDECK_PUBLIC_URL', kind: 'string', url: true, default: null,
+    doc: 'Address people reach Saltdeck at (e.g. `https://saltdeck.example.com`) behind a proxy: its origin is accepted for cookie-authenticated writes; links in notifications will use it.',
+  },
+  adminPassword: { env: 'SALTDECK_ADMIN_PASSWORD', kind: 'string', default: null, secret: true, doc: 'Password of the first `admin` user; read only when there are no users (unset: a random one, changed at first login).' },
+  saltUrl: { env: 'SALTDECK_SALT_URL', kind: 'string', default: null, doc: 'salt-api address (rest_cherrypy); this and the other `SALTDECK_SALT_*` variables, when set, are written over the stored salt settings at start.' },
+  saltUsername: { env: 'SALTDECK_SALT_USERNAME', kind: 'string', default: null, doc: 'salt-api user (salt\'s `external_auth`).' },
+  saltPassword: { env: 'SALTDECK_SALT_PASSWORD', kind: 'string', default: null, secret: true, doc: 'salt-api password; stored encrypted under `secret.key`.' },
+  saltEauth: { env: 'SALTDECK_SALT_EAUTH', kind: 'string', default: null, doc: 'salt-api eauth backend: `pam`, `sharedsecret`, `ldap`, `file` or `auto`.' },
+  saltVerify: { env: 'SALTDECK_SALT_VERIFY', kind: 'bool', default: null, doc: 'Verify salt-api\'s TLS certificate.' },
+  runFunctions: {
+    env: 'SALTDECK_RUN_FUNCTIONS', kind: 'string', default: null,
+    doc: `Comma list of functions stored as state runs, added to \`${BASE_RUN_FUNCTIONS.join(', ')}\`.`,
+  },
+  presenceMethod: { env: 'SALTDECK_PRESENCE_METHOD', kind: 'string', default: 'present', doc: 'Presence poll: `present` reads the master\'s connections, `status` pings (exact when minions share an address).' },
+  inventoryBatch: {
+    env: 'SALTDECK_INVENTORY_BATCH', kind: 'int', default: 200,
+    doc: 'Minions whose `pkg.list_pkgs` returns are held at once: asked in half batches, one in flight while the other is read.',
+  },
+  inventoryFlushMinions: {
+    env: 'SALTDECK_INVENTORY_FLUSH', kind: 'int', default: 5000,
+    doc: 'Collected package sets are stored (with the aggregates) in one transaction per this many minions, or every 10 s.',
+  },
+  passwordMemoryKib: { env: 'SALTDECK_ARGON2_MEMORY_KIB', kind: 'int', default: 19456, doc: 'Argon2id memory per password hash, in KiB; tests lower it for speed.' },
 } satisfies Record<string, Option>
+
+/** What `saltdeck config` shows for a secret option that is set. */
+export const SECRET_MASK = '********'
+
+/** The options in table order, typed as the general shape. */
+export const optionList = (): [string, Option][] => Object.entries(OPTIONS)
 
 type Value<O extends Option> = O['kind'] extends 'int' ? number : O['kind'] extends 'bool' ? boolean : string
 /** Resolved options; an option whose default is null may be null. */
@@ -42,19 +74,29 @@ function read(o: Option, raw: string | undefined): unknown {
     return n
   }
   if (o.kind === 'bool') return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())
+  if (o.url && !isHttpUrl(raw)) throw new Error(`${o.env} must be an absolute http or https URL, got ${JSON.stringify(raw)}`)
   return raw
+}
+
+/** True for an absolute http:// or https:// URL with a host. */
+function isHttpUrl(raw: string): boolean {
+  try {
+    const u = new URL(raw)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''
+  } catch {
+    return false
+  }
 }
 
 /** Reads every option from the environment, falling back to its default. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const out: Record<string, unknown> = {}
-  for (const [k, o] of Object.entries(OPTIONS)) out[k] = read(o as Option, env[(o as Option).env])
+  for (const [k, o] of optionList()) out[k] = read(o, env[o.env])
   return { ...(out as Config), ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) }
 }
 
 /** The state functions whose returns are stored as runs (contract §7), plus SALTDECK_RUN_FUNCTIONS. */
 export function runFunctions(config: Config): Set<string> {
-  const base = ['state.apply', 'state.highstate', 'state.sls', 'state.sls_id', 'state.single', 'state.top']
   const extra = (config.runFunctions ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-  return new Set([...base, ...extra])
+  return new Set([...BASE_RUN_FUNCTIONS, ...extra])
 }

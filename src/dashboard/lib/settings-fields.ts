@@ -27,7 +27,8 @@ export const POLLER_FORM = {
   minion_state_keys_interval_seconds: int('Keys poll interval (seconds)', 0, 86400, '0 = off'),
   minion_state_presence_interval_seconds: int('Presence poll interval (seconds)', 0, 86400, '0 = off'),
   minion_state_grains_interval_seconds: int('Grains poll interval (seconds)', 0, 86400, '0 = off'),
-  minion_state_initial_delay_seconds: int('Keys, presence and grains initial delay (seconds)', 0, 3600, '0 = at once'),
+  // Despite its name, this one delay is shared by the keys, presence, grains, jobs and fleet pollers.
+  minion_state_initial_delay_seconds: int('Keys, presence, grains, jobs and fleet initial delay (seconds)', 0, 3600, '0 = at once'),
   jobs_poll_interval_seconds: int('Jobs poll interval (seconds)', 0, 86400, '0 = off'),
   fleet_poll_interval_seconds: int('Fleet (state runs) poll interval (seconds)', 0, 86400, '0 = off'),
   inventory_refresh_minutes: int('Inventory refresh interval (minutes)', 0, 1440, '0 = off'),

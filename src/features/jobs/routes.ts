@@ -1,4 +1,4 @@
-/** The job reads and the key list (contract §7); actions through salt-api come with the salt client. */
+/** The job reads and the key list (contract §7); the actions (run, kill, key accept/reject/delete) are in features/salt-actions/routes.ts. */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import { paging } from '../../http/schemas'

@@ -14,6 +14,7 @@ export const POLLER_FIELDS = {
   minion_state_keys_interval_seconds: [int(0, 86400), 300],
   minion_state_presence_interval_seconds: [int(0, 86400), 60],
   minion_state_grains_interval_seconds: [int(0, 86400), 300],
+  /** Wait before the first tick of the keys, presence and grains pollers, and also of the jobs and fleet pollers. */
   minion_state_initial_delay_seconds: [int(0, 3600), 10],
   event_stream_enabled: [bool(), false],
   event_stream_retention_days: [int(1, 365), 30],
