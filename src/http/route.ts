@@ -107,6 +107,9 @@ function readToken(request: Request, cookieValue: string | undefined): { token: 
   return null
 }
 
+/** The origin of SALTDECK_PUBLIC_URL (the address people reach Saltdeck at, maybe behind a proxy path); null when unset. */
+const publicOrigin = (url: string | null) => (url ? new URL(url).origin : null)
+
 /** Methods whose request may carry no body at all and then needs no Content-Type (contract §1). */
 const BODILESS = new Set(['POST', 'DELETE'])
 
@@ -122,7 +125,7 @@ function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: URL, coo
     const bodiless = !hasBody && BODILESS.has(def.method) && request.headers.get('content-type') === null
     if (!bodiless && !isJsonType(request.headers.get('content-type'))) throw new AppError(415, 'Content-Type must be application/json')
     const origin = request.headers.get('origin')
-    if (origin !== null && origin !== url.origin && origin !== (deps.config as { publicUrl?: string | null }).publicUrl?.replace(/\/+$/, '')) throw new Forbidden()
+    if (origin !== null && origin !== url.origin && origin !== publicOrigin(deps.config.publicUrl)) throw new Forbidden()
   }
   if (principal.mustChangePw && !def.allowWhilePasswordChange) throw new AppError(403, 'Password change required')
   if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()

@@ -163,6 +163,13 @@ describe('CSRF', () => {
     expect((await call(w, 'POST', '/api/auth/tokens', { who: { cookie: c }, raw: '' , headers: { 'content-type': 'text/plain' } })).status).toBe(415)
     expect((await call(w, 'GET', '/api/auth/tokens', { who: { cookie: c } })).body.tokens).toEqual([])
   })
+  test("a cookie write from SALTDECK_PUBLIC_URL's origin (a proxy in front, maybe with a path) is accepted; others are 403", async () => {
+    const w = await testWorld({ publicUrl: 'https://saltdeck.example.com/saltdeck/' })
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    expect((await put(w, { cookie: c }, { origin: 'https://saltdeck.example.com' })).status).toBe(200)
+    expect((await put(w, { cookie: c }, { origin: 'https://saltdeck.example.com:8443' })).status).toBe(403)
+    expect((await put(w, { cookie: c }, { origin: 'http://localhost' })).status).toBe(200)
+  })
   test('Bearer requests skip the origin check', async () => {
     const w = await testWorld()
     expect((await put(w, 'admin', { origin: 'http://evil.example' })).status).toBe(200)
