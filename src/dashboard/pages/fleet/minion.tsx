@@ -8,7 +8,7 @@ import type { PageProps } from '../../lib/pages'
 import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 
 const RUN_LIMIT = 20
 const PKG_LIMIT = 50
