@@ -34,6 +34,16 @@ export function Loading({ when }: { when: boolean }) {
   return when ? <p class="muted" role="status">Loading…</p> : null
 }
 
+/** A titled panel of a page: a section labelled by its heading. */
+export function Panel({ id, title, children }: { id: string; title: string; children: ComponentChildren }) {
+  return (
+    <section class="panel" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  )
+}
+
 /** One column of a Table: header text and how to render a row's cell (as text or elements, never HTML). */
 export interface Column<R> {
   label: string

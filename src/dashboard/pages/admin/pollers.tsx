@@ -5,7 +5,7 @@ import { elapsed, interval, until } from '../../lib/duration'
 import { ago, count, dateTime } from '../../lib/format'
 import { useGet } from '../../lib/hooks'
 import { POLLER_FORM } from '../../lib/settings-fields'
-import { Badge, ErrorBox, Loading, Page, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
 import { SectionForm } from './section-form'
 import type { PollersOut, PollerStatus, SettingsOut } from './types'
 
@@ -78,8 +78,7 @@ export function PollersPage() {
   ]
   return (
     <Page title="Pollers" actions={<button type="button" onClick={reload}>Refresh</button>}>
-      <section class="panel" aria-labelledby="h-status">
-        <h2 id="h-status">Status</h2>
+      <Panel id="h-status" title="Status">
         <p class="muted small">Refreshed every {REFRESH_MS / 1000} seconds while this page is open.</p>
         <div role="status">{note ? <p class={note.tone === 'ok' ? 'ok' : 'error'}>{note.text}</p> : null}</div>
         <ErrorBox error={status.error} />
@@ -91,13 +90,12 @@ export function PollersPage() {
             <StreamStatus s={status.data.event_stream} />
           </>
         ) : null}
-      </section>
-      <section class="panel" aria-labelledby="h-poller-settings">
-        <h2 id="h-poller-settings">Poller settings</h2>
+      </Panel>
+      <Panel id="h-poller-settings" title="Poller settings">
         <p class="muted small">Changes apply at once: the pollers are rescheduled without a restart.</p>
         <ErrorBox error={settings.error} />
         {s ? <SectionForm section="pollers" label="Poller settings" specs={POLLER_FORM} saved={s.pollers} onSaved={(out) => { setSaved(out); reload() }} /> : null}
-      </section>
+      </Panel>
     </Page>
   )
 }

@@ -6,7 +6,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href, navigate } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
 import type { RoleDetail } from './types'
 
 type Permission = RoleDetail['permissions'][number]
@@ -93,30 +93,27 @@ export function RolePage({ params }: PageProps) {
       <Loading when={got.loading && !role} />
       {role ? (
         <>
-          <section class="panel" aria-labelledby="h-role">
-            <h2 id="h-role">Details</h2>
+          <Panel id="h-role" title="Details">
             <dl class="summary">
               <div><dt>Name</dt><dd>{role.name}</dd></div>
               <div><dt>Description</dt><dd>{role.description || '—'}</dd></div>
               <div><dt>Kind</dt><dd>{role.is_builtin ? <Badge tone="info">built-in</Badge> : <Badge tone="muted">custom</Badge>}</dd></div>
             </dl>
             {manage ? <EditRole role={role} onSaved={got.reload} /> : null}
-          </section>
-          <section class="panel" aria-labelledby="h-perms">
-            <h2 id="h-perms">Permissions</h2>
+          </Panel>
+          <Panel id="h-perms" title="Permissions">
             {role.is_builtin ? <p class="muted">The grants of a built-in role cannot be changed.</p> : null}
             <ErrorBox error={revoke.error} />
             <Table caption={`Permissions of ${role.name}`} rows={role.permissions} columns={columns} rowKey={(p) => p.id} empty="This role grants nothing." />
             {editable ? <><h3>Grant a permission</h3><AddPermission role={role} onAdded={got.reload} /></> : null}
-          </section>
+          </Panel>
           {manage ? (
-            <section class="panel" aria-labelledby="h-delete">
-              <h2 id="h-delete">Delete</h2>
+            <Panel id="h-delete" title="Delete">
               <p>Users holding this role lose it.</p>
               <ErrorBox error={del.error} />
               <ConfirmButton label="Delete" question={`Delete role ${role.name}? This cannot be undone.`} busy={del.busy}
                 onConfirm={() => del.run(async () => { await api('DELETE', `/api/roles/${role.id}`); navigate('/roles') })} />
-            </section>
+            </Panel>
           ) : null}
         </>
       ) : null}

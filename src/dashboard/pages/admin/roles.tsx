@@ -4,7 +4,7 @@ import { api } from '../../lib/api'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
 import type { Role } from './types'
 
 /** The form that creates a role. */
@@ -49,10 +49,9 @@ export function RolesPage() {
       <Loading when={list.loading && !list.data} />
       <Table caption="Roles" rows={list.data?.roles} columns={columns} rowKey={(r) => r.id} empty="No roles." />
       {can('manage_role', 'role:*') ? (
-        <section class="panel" aria-labelledby="h-new-role">
-          <h2 id="h-new-role">New role</h2>
+        <Panel id="h-new-role" title="New role">
           <NewRole onCreated={(r) => { setCreated(r); list.reload() }} />
-        </section>
+        </Panel>
       ) : null}
     </Page>
   )

@@ -7,7 +7,7 @@ import { interval } from '../../lib/duration'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { EAUTH_VALUES, LOG_FORMATS, POLLER_FORM, WIDGET_FORM } from '../../lib/settings-fields'
-import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel } from '../../lib/ui'
 import { SectionForm } from './section-form'
 import type { SaltSettings, SettingsOut, SettingsStatus, TestResult } from './types'
 
@@ -152,23 +152,19 @@ export function SettingsPage() {
       <Loading when={got.loading && !s} />
       {s ? (
         <>
-          <section class="panel" aria-labelledby="h-salt">
-            <h2 id="h-salt">Salt connection</h2>
+          <Panel id="h-salt" title="Salt connection">
             <SaltStatus status={status.data} />
             <SaltForm saved={s.salt} onSaved={onSaved} />
-          </section>
-          <section class="panel" aria-labelledby="h-pollers">
-            <h2 id="h-pollers">Pollers</h2>
+          </Panel>
+          <Panel id="h-pollers" title="Pollers">
             <PollerSummary pollers={s.pollers} />
-          </section>
-          <section class="panel" aria-labelledby="h-widget">
-            <h2 id="h-widget">Overview widget</h2>
+          </Panel>
+          <Panel id="h-widget" title="Overview widget">
             <SectionForm section="widget" label="Overview widget" specs={WIDGET_FORM} saved={s.widget} onSaved={onSaved} />
-          </section>
-          <section class="panel" aria-labelledby="h-logging">
-            <h2 id="h-logging">Logging</h2>
+          </Panel>
+          <Panel id="h-logging" title="Logging">
             <LoggingForm saved={s.logging.log_format} onSaved={onSaved} />
-          </section>
+          </Panel>
           <p class="muted">Settings last changed {dateTime(s.updated_at)}.</p>
         </>
       ) : null}

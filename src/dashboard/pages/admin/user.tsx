@@ -8,7 +8,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href, navigate } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { ErrorBox, Field, Form, FormFooter, Loading, Page } from '../../lib/ui'
+import { ErrorBox, Field, Form, FormFooter, Loading, Page, Panel } from '../../lib/ui'
 import type { Role, RoleRef, User } from './types'
 import { UserState } from './users'
 
@@ -141,8 +141,7 @@ export function UserPage({ params }: PageProps) {
       <Loading when={got.loading && !u} />
       {u ? (
         <>
-          <section class="panel" aria-labelledby="h-user">
-            <h2 id="h-user">Details</h2>
+          <Panel id="h-user" title="Details">
             <dl class="summary">
               <div><dt>Username</dt><dd>{u.username}</dd></div>
               <div><dt>Display name</dt><dd>{u.display_name || '—'}</dd></div>
@@ -150,29 +149,25 @@ export function UserPage({ params }: PageProps) {
               <div><dt>Created</dt><dd>{dateTime(u.created_at)}</dd></div>
               <div><dt>Updated</dt><dd>{dateTime(u.updated_at)}</dd></div>
             </dl>
-          </section>
+          </Panel>
           {manage ? (
-            <section class="panel" aria-labelledby="h-edit">
-              <h2 id="h-edit">Edit</h2>
+            <Panel id="h-edit" title="Edit">
               <EditUser u={u} onSaved={got.reload} />
-            </section>
+            </Panel>
           ) : null}
-          <section class="panel" aria-labelledby="h-roles">
-            <h2 id="h-roles">Roles</h2>
+          <Panel id="h-roles" title="Roles">
             <UserRoles u={u} manage={manage} onSaved={got.reload} />
-          </section>
+          </Panel>
           {manage ? (
             <>
-              <section class="panel" aria-labelledby="h-password">
-                <h2 id="h-password">Set password</h2>
+              <Panel id="h-password" title="Set password">
                 <SetPassword u={u} onDone={got.reload} />
-              </section>
-              <section class="panel" aria-labelledby="h-delete">
-                <h2 id="h-delete">Delete</h2>
+              </Panel>
+              <Panel id="h-delete" title="Delete">
                 <p>Deleting a user ends their sessions and API tokens.</p>
                 <ErrorBox error={del.error} />
                 <ConfirmButton label="Delete" question={`Delete user ${u.username}? This cannot be undone.`} busy={del.busy} onConfirm={remove} />
-              </section>
+              </Panel>
             </>
           ) : null}
         </>

@@ -5,7 +5,7 @@ import { dateTime } from '../../lib/format'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
 import type { User } from './types'
 
 const PAGE = 50
@@ -77,10 +77,9 @@ export function UsersPage() {
       <Table caption="Users" rows={rows} columns={columns} rowKey={(u) => u.id} empty="No users." />
       <Pager total={list.data?.total} limit={PAGE} offset={offset} onChange={setOffset} />
       {can('manage_user', 'user:*') ? (
-        <section class="panel" aria-labelledby="h-new-user">
-          <h2 id="h-new-user">New user</h2>
+        <Panel id="h-new-user" title="New user">
           <NewUser onCreated={(u) => { setCreated(u); list.reload() }} />
-        </section>
+        </Panel>
       ) : null}
     </Page>
   )

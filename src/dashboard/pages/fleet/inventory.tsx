@@ -8,7 +8,7 @@ import type { PageProps } from '../../lib/pages'
 import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { ErrorBox, Field, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
 
 const LIMIT = 100
 
@@ -31,8 +31,7 @@ function RefreshPanel({ onDone }: { onDone: () => void }) {
   const cur = st.data?.current
   const last = st.data?.last
   return (
-    <section class="panel" aria-labelledby="inv-status-h">
-      <h2 id="inv-status-h">Inventory status</h2>
+    <Panel id="inv-status-h" title="Inventory status">
       <ErrorBox error={st.error} />
       <div role="status">
         {cur ? <p>Refresh running since {dateTime(cur.started_at)}: {count(cur.minions_answered)} of {count(cur.minions_asked)} minions answered, {count(cur.packages_stored)} packages stored.</p> : null}
@@ -51,7 +50,7 @@ function RefreshPanel({ onDone }: { onDone: () => void }) {
         </div>
       ) : null}
       <ErrorBox error={act.error} />
-    </section>
+    </Panel>
   )
 }
 

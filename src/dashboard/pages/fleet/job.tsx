@@ -8,7 +8,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Loading, Page } from '../../lib/ui'
+import { Badge, ErrorBox, Loading, Page, Panel } from '../../lib/ui'
 
 /** Characters of a return shown before "Show all": enough for a state summary, small enough for 1,000 minions. */
 const CLIP = 2000
@@ -73,8 +73,7 @@ export function JobPage({ params }: PageProps) {
       <Loading when={r.loading && !j} />
       {j ? (
         <>
-          <section class="panel" aria-labelledby="job-h">
-            <h2 id="job-h">Job</h2>
+          <Panel id="job-h" title="Job">
             <dl class="facts">
               <dt>Job id</dt><dd class="mono">{j.jid}</dd>
               <dt>Function</dt><dd class="mono">{j.fun ?? '—'}</dd>
@@ -90,16 +89,15 @@ export function JobPage({ params }: PageProps) {
                 <p class="mono">{missing.slice(0, 1000).join(', ')}{missing.length > 1000 ? ' …' : ''}</p>
               </details>
             ) : null}
-          </section>
-          <section class="panel" aria-labelledby="rets-h">
-            <h2 id="rets-h">Returns</h2>
+          </Panel>
+          <Panel id="rets-h" title="Returns">
             {j.returns.length ? (
               <ul class="returns">{j.returns.slice(0, shown).map((x, i) => <Return key={x.minion_id} r={x} n={i} canMinions={can('view', 'minion:*')} />)}</ul>
             ) : <p class="muted">No minion has returned yet.</p>}
             {j.returns.length > shown ? (
               <button type="button" onClick={() => setShown(shown + BATCH)}>Show more returns ({count(j.returns.length - shown)} left)</button>
             ) : null}
-          </section>
+          </Panel>
         </>
       ) : null}
     </Page>

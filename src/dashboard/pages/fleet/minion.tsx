@@ -8,7 +8,7 @@ import type { PageProps } from '../../lib/pages'
 import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
 
 const RUN_LIMIT = 20
 const PKG_LIMIT = 50
@@ -41,8 +41,7 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
   const set = useQueryNav(path, query)
   const r = useGet<{ total: number; runs: Run[] }>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, limit: RUN_LIMIT, offset })}`)
   return (
-    <section class="panel" aria-labelledby="runs-h">
-      <h2 id="runs-h">Run history</h2>
+    <Panel id="runs-h" title="Run history">
       <div class="toolbar" role="group" aria-label="Run status filter">
         {(['', ...RUN_STATUSES] as const).map((s) => (
           <button type="button" class={`chip ${s ? `badge ${runTone(s)}` : ''}`} aria-pressed={status === s} onClick={() => set({ run_status: s, run_offset: undefined }, false)}>
@@ -54,7 +53,7 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
       <Loading when={r.loading && !r.data} />
       <div class="wide"><Table rows={r.data?.runs} columns={runColumns(can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
       <Pager total={r.data?.total} limit={RUN_LIMIT} offset={offset} onChange={(o) => set({ run_offset: o }, false)} />
-    </section>
+    </Panel>
   )
 }
 
@@ -65,8 +64,7 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
   const set = useQueryNav(path, query)
   const r = useGet<{ total: number; collected_at: string | null; packages: Pkg[] }>(`/api/minions/${encodeURIComponent(id)}/packages${qs({ q, limit: PKG_LIMIT, offset })}`)
   return (
-    <section class="panel" aria-labelledby="pkgs-h">
-      <h2 id="pkgs-h">Packages</h2>
+    <Panel id="pkgs-h" title="Packages">
       <div class="toolbar">
         <SearchBox id="pkg-q" label="Search packages" value={q} onCommit={(v, replace) => set({ pkg_q: v, pkg_offset: undefined }, replace)} />
       </div>
@@ -74,7 +72,7 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
       <ErrorBox error={r.error} />
       <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty="No packages recorded." />
       <Pager total={r.data?.total} limit={PKG_LIMIT} offset={offset} onChange={(o) => set({ pkg_offset: o }, false)} />
-    </section>
+    </Panel>
   )
 }
 
@@ -82,8 +80,7 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
 function Grains({ grains }: { grains: Record<string, unknown> }) {
   const keys = Object.keys(grains).sort()
   return (
-    <section class="panel" aria-labelledby="grains-h">
-      <h2 id="grains-h">Grains</h2>
+    <Panel id="grains-h" title="Grains">
       {keys.length ? (
         <details open>
           <summary>All {keys.length} grains</summary>
@@ -106,7 +103,7 @@ function Grains({ grains }: { grains: Record<string, unknown> }) {
           </div>
         </details>
       ) : <p class="muted">No grains collected yet.</p>}
-    </section>
+    </Panel>
   )
 }
 
@@ -122,8 +119,7 @@ export function Minion({ params, query }: PageProps) {
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !m} />
       {m ? (
-        <section class="panel" aria-labelledby="sum-h">
-          <h2 id="sum-h">Summary</h2>
+        <Panel id="sum-h" title="Summary">
           <dl class="facts">
             <dt>Minion id</dt><dd class="mono">{m.id}</dd>
             <dt>Key</dt><dd>{m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—'}</dd>
@@ -134,7 +130,7 @@ export function Minion({ params, query }: PageProps) {
             <dt>Salt version</dt><dd>{m.salt_version ?? '—'}</dd>
             <dt>Last run</dt><dd>{m.last_run ? <><Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> {dateTime(m.last_run.completed_at)}</> : '—'}</dd>
           </dl>
-        </section>
+        </Panel>
       ) : null}
       {m ? (
         <>

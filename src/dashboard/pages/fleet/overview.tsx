@@ -6,7 +6,7 @@ import { heartbeat, widenWindow, widgetActivityQuery, WIDGET_WINDOWS, type Activ
 import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Loading, Page } from '../../lib/ui'
+import { Badge, ErrorBox, Loading, Page, Panel } from '../../lib/ui'
 import { EventRow } from './event-row'
 
 type Total = { total: number }
@@ -85,8 +85,7 @@ export function Overview() {
         </section>
       ) : null}
       {anyEvents ? (
-        <section class="panel" aria-labelledby="ov-activity">
-          <h2 id="ov-activity">Recent activity</h2>
+        <Panel id="ov-activity" title="Recent activity">
           <ErrorBox error={cfg.error} />
           {cfg.data ? (
             <>
@@ -95,7 +94,7 @@ export function Overview() {
               <p><a href={href('/activity')}>All activity</a></p>
             </>
           ) : <Loading when={cfg.loading} />}
-        </section>
+        </Panel>
       ) : null}
       {!minions && !anyEvents ? <p>Your roles give you no fleet views. Ask an administrator for access.</p> : null}
     </Page>
