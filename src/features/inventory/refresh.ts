@@ -13,8 +13,6 @@ import { finishRefresh, progressRefresh, refreshStartedAt, sourceOf, startRefres
 import { PackageSetWriter } from './writer'
 import { openReader, type ReaderWiring } from './read'
 
-export { parsePkgList } from './pkg-scan'
-
 /** The longest the collected sets wait in memory before they are stored. */
 const FLUSH_MS = 10_000
 
