@@ -7,11 +7,12 @@
  *
  * The data directory is created through openDataDir(loadConfig(...)) so that migrations and the built-in admin
  * exist (SALTDECK_ADMIN_PASSWORD, default "bench-admin-pw", so must_change_pw is false). Raw rows are then
- * written with prepared multi-row INSERTs in big transactions (journal off, synchronous off), and the inventory
- * aggregates (package_stats, package_versions) are built once from counts kept while generating. The aggregates
- * are then checked against (1) an independent recount of every package-set row read back from the database
- * (`--verify full`, default; `sample` recounts ~200 names only) and (2) replacePackageSets itself: replaying
- * the last collection batch with the same sets must change nothing, and removing then re-adding those minions
+ * written with prepared multi-row INSERTs in big transactions (journal off, synchronous off); package sets go
+ * through the service's PackageSetWriter, one flush per collection batch at that batch's time, which also keeps
+ * the inventory aggregates (package_stats, package_versions, package_seen). The aggregates are then checked
+ * against (1) an independent recount of every package-set row read back from the database (`--verify full`,
+ * default; `sample` recounts ~200 names only) and (2) replacePackageSets on a fresh writer: replaying the last
+ * collection batch with the same sets must change nothing, and removing then re-adding a few of those minions
  * must restore the aggregates exactly.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -21,6 +22,7 @@ import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { Logger } from '../src/lib/log'
 import { decodeKeyIds, replacePackageSets, sourceOf, type PackageSet } from '../src/features/inventory/service'
+import { PackageSetWriter } from '../src/features/inventory/writer'
 import { indexActivity, listEvents } from '../src/features/activity/service'
 import { grantsOf } from '../src/features/auth/service'
 import { parseFlags } from '../src/cli'
@@ -327,12 +329,7 @@ const minionIdx = new Map(minions.map((m, i) => [m.id, i]))
 phase(`minions (${fmt(N_MINIONS)})`)
 
 // ---------------------------------------------------------------------------------------------------------------
-// package sets (one row per minion, package_keys ids in a blob), with the aggregate counts kept as we go
-
-/** Per source: minions per name, per (name, version), per (name, collection batch); latest batch time per name. */
-interface Agg { names: Int32Array; vers: Int32Array; batches: Int32Array; seen: Float64Array }
-const newAgg = (n: number): Agg => ({ names: new Int32Array(n), vers: new Int32Array(n * 3), batches: new Int32Array(n * N_BATCHES), seen: new Float64Array(n) })
-const agg: Record<'apt' | 'rpm', Agg> = { apt: newAgg(catalogs.apt.names.length), rpm: newAgg(catalogs.rpm.names.length) }
+// Package sets, stored with their aggregates by the service's own writer
 
 /** One minion's package set as (name index, version index) pairs in name order. Deterministic per minion. */
 function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
@@ -375,48 +372,37 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
   return { names, vers }
 }
 
-/** package_keys ids by "name\0version\0arch", handed out in order of first use. */
-const keyIds = new Map<string, number>()
 {
-  const insKey = db.prepare('INSERT INTO package_keys (id, name, version, arch) VALUES (?1, ?2, ?3, ?4)')
-  const insSet = db.prepare('INSERT INTO minion_package_sets (minion_id, source, collected_at, keys) VALUES (?1, ?2, ?3, ?4)')
-  const CHUNK = 500 // minions per transaction
+  // The inventory refresh stores each collection batch with one PackageSetWriter flush at the batch's time; so does
+  // the seed, so package_keys, package_versions, package_stats and package_seen are all the writer's work.
+  const writer = new PackageSetWriter(deps)
+  /** Per source: the writer's catalog key index of (name index i, version index v) at i * 3 + v. */
+  const keyIndex = Object.fromEntries((['apt', 'rpm'] as const).map((source) => {
+    const c = catalogs[source]
+    const out = new Int32Array(c.names.length * 3)
+    c.names.forEach((name, i) => c.versions[i]!.forEach((version, v) => (out[i * 3 + v] = writer.catalog.keyOf(name, version, c.arch[i]!))))
+    return [source, out]
+  })) as Record<'apt' | 'rpm', Int32Array>
+  const byBatch: number[][] = Array.from({ length: N_BATCHES }, () => [])
+  minions.forEach((m, mi) => byBatch[m.batch]!.push(mi))
   let rows = 0
   let lastReport = performance.now()
-  for (let start = 0; start < minions.length; start += CHUNK) {
-    db.transaction(() => {
-      for (let mi = start; mi < Math.min(minions.length, start + CHUNK); mi++) {
-        const m = minions[mi]!
-        const c = catalogs[m.source]
-        const a = agg[m.source]
-        const set = packageSetOf(mi)
-        const blob = new Uint8Array(set.names.length * 4)
-        const view = new DataView(blob.buffer)
-        for (let k = 0; k < set.names.length; k++) {
-          const i = set.names[k]!, v = set.vers[k]!
-          a.names[i]!++
-          a.vers[i * 3 + v]!++
-          a.batches[i * N_BATCHES + m.batch]!++
-          if (m.collectedAt > a.seen[i]!) a.seen[i] = m.collectedAt
-          const key = `${c.names[i]}\0${c.versions[i]![v]}\0${c.arch[i]}`
-          let id = keyIds.get(key)
-          if (id === undefined) {
-            keyIds.set(key, (id = keyIds.size + 1))
-            insKey.run(id, c.names[i]!, c.versions[i]![v]!, c.arch[i]!)
-          }
-          view.setUint32(k * 4, id, true)
-        }
-        insSet.run(m.id, m.source, m.collectedAt, blob)
-        rows += set.names.length
-      }
-    })()
+  for (let b = 0; b < N_BATCHES; b++) {
+    for (const mi of byBatch[b]!) {
+      const m = minions[mi]!
+      const set = packageSetOf(mi)
+      const ki = keyIndex[m.source]
+      writer.add(m.id, m.source, set.names.map((i, k) => ki[i * 3 + set.vers[k]!]!))
+    }
+    rows += writer.flush(batchTime(b))
     if (performance.now() - lastReport > 30_000) {
       lastReport = performance.now()
       console.log(`[seed]   package sets: ${fmt(rows)} rows (${Math.round(rows / ((performance.now() - tPhase) / 1000))} rows/s)`)
     }
   }
-  db.exec("INSERT INTO package_key_generation (id, generation) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET generation = generation + 1")
-  phase(`package sets (${fmt(rows)} rows, ${fmt(keyIds.size)} keys)`)
+  const n = db.query<{ k: number; s: number; v: number; e: number }, []>(`SELECT (SELECT count(*) FROM package_keys) AS k, (SELECT count(*) FROM package_stats) AS s,
+    (SELECT count(*) FROM package_versions) AS v, (SELECT count(*) FROM package_seen) AS e`).get()!
+  phase(`package sets (${fmt(rows)} rows, ${fmt(n.k)} keys; ${fmt(n.s)} stats, ${fmt(n.v)} versions, ${fmt(n.e)} seen)`)
 }
 
 /** The stored rows of some minions, [minion_id, name, version, arch, source], read back through package_keys. */
@@ -433,40 +419,12 @@ function storedRows(ids: string[]): string[][] {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Aggregates, built once, with exactly the semantics of replacePackageSets:
+// Verification of the writer's aggregates, against a recount of the stored sets by the rules they must follow:
 //  package_versions(source, …) = minions holding that row (per source only);
 //  package_stats(source, name).minion_count = minions holding the name in that source, ('' …) = sum over sources;
-//  version_count = count(DISTINCT version) of package_versions of that (source, name), of every source for '';
+//  version_count = distinct versions held of that (source, name), of every source for '';
 //  package_seen(source, name, seen_at).n = minions holding the name whose latest collection was at seen_at;
-//  last_seen = max(seen_at) of package_seen for (source, name); '' = max over the sources.
-
-{
-  const insVer = db.prepare('INSERT INTO package_versions (source, name, version, arch, minion_count) VALUES (?1, ?2, ?3, ?4, ?5)')
-  const insName = db.prepare('INSERT INTO package_stats (source, name, minion_count, version_count, last_seen) VALUES (?1, ?2, ?3, 0, ?4)')
-  const insSeen = db.prepare('INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)')
-  db.transaction(() => {
-    for (const source of ['apt', 'rpm'] as const) {
-      const c = catalogs[source], a = agg[source]
-      for (let i = 0; i < c.names.length; i++) {
-        if (!a.names[i]) continue
-        for (let v = 0; v < c.versions[i]!.length; v++) if (a.vers[i * 3 + v]) insVer.run(source, c.names[i]!, c.versions[i]![v]!, c.arch[i]!, a.vers[i * 3 + v]!)
-        insName.run(source, c.names[i]!, a.names[i]!, a.seen[i]!)
-        for (let b = 0; b < N_BATCHES; b++) if (a.batches[i * N_BATCHES + b]) insSeen.run(source, c.names[i]!, batchTime(b), a.batches[i * N_BATCHES + b]!)
-      }
-    }
-    db.exec(`INSERT INTO package_stats (source, name, minion_count, version_count, last_seen)
-      SELECT '', name, sum(minion_count), 0, max(last_seen) FROM package_stats WHERE source <> '' GROUP BY name`)
-    db.exec(`UPDATE package_stats SET version_count = (SELECT count(DISTINCT version) FROM package_versions v WHERE v.source = package_stats.source AND v.name = package_stats.name)
-      WHERE source <> ''`)
-    db.exec(`UPDATE package_stats SET version_count = t.n FROM (SELECT name, count(DISTINCT version) AS n FROM package_versions GROUP BY name) t
-      WHERE package_stats.source = '' AND package_stats.name = t.name`)
-  })()
-  const n = db.query<{ s: number; v: number; e: number }, []>('SELECT (SELECT count(*) FROM package_stats) AS s, (SELECT count(*) FROM package_versions) AS v, (SELECT count(*) FROM package_seen) AS e').get()!
-  phase(`aggregates (${fmt(n.s)} stats, ${fmt(n.v)} versions, ${fmt(n.e)} seen)`)
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Verification of the aggregates
+//  last_seen = the latest collection of a minion holding the name in that source; '' = the latest over the sources.
 
 type AggRow = string
 function snapshot(): { stats: Map<string, AggRow>; versions: Map<string, number>; seen: Map<string, number> } {
@@ -493,7 +451,7 @@ const fail = (msg: string): never => {
 }
 
 {
-  // (1) Independent recount from the stored rows.
+  // (1) Independent recount from the stored rows (and the collection times the seed gave each batch).
   const sampleNames = new Set<string>()
   if (VERIFY === 'sample') {
     const r = prng(SEED, 6)
@@ -733,12 +691,12 @@ const fail = (msg: string): never => {
   // Insertion order = arrival order (time order): ids follow ts as the batched stream writer leaves them.
   evs.sort((a, b) => a.ts - b.ts)
   const ROWS = 50
-  const one = '(?,?,?,?,?,?,?,?,?,?,?,?,?)'
-  const sql = (k: number) => `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary, dedupe_key) VALUES ${Array(k).fill(one).join(',')}`
+  const one = '(?,?,?,?,?,?,?,?,?,?,?,?)'
+  const sql = (k: number) => `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary) VALUES ${Array(k).fill(one).join(',')}`
   const insMany = db.prepare(sql(ROWS))
   const insOne = db.prepare(sql(1))
   const counts: Record<string, number> = {}
-  const row = (e: Ev) => [e.ts, e.category, e.type, e.minion, e.jid, e.fun, e.success, e.changed, e.initiator, e.target, e.duration, e.summary, e.category === 'job' ? `${e.type}|${e.jid ?? ''}|${e.minion ?? ''}` : null]
+  const row = (e: Ev) => [e.ts, e.category, e.type, e.minion, e.jid, e.fun, e.success, e.changed, e.initiator, e.target, e.duration, e.summary]
   for (let s = 0; s < evs.length; s += 50_000) {
     db.transaction(() => {
       const end = Math.min(evs.length, s + 50_000)
