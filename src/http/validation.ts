@@ -44,7 +44,8 @@ FormatRegistry.Set('http-url', (s) => urlProblem(s) === null)
 
 const TRUE = new Set(['true', '1', 'yes', 'on', 't', 'y'])
 const FALSE = new Set(['false', '0', 'no', 'off', 'f', 'n'])
-const INT_STRING = /^\s*[+-]?\d+(\.0*)?\s*$/
+// As Python's int(): digits may be grouped with single underscores (`5_0` is 50).
+const INT_STRING = /^\s*[+-]?\d+(_\d+)*(\.0*)?\s*$/
 
 /** The non-null branch of an "X or null" union, else undefined. */
 function nullableInner(schema: TSchema): TSchema | undefined {
@@ -57,7 +58,7 @@ function nullableInner(schema: TSchema): TSchema | undefined {
 export function coerce(schema: TSchema, value: unknown): unknown {
   switch (schema[Kind]) {
     case 'Integer':
-      if (typeof value === 'string' && INT_STRING.test(value)) return Number.parseInt(value.trim(), 10)
+      if (typeof value === 'string' && INT_STRING.test(value)) return Number.parseInt(value.trim().replace(/_/g, ''), 10)
       return value
     case 'Boolean':
       if (typeof value === 'string') {
@@ -182,7 +183,7 @@ function checker(schema: TSchema) {
 
 /** Validates one part of a request; returns the coerced value and every problem found. */
 export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: unknown; errors: ErrorEntry[] } {
-  if (part === 'body' && raw === undefined) return { value: raw, errors: [{ type: 'missing', loc: ['body'], msg: 'Field required' }] }
+  if (part === 'body' && raw === undefined) return { value: raw, errors: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] }
   const value = coerce(schema, raw)
   // Defaults fill what was left out only once the value is valid: a 422 shows the input as it was sent.
   if (checker(schema).Check(value)) return { value: Value.Default(schema, value), errors: [] }
@@ -193,14 +194,38 @@ export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: u
     const loc = [part, ...pointer(e.path)]
     if (e.type === ValueErrorType.ObjectRequiredProperty) {
       missing.add(e.path)
-      errors.push({ type: 'missing', loc, msg: 'Field required' })
+      // As pydantic: the enclosing object as it was sent (its password fields left out).
+      errors.push({ type: 'missing', loc, msg: 'Field required', input: withoutSecrets(schema, at(raw, loc.slice(1, -1))) })
       continue
     }
-    errors.push(...mapError(e, loc, isSecret(schema, e.path)))
+    // As pydantic: the offending value as it was sent, before any coercion or trimming.
+    for (const entry of mapError(e, loc, isSecret(schema, e.path))) {
+      if ('input' in entry) {
+        const sent = at(raw, loc.slice(1))
+        if (sent !== undefined) entry.input = sent
+      }
+      errors.push(entry)
+    }
   }
   // pydantic reports the model's own fields first and unknown properties after them.
   errors.sort((a, b) => Number(a.type === 'extra_forbidden') - Number(b.type === 'extra_forbidden'))
   return { value, errors }
+}
+
+/** The value at `path` inside a sent input; undefined when the path leaves it. */
+function at(value: unknown, path: (string | number)[]): unknown {
+  let v = value
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined
+    v = (v as Record<string | number, unknown>)[k]
+  }
+  return v
+}
+
+/** A sent object without the properties marked writeOnly (passwords), which are never echoed. */
+function withoutSecrets(schema: TSchema, value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value) || schema[Kind] !== 'Object') return value
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !isSecret(schema, `/${k}`)))
 }
 
 /** True when the property at `path` is marked writeOnly (passwords): its input is never echoed. */

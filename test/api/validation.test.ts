@@ -130,7 +130,7 @@ describe('request bodies', () => {
   test('absent body is missing at ["body"]', async () => {
     const r = await put({ headers: { 'content-type': 'application/json' } })
     expect(r.status).toBe(422)
-    expect(r.body).toEqual({ detail: [{ type: 'missing', loc: ['body'], msg: 'Field required' }] })
+    expect(r.body).toEqual({ detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] })
   })
   test.each([[[1, 2]], ['"text"'], [42], [null]])('non-object JSON %p is model_attributes_type', async (v) => {
     const r = await put({ raw: JSON.stringify(v) })
@@ -211,7 +211,7 @@ describe.each(QUERY_BOUNDS)('GET %s ?%s', (path, name, min, max) => {
   test('min-1 is greater_than_equal with a string input', async () => {
     const r = await get(String(min - 1))
     expect(r.status).toBe(422)
-    expect(r.body).toEqual({ detail: [{ type: 'greater_than_equal', loc: ['query', name], msg: `Input should be greater than or equal to ${min}`, input: min - 1, ctx: { ge: min } }] })
+    expect(r.body).toEqual({ detail: [{ type: 'greater_than_equal', loc: ['query', name], msg: `Input should be greater than or equal to ${min}`, input: String(min - 1), ctx: { ge: min } }] })
   })
   if (max !== null) {
     test('max is accepted', async () => expect((await get(String(max))).status).toBe(200))
@@ -315,6 +315,24 @@ describe('enum, string and URL fields', () => {
   })
   test('missing required login fields', async () => {
     const r = await call(w, 'POST', '/api/auth/login', { who: 'anon', body: { extra: 1 } })
-    expect(r.body).toEqual({ detail: [{ type: 'missing', loc: ['body', 'username'], msg: 'Field required' }, { type: 'missing', loc: ['body', 'password'], msg: 'Field required' }] })
+    expect(r.body).toEqual({ detail: [{ type: 'missing', loc: ['body', 'username'], msg: 'Field required', input: { extra: 1 } }, { type: 'missing', loc: ['body', 'password'], msg: 'Field required', input: { extra: 1 } }] })
+  })
+})
+
+// Checked by hand against FastAPI 0.165 + pydantic 2.14 declaring the same models (issue 9, item 14).
+describe('422 bodies as the pydantic reference gives them', () => {
+  test('input is the value as sent: a query string stays a string, a trimmed name keeps its spaces', async () => {
+    expect((await call(w, 'GET', '/api/jobs?limit=1441')).body).toEqual({ detail: [{ type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 500', input: '1441', ctx: { le: 500 } }] })
+    const r = await call(w, 'POST', '/api/roles', { body: { name: '   ' } })
+    expect(r.body.detail[0]).toMatchObject({ type: 'string_too_short', loc: ['body', 'name'], input: '   ' })
+  })
+  test('a missing field echoes the enclosing object, password fields left out', async () => {
+    expect((await call(w, 'POST', '/api/roles', { body: { description: 'x' } })).body).toEqual({ detail: [{ type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: { description: 'x' } }] })
+    const login = await call(w, 'POST', '/api/auth/login', { who: 'anon', body: { password: 'sekret-guess' } })
+    expect(login.body).toEqual({ detail: [{ type: 'missing', loc: ['body', 'username'], msg: 'Field required', input: {} }] })
+  })
+  test('an integer string may group digits with underscores, as Python reads it (5_0 is 50)', async () => {
+    expect((await call(w, 'GET', '/api/jobs?limit=5_0')).status).toBe(200)
+    expect((await call(w, 'GET', '/api/jobs?limit=5__0')).body.detail[0]).toMatchObject({ type: 'int_parsing', input: '5__0' })
   })
 })
