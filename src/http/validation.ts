@@ -11,19 +11,41 @@ import type { ErrorEntry } from './errors'
 /** The three places a request carries input, as named in `loc`. */
 export type Part = 'path' | 'query' | 'body'
 
-const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/
+const HEX = /^[0-9a-fA-F]$/
 
-/** Why a string is not a UUID, worded like the uuid parser behind pydantic; null when it is one. */
+/**
+ * The canonical (lower-case, hyphenated) form of a UUID in any form pydantic accepts: simple (32 hex digits),
+ * hyphenated, braced `{…}` or `urn:uuid:…`, any case; null when it is none of them.
+ */
+export function canonicalUuid(s: string): string | null {
+  const inner = s.length === 38 && s[0] === '{' && s[37] === '}' ? s.slice(1, 37) : s.length === 45 && s.startsWith('urn:uuid:') ? s.slice(9) : s
+  const hex = inner.length === 32 ? inner : inner.length === 36 && [8, 13, 18, 23].every((i) => inner[i] === '-') ? inner.replace(/-/g, '') : null
+  if (!hex || hex.length !== 32 || ![...hex].every((c) => HEX.test(c))) return null
+  const h = hex.toLowerCase()
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+/** Why a string is not a UUID, in the words of the parser behind pydantic; null when it is one. */
 export function uuidProblem(s: string): string | null {
-  if (UUID_RE.test(s) && (s.length === 32 || s.length === 36)) return null
-  const bad = [...s].findIndex((c) => !/[0-9a-fA-F-]/.test(c))
-  if (bad >= 0) return `invalid character: expected an optional prefix of \`urn:uuid:\` followed by [0-9a-fA-F-], found \`${[...s][bad]}\` at ${bad + 1}`
-  if (!s.includes('-')) return `invalid length: expected length 32 for simple format, found ${s.length}`
-  const groups = s.split('-')
-  if (groups.length !== 5) return `invalid group count: expected 5, found ${groups.length}`
+  if (canonicalUuid(s) !== null) return null
+  const [body, offset, simple] = s.length >= 2 && s[0] === '{' && s.endsWith('}') ? [s.slice(1, -1), 1, false] : s.startsWith('urn:uuid:') ? [s.slice(9), 9, false] : [s, 0, true]
+  const bounds: number[] = []
+  let hyphens = 0
+  let index = 0
+  for (const c of body) {
+    if (c === '-') {
+      if (hyphens < 4) bounds.push(index)
+      hyphens++
+    } else if (!HEX.test(c)) return `invalid character: found \`${c}\` at ${index + offset}`
+    index += Buffer.byteLength(c)
+  }
+  if (hyphens === 0 && simple) return `invalid length: found ${Buffer.byteLength(s)}`
+  if (hyphens !== 4) return `invalid group count: expected 5, found ${hyphens + 1}`
+  const starts = [0, 9, 14, 19, 24]
   const want = [8, 4, 4, 4, 12]
-  const g = groups.findIndex((x, n) => x.length !== want[n])
-  return `invalid group length in group ${g}: expected ${want[g]}, found ${groups[g]!.length}`
+  for (let g = 0; g < 4; g++) if (bounds[g] !== starts[g + 1]! - 1) return `invalid group length in group ${g}: expected ${want[g]}, found ${bounds[g]! - starts[g]!}`
+  // The last group is the wrong length; counted as the parser does, over the whole input.
+  return `invalid group length in group 4: expected 12, found ${Buffer.byteLength(s) - starts[4]!}`
 }
 
 /** Why a string is not an http(s) URL: [type, reason]; null when it is one. */
@@ -59,6 +81,8 @@ export function coerce(schema: TSchema, value: unknown): unknown {
   switch (schema[Kind]) {
     case 'Integer':
       if (typeof value === 'string' && INT_STRING.test(value)) return Number.parseInt(value.trim().replace(/_/g, ''), 10)
+      // A JSON bool is read as 0/1, as pydantic's lax mode does.
+      if (typeof value === 'boolean') return value ? 1 : 0
       return value
     case 'Boolean':
       if (typeof value === 'string') {
@@ -69,6 +93,7 @@ export function coerce(schema: TSchema, value: unknown): unknown {
       if (value === 0 || value === 1) return value === 1
       return value
     case 'String':
+      if (typeof value === 'string' && schema.format === 'uuid') return canonicalUuid(value) ?? value
       return typeof value === 'string' && schema.trim ? value.trim() : value
     case 'Union': {
       const inner = nullableInner(schema)
