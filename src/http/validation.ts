@@ -152,6 +152,7 @@ function mapError(e: ValueError, loc: (string | number)[], secret: boolean): Err
         ? entry('bool_parsing', 'Input should be a valid boolean, unable to interpret input')
         : entry('bool_type', 'Input should be a valid boolean')
     case ValueErrorType.String:
+      if (s.format === 'uuid') return entry('uuid_type', 'UUID input should be a string, bytes or UUID object')
       return entry('string_type', 'Input should be a valid string')
     case ValueErrorType.StringMinLength:
       return entry('string_too_short', `String should have at least ${s.minLength} character${plural(s.minLength)}`, { min_length: s.minLength })
@@ -208,12 +209,14 @@ function checker(schema: TSchema) {
 
 /** Validates one part of a request; returns the coerced value and every problem found. */
 export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: unknown; errors: ErrorEntry[] } {
-  if (part === 'body' && raw === undefined) return { value: raw, errors: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] }
+  // A JSON null body is no body, as FastAPI reads it.
+  if (part === 'body' && (raw === undefined || raw === null)) return { value: raw, errors: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] }
   const value = coerce(schema, raw)
   // Defaults fill what was left out only once the value is valid: a 422 shows the input as it was sent.
   if (checker(schema).Check(value)) return { value: Value.Default(schema, value), errors: [] }
   const errors: ErrorEntry[] = []
   const missing = new Set<string>()
+  const reported = new Set<string>()
   for (const e of Value.Errors(schema, value)) {
     if (missing.has(e.path)) continue
     const loc = [part, ...pointer(e.path)]
@@ -223,7 +226,9 @@ export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: u
       errors.push({ type: 'missing', loc, msg: 'Field required', input: withoutSecrets(schema, at(raw, loc.slice(1, -1))) })
       continue
     }
-    // As pydantic: the offending value as it was sent, before any coercion or trimming.
+    // As pydantic: one error per field (its first failing constraint), and the value as it was sent, before any coercion.
+    if (reported.has(e.path)) continue
+    reported.add(e.path)
     for (const entry of mapError(e, loc, isSecret(schema, e.path))) {
       if ('input' in entry) {
         const sent = at(raw, loc.slice(1))

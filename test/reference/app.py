@@ -1,0 +1,129 @@
+"""The reference for Saltdeck's 422 bodies: FastAPI + pydantic v2 declaring the interface's request models (contract §1.1).
+
+Reads one request a line on stdin ({"method", "path", "body"?, "raw"?}) and writes {"status", "body"} a line on stdout,
+answered in process by FastAPI's TestClient. Handlers do nothing: only validation answers matter here.
+"""
+import json
+import sys
+from typing import Annotated, Literal, Optional, Union
+from uuid import UUID
+
+from fastapi import FastAPI, Query
+from fastapi.testclient import TestClient
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+# Contract §1.1 additions, in pydantic's own vocabulary: no control characters, names trimmed before their length.
+PLAIN = r'^[^\u0000-\u001f\u007f]*$'
+Plain = lambda lo, hi, strip=False: Annotated[str, StringConstraints(min_length=lo, max_length=hi, pattern=PLAIN, strip_whitespace=strip)]
+Glob = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r'^[^\s\u0000-\u001f\u007f]+$')]
+Int = lambda lo, hi: Annotated[int, Field(ge=lo, le=hi)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+
+class RoleCreate(Strict):
+    name: Plain(1, 64, True)
+    description: Plain(0, 255) = ''
+
+
+class RolePatch(Strict):
+    description: Optional[Plain(0, 255)] = None
+
+
+class PermissionIn(Strict):
+    verb: Glob
+    resource_glob: Glob
+
+
+class TokenCreate(Strict):
+    name: Plain(1, 128, True)
+    expires_in_days: Optional[Int(1, 3650)] = None
+
+
+class PollersPatch(Strict):
+    inventory_refresh_minutes: Optional[Int(0, 1440)] = None
+    inventory_refresh_initial_delay_s: Optional[Int(0, 3600)] = None
+    fleet_poll_interval_seconds: Optional[Int(0, 86400)] = None
+    jobs_poll_interval_seconds: Optional[Int(0, 86400)] = None
+    minion_state_keys_interval_seconds: Optional[Int(0, 86400)] = None
+    minion_state_presence_interval_seconds: Optional[Int(0, 86400)] = None
+    minion_state_grains_interval_seconds: Optional[Int(0, 86400)] = None
+    minion_state_initial_delay_seconds: Optional[Int(0, 3600)] = None
+    event_stream_enabled: Optional[bool] = None
+    event_stream_retention_days: Optional[Int(1, 365)] = None
+
+
+class WidgetPatch(Strict):
+    widget_hide_dispatch: Optional[bool] = None
+    widget_hide_routine: Optional[bool] = None
+    widget_show_jobs: Optional[bool] = None
+    widget_show_keys: Optional[bool] = None
+    widget_show_minions: Optional[bool] = None
+    widget_event_count: Optional[Int(1, 50)] = None
+    widget_heartbeat_minutes: Optional[Int(5, 1440)] = None
+
+
+class RolesPut(Strict):
+    role_ids: list[UUID]
+
+
+app = FastAPI()
+ok = {}
+
+
+@app.post('/api/roles')
+def role_create(b: RoleCreate): return ok
+
+
+@app.patch('/api/roles/{role_id}')
+def role_patch(role_id: UUID, b: RolePatch): return ok
+
+
+@app.post('/api/roles/{role_id}/permissions')
+def perm_add(role_id: UUID, b: PermissionIn): return ok
+
+
+@app.post('/api/auth/tokens')
+def token_create(b: TokenCreate): return ok
+
+
+@app.put('/api/admin/settings/pollers')
+def pollers(b: PollersPatch): return ok
+
+
+@app.put('/api/admin/settings/widget')
+def widget(b: WidgetPatch): return ok
+
+
+@app.put('/api/users/{user_id}/roles')
+def user_roles(user_id: UUID, b: RolesPut): return ok
+
+
+@app.get('/api/jobs')
+def jobs(fun: Annotated[Optional[str], Query(max_length=255)] = None, user: Annotated[Optional[str], Query(max_length=255)] = None,
+         limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
+
+
+@app.get('/api/audit')
+def audit(user: Annotated[Optional[str], Query(max_length=64)] = None, action: Annotated[Optional[str], Query(max_length=64)] = None,
+          since_minutes: Annotated[Optional[int], Query(ge=1, le=525600)] = None,
+          limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
+
+
+@app.get('/api/minions/{minion_id}/runs')
+def runs(minion_id: str, limit: Annotated[int, Query(ge=1, le=200)] = 20, offset: Annotated[int, Query(ge=0)] = 0,
+         status: Optional[Literal['healthy', 'changed', 'unhealthy', 'blocked']] = None): return ok
+
+
+client = TestClient(app)
+for line in sys.stdin:
+    r = json.loads(line)
+    kw = {}
+    if 'raw' in r:
+        kw = {'content': r['raw'].encode(), 'headers': {'content-type': 'application/json'}}
+    elif 'body' in r:
+        kw = {'json': r['body']}
+    res = client.request(r['method'], r['path'], **kw)
+    print(json.dumps({'status': res.status_code, 'body': res.json()}), flush=True)

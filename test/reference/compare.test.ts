@@ -1,0 +1,111 @@
+// Proves Saltdeck's 422 bodies are what FastAPI + pydantic v2 answer for the same models (contract §1.1: pydantic is
+// the reference): generated bad requests go to Saltdeck (app.handle, as admin) and to test/reference/app.py, and every
+// request that either side refuses with 422 must get the same status and body from both. Exceptions, as the contract
+// allows: password inputs are never echoed by Saltdeck, and no integer above 2^53 is generated (JavaScript cannot hold it).
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { call, testWorld } from '../helpers/app'
+import { missingTool } from '../helpers/tools'
+
+const ROOT = join(import.meta.dir, '../..')
+const PY = join(ROOT, '.cache/ref-venv/bin/python')
+const missing = missingTool(PY, 'bun run test:reference installs it', 'the pydantic reference comparison')
+
+/** One request of the comparison. */
+interface Req {
+  method: string
+  path: string
+  body?: unknown
+  raw?: string
+}
+
+type Field = { name: string; kind: 'int'; min: number; max: number } | { name: string; kind: 'str'; min: number; max: number } | { name: string; kind: 'bool' }
+
+/** Values of the wrong shape or out of bounds for a body field. */
+function badValues(f: Field): unknown[] {
+  const common: unknown[] = [[1], { a: 1 }]
+  if (f.kind === 'int') return [...common, f.min - 1, f.max + 1, String(f.max + 1), 'abc', '', 1.5, `${f.min}.0`, ' 7 ', '5_0', true, false, null]
+  if (f.kind === 'bool') return [...common, 'maybe', 2, '', 'yes', 0, null]
+  return [...common, 5, true, 'a'.repeat(f.max + 1), ...(f.min > 0 ? [''] : []), '   ', 'a\u0001b', 'a\u007fb', 'a\u0085b', 'tab\there']
+}
+
+/** Bad bodies for a route: absent, not an object, unknown property, a missing required field, each field's bad values. */
+function bodies(method: string, path: string, valid: Record<string, unknown>, fields: Field[], required: string[]): Req[] {
+  const out: Req[] = [{ method, path }, { method, path, body: [1] }, { method, path, body: 'text' }, { method, path, body: null }, { method, path, body: { ...valid, extra: 1 } }]
+  for (const r of required) {
+    const { [r]: _, ...rest } = valid
+    out.push({ method, path, body: rest })
+  }
+  for (const f of fields) for (const v of badValues(f)) out.push({ method, path, body: { ...valid, [f.name]: v } })
+  out.push({ method, path, raw: '{"a": 1,}' }, { method, path, raw: '{"a"' })
+  return out
+}
+
+/** Bad query strings for integer parameters. */
+function queries(path: string, ints: { name: string; min: number; max: number | null }[], enums: { name: string }[] = []): Req[] {
+  const out: Req[] = []
+  for (const q of ints) {
+    const vals = [String(q.min - 1), 'abc', '1.5', '', '1e3', 'true', '5__0', ...(q.max === null ? [] : [String(q.max + 1), `${q.max + 1}.0`])]
+    for (const v of vals) out.push({ method: 'GET', path: `${path}?${q.name}=${encodeURIComponent(v)}` })
+  }
+  for (const e of enums) for (const v of ['bad', '', 'HEALTHY']) out.push({ method: 'GET', path: `${path}?${e.name}=${encodeURIComponent(v)}` })
+  return out
+}
+
+const BAD_UUIDS = ['abc', 'zzzzzzzz-0000-0000-0000-000000000000', '00000000-0000-0000-000000000000', '0000-0000-0000-0000-000000000000', 'urn:uuid:zz', '%7Bzz%7D', '0f0e0d0c0b0a490887060504030201']
+
+/** Answers of the reference, one subprocess for all requests. */
+async function reference(reqs: Req[]): Promise<{ status: number; body: unknown }[]> {
+  const p = Bun.spawn([PY, join(import.meta.dir, 'app.py')], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+  p.stdin.write(reqs.map((r) => JSON.stringify({ ...r, path: decodeURI(r.path) === r.path ? r.path : r.path })).join('\n') + '\n')
+  await p.stdin.end()
+  const text = await new Response(p.stdout).text()
+  if ((await p.exited) !== 0) throw new Error(`reference failed: ${await new Response(p.stderr).text()}`)
+  return text.trim().split('\n').map((l) => JSON.parse(l))
+}
+
+/** A 422 body with the inputs of password fields left out (Saltdeck never echoes them). */
+function comparable(body: unknown): unknown {
+  const b = body as { detail?: unknown }
+  if (!Array.isArray(b?.detail)) return body
+  return { detail: b.detail.map((e: Record<string, unknown>) => ((e.loc as unknown[]).some((l) => typeof l === 'string' && /password/.test(l)) ? { ...e, input: undefined } : e)) }
+}
+
+describe('422 bodies against FastAPI + pydantic', () => {
+  test.skipIf(missing)('every request either side refuses with 422 gets the same status and body from both', async () => {
+    const w = await testWorld()
+    const roleId: string = (await call(w, 'POST', '/api/roles', { body: { name: 'ref-role' } })).body.id
+    const userId: string = (await call(w, 'GET', '/api/users')).body.users[0].id
+    const pollerInts = [['inventory_refresh_minutes', 0, 1440], ['inventory_refresh_initial_delay_s', 0, 3600], ['fleet_poll_interval_seconds', 0, 86400],
+      ['minion_state_initial_delay_seconds', 0, 3600], ['event_stream_retention_days', 1, 365]] as const
+    const reqs: Req[] = [
+      ...bodies('POST', '/api/roles', { name: 'r' }, [{ name: 'name', kind: 'str', min: 1, max: 64 }, { name: 'description', kind: 'str', min: 0, max: 255 }], ['name']),
+      ...bodies('PATCH', `/api/roles/${roleId}`, { description: 'd' }, [{ name: 'description', kind: 'str', min: 0, max: 255 }], []),
+      ...bodies('POST', `/api/roles/${roleId}/permissions`, { verb: 'view', resource_glob: 'x:*' }, [{ name: 'verb', kind: 'str', min: 1, max: 128 }, { name: 'resource_glob', kind: 'str', min: 1, max: 128 }], ['verb', 'resource_glob']),
+      ...bodies('POST', '/api/auth/tokens', { name: 't' }, [{ name: 'name', kind: 'str', min: 1, max: 128 }, { name: 'expires_in_days', kind: 'int', min: 1, max: 3650 }], ['name']),
+      ...bodies('PUT', '/api/admin/settings/pollers', {}, [...pollerInts.map(([name, min, max]) => ({ name, kind: 'int' as const, min, max })), { name: 'event_stream_enabled', kind: 'bool' }], []),
+      ...bodies('PUT', '/api/admin/settings/widget', {}, [{ name: 'widget_event_count', kind: 'int', min: 1, max: 50 }, { name: 'widget_heartbeat_minutes', kind: 'int', min: 5, max: 1440 }, { name: 'widget_hide_routine', kind: 'bool' }], []),
+      ...bodies('PUT', `/api/users/${userId}/roles`, { role_ids: [roleId] }, [], ['role_ids']),
+      { method: 'PUT', path: `/api/users/${userId}/roles`, body: { role_ids: ['abc', roleId.toUpperCase(), 5] } },
+      ...queries('/api/jobs', [{ name: 'limit', min: 1, max: 500 }, { name: 'offset', min: 0, max: null }]),
+      ...queries('/api/audit', [{ name: 'since_minutes', min: 1, max: 525600 }, { name: 'limit', min: 1, max: 500 }]),
+      ...queries('/api/minions/web-01/runs', [{ name: 'limit', min: 1, max: 200 }], [{ name: 'status' }]),
+      ...BAD_UUIDS.map((id): Req => ({ method: 'PATCH', path: `/api/roles/${id}`, body: { description: 5 } })),
+    ]
+    const theirs = await reference(reqs)
+    const mismatches: string[] = []
+    let compared = 0
+    for (const [i, r] of reqs.entries()) {
+      const ours = await call(w, r.method, r.path, r.raw !== undefined ? { raw: r.raw } : r.body !== undefined ? { body: r.body } : { headers: { 'content-type': 'application/json' } })
+      const ref = theirs[i]!
+      if (ours.status !== 422 && ref.status !== 422) continue
+      compared++
+      const a = JSON.stringify({ status: ours.status, body: comparable(ours.body) })
+      const b = JSON.stringify({ status: ref.status, body: comparable(ref.body) })
+      if (a !== b) mismatches.push(`${r.method} ${r.path} ${r.raw ?? JSON.stringify(r.body)}\n  saltdeck:  ${a}\n  reference: ${b}`)
+    }
+    console.log(`compared ${compared} refused requests of ${reqs.length}; ${mismatches.length} differ`)
+    expect(compared).toBeGreaterThan(200)
+    expect(mismatches).toEqual([])
+  }, 60_000)
+})
