@@ -65,6 +65,20 @@ class WidgetPatch(Strict):
     widget_heartbeat_minutes: Optional[Int(5, 1440)] = None
 
 
+class UserCreate(Strict):
+    username: Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r'^[A-Za-z0-9._@-]+$')]
+    password: Annotated[str, StringConstraints(min_length=8, max_length=1024)]
+    display_name: Plain(0, 128) = ''
+    must_change_pw: bool = True
+    is_active: bool = True
+    roles: list[UUID] = []
+
+
+class Login(BaseModel):
+    username: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+    password: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+
+
 class RolesPut(Strict):
     role_ids: list[UUID]
 
@@ -95,6 +109,14 @@ def pollers(b: PollersPatch): return ok
 
 @app.put('/api/admin/settings/widget')
 def widget(b: WidgetPatch): return ok
+
+
+@app.post('/api/users')
+def user_create(b: UserCreate): return ok
+
+
+@app.post('/api/auth/login')
+def login(b: Login): return ok
 
 
 @app.put('/api/users/{user_id}/roles')

@@ -64,11 +64,14 @@ async function reference(reqs: Req[]): Promise<{ status: number; body: unknown }
   return text.trim().split('\n').map((l) => JSON.parse(l))
 }
 
-/** A 422 body with the inputs of password fields left out (Saltdeck never echoes them). */
+/** A 422 body with password inputs left out, also inside an echoed object (Saltdeck never echoes them). */
 function comparable(body: unknown): unknown {
   const b = body as { detail?: unknown }
   if (!Array.isArray(b?.detail)) return body
-  return { detail: b.detail.map((e: Record<string, unknown>) => ((e.loc as unknown[]).some((l) => typeof l === 'string' && /password/.test(l)) ? { ...e, input: undefined } : e)) }
+  const secret = (k: unknown) => typeof k === 'string' && /password/.test(k)
+  const strip = (input: unknown) =>
+    input && typeof input === 'object' && !Array.isArray(input) ? Object.fromEntries(Object.entries(input).filter(([k]) => !secret(k))) : input
+  return { detail: b.detail.map((e: Record<string, unknown>) => ((e.loc as unknown[]).some(secret) ? { ...e, input: undefined } : { ...e, input: strip(e.input) })) }
 }
 
 describe('422 bodies against FastAPI + pydantic', () => {
@@ -85,6 +88,8 @@ describe('422 bodies against FastAPI + pydantic', () => {
       ...bodies('POST', '/api/auth/tokens', { name: 't' }, [{ name: 'name', kind: 'str', min: 1, max: 128 }, { name: 'expires_in_days', kind: 'int', min: 1, max: 3650 }], ['name']),
       ...bodies('PUT', '/api/admin/settings/pollers', {}, [...pollerInts.map(([name, min, max]) => ({ name, kind: 'int' as const, min, max })), { name: 'event_stream_enabled', kind: 'bool' }], []),
       ...bodies('PUT', '/api/admin/settings/widget', {}, [{ name: 'widget_event_count', kind: 'int', min: 1, max: 50 }, { name: 'widget_heartbeat_minutes', kind: 'int', min: 5, max: 1440 }, { name: 'widget_hide_routine', kind: 'bool' }], []),
+      ...bodies('POST', '/api/users', { username: 'new-user', password: 'long-enough-1' }, [{ name: 'username', kind: 'str', min: 1, max: 64 }, { name: 'display_name', kind: 'str', min: 0, max: 128 }, { name: 'must_change_pw', kind: 'bool' }], ['username', 'password']),
+      ...bodies('POST', '/api/auth/login', { username: 'nobody', password: 'x' }, [{ name: 'username', kind: 'str', min: 1, max: 1024 }], ['username', 'password']),
       ...bodies('PUT', `/api/users/${userId}/roles`, { role_ids: [roleId] }, [], ['role_ids']),
       { method: 'PUT', path: `/api/users/${userId}/roles`, body: { role_ids: ['abc', roleId.toUpperCase(), 5] } },
       ...queries('/api/jobs', [{ name: 'limit', min: 1, max: 500 }, { name: 'offset', min: 0, max: null }]),
