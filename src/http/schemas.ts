@@ -33,6 +33,9 @@ export const NewPassword = T.String({ minLength: 8, maxLength: 1024, writeOnly: 
 /** A role id list. */
 export const RoleIds = T.Array(T.String({ format: 'uuid' }))
 
+/** The control characters no name field may hold (contract §4): C0, DEL and C1 (U+0000–U+001F, U+007F–U+009F). */
+export const CONTROL_CHARS = '\\u0000-\\u001f\\u007f-\\u009f'
+
 /** A string of at most `max` chars with no control characters. */
 export const PlainText = (min: number, max: number, trim = false) =>
-  T.String({ minLength: min, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]*$', ...(trim ? { trim: true } : {}) })
+  T.String({ minLength: min, maxLength: max, pattern: `^[^${CONTROL_CHARS}]*$`, ...(trim ? { trim: true } : {}) })

@@ -134,3 +134,21 @@ describe('users', () => {
     expect((await call(w, 'POST', '/api/users', { body: { username: 'J.Doe_1@corp-x', password: 'long-enough' } })).status).toBe(201)
   })
 })
+
+describe('control characters (contract §4: none in any name field, one definition: C0, DEL and C1)', () => {
+  test.each(['a\u0001b', 'a\u007fb', 'a\u0085b', 'a\u009fb'])('%j is refused in role names, descriptions, token names and display names', async (bad) => {
+    const w = await testWorld()
+    const pattern = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
+    const expectRefused = (r: { status: number; body: any }, field: string) =>
+      expect(r).toMatchObject({ status: 422, body: { detail: [{ type: 'string_pattern_mismatch', loc: ['body', field], input: bad, ctx: { pattern } }] } })
+    expectRefused(await call(w, 'POST', '/api/roles', { body: { name: bad } }), 'name')
+    expectRefused(await call(w, 'POST', '/api/roles', { body: { name: 'ok', description: bad } }), 'description')
+    expectRefused(await call(w, 'POST', '/api/auth/tokens', { body: { name: bad } }), 'name')
+    expectRefused(await call(w, 'POST', '/api/users', { body: { username: 'cc-user', password: 'long-enough-1', display_name: bad } }), 'display_name')
+    expect((await call(w, 'POST', `/api/roles/${(await call(w, 'POST', '/api/roles', { body: { name: 'globs' } })).body.id}/permissions`, { body: { verb: 'view', resource_glob: bad } })).status).toBe(422)
+  })
+  test('other non-ASCII letters stay allowed', async () => {
+    const w = await testWorld()
+    expect((await call(w, 'POST', '/api/roles', { body: { name: 'Équipe ñ 東京', description: 'café' } })).status).toBe(201)
+  })
+})

@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 # Contract §1.1 additions, in pydantic's own vocabulary: no control characters, names trimmed before their length.
-PLAIN = r'^[^\u0000-\u001f\u007f]*$'
+PLAIN = r'^[^\u0000-\u001f\u007f-\u009f]*$'
 Plain = lambda lo, hi, strip=False: Annotated[str, StringConstraints(min_length=lo, max_length=hi, pattern=PLAIN, strip_whitespace=strip)]
-Glob = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r'^[^\s\u0000-\u001f\u007f]+$')]
+Glob = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f]+$')]
 Int = lambda lo, hi: Annotated[int, Field(ge=lo, le=hi)]
 
 
