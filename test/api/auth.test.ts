@@ -85,6 +85,20 @@ describe('login', () => {
 })
 
 describe('throttling', () => {
+  test('parallel guesses are counted before the password check: at most 5 per username and 20 per client are tried', async () => {
+    const w = await testWorld()
+    const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => login(w, 'racer', `guess-${i}`)))
+    expect(statuses.filter((r) => r.status === 401).length).toBe(5)
+    expect(statuses.filter((r) => r.status === 429).length).toBe(45)
+    const w2 = await testWorld()
+    const many = await Promise.all(Array.from({ length: 60 }, (_, i) => login(w2, `racer-${i}`, 'guess')))
+    expect(many.filter((r) => r.status === 401).length).toBe(20)
+    expect(many.filter((r) => r.status === 429).length).toBe(40)
+  })
+  test('a success does not count against the client', async () => {
+    const w = await testWorld()
+    for (let i = 0; i < 25; i++) expect((await login(w, 'admin', ADMIN_PW)).status).toBe(200)
+  })
   test('5 failures for one username give 429 with Retry-After until the window passes', async () => {
     const w = await testWorld()
     for (let i = 0; i < 5; i++) expect((await login(w, 'admin', 'bad')).status).toBe(401)

@@ -141,15 +141,18 @@ export class LoginThrottle {
     return until ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
   }
 
-  /** Counts one failure. */
+  /** Counts one attempt as a failure until it proves otherwise (`succeed`). */
   fail(user: string, client: string, now: number) {
     this.byUser.set(user, [...this.recent(this.byUser, user, now), now])
     this.byClient.set(client, [...this.recent(this.byClient, client, now), now])
   }
 
-  /** A success resets the username's count. */
-  succeed(user: string) {
+  /** A success resets the username's count and takes back the client's count of this attempt (made at `at`). */
+  succeed(user: string, client: string, at: number) {
     this.byUser.delete(user)
+    const c = this.byClient.get(client)
+    const i = c?.lastIndexOf(at) ?? -1
+    if (i >= 0) c!.splice(i, 1)
   }
 }
 
@@ -173,15 +176,15 @@ export function createSession(deps: AppDeps, userId: string): { token: string; m
 export async function checkLogin(deps: AppDeps, username: string, password: string, client: string): Promise<string> {
   const key = username.toLowerCase()
   const throttle = throttleOf(deps)
-  const wait = throttle.retryAfter(key, client, deps.clock.now())
+  const at = deps.clock.now()
+  const wait = throttle.retryAfter(key, client, at)
   if (wait) throw new Throttled('Too many failed logins, retry later', wait)
+  // Counted before the (slow, awaited) password check: concurrent guesses all count against the limits.
+  throttle.fail(key, client, at)
   const u = deps.db.select().from(users).where(eq(users.usernameKey, key)).get()
   const ok = await verifyPassword(deps, password, u?.passwordHash ?? null)
-  if (!u || !ok || !u.isActive) {
-    throttle.fail(key, client, deps.clock.now())
-    throw new Unauthenticated('Invalid credentials')
-  }
-  throttle.succeed(key)
+  if (!u || !ok || !u.isActive) throw new Unauthenticated('Invalid credentials')
+  throttle.succeed(key, client, at)
   return u.id
 }
 
