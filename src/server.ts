@@ -18,6 +18,9 @@ import { SearchIndexer } from './features/activity/search-indexer'
 import { instrument } from './http/instrument'
 import { closeActivityStreams } from './features/activity/stream'
 
+/** Seconds a connection may stay idle before the server closes it (Bun's default is 10). */
+export const IDLE_TIMEOUT_S = 30
+
 /** How long a graceful stop waits for in-flight requests before closing what is left. */
 const DRAIN_MS = 10_000
 
@@ -68,8 +71,16 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
     hostname: config.host,
     port: config.port,
     tls,
-    // Bun's own cap is above ours so that our 413 body answers first.
-    maxRequestBodySize: MAX_BODY * 2,
+    // Bun's own cap is far above ours: readBody stops reading past 1 MiB and answers our JSON 413 (Bun's would be bare).
+    maxRequestBodySize: MAX_BODY * 1024,
+    // Set on purpose: the activity stream's keepalives (KEEPALIVE_MS) come well inside it.
+    idleTimeout: IDLE_TIMEOUT_S,
+    // Never Bun's development error page (it shows source lines): an error outside the app is a JSON 500.
+    development: false,
+    error(e) {
+      log.error('request failed outside the app', { error: String(e?.stack ?? e) })
+      return new Response(JSON.stringify({ detail: 'Internal Server Error' }), { status: 500, headers: { 'content-type': 'application/json' } })
+    },
     // One log line per request with the path only (query strings can carry search terms, and stay short).
     fetch: instrument(deps, routePatterns(), (req) => app.fetch(req)),
   })

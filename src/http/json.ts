@@ -84,8 +84,30 @@ export function findJsonProblem(text: string): JsonProblem | null {
   }
 }
 
+/** The deepest nesting of arrays and objects a body may have; deeper ones are refused before any parser recurses. */
+export const MAX_DEPTH = 256
+
+/** Where the text nests arrays and objects deeper than `max` (brackets inside strings do not count); null when it does not. */
+export function tooDeep(text: string, max = MAX_DEPTH): JsonProblem | null {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return { pos: i, error: `Nesting deeper than ${max} levels at` }
+    } else if (c === 93 || c === 125) depth--
+  }
+  return null
+}
+
 /** Parses a body text; on failure returns the problem instead of throwing. */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; problem: JsonProblem } {
+  const deep = tooDeep(text)
+  if (deep) return { ok: false, problem: deep }
   try {
     return { ok: true, value: JSON.parse(text) }
   } catch {

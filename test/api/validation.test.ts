@@ -355,3 +355,13 @@ describe('422 bodies as the pydantic reference gives them', () => {
     expect((await call(w, 'GET', '/api/jobs?limit=5__0')).body.detail[0]).toMatchObject({ type: 'int_parsing', input: '5__0' })
   })
 })
+
+describe('bodies that cannot be parsed', () => {
+  test('invalid UTF-8 inside a JSON string is json_invalid, not a field error on a replacement character', async () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"name": "a'), 0xff, ...new TextEncoder().encode('"}')])
+    const r = await w.app.handle(new Request('http://localhost/api/roles', { method: 'POST', headers: { authorization: `Bearer ${w.tokens.admin}`, 'content-type': 'application/json' }, body: bytes }))
+    expect(r.status).toBe(422)
+    expect(await r.json()).toEqual({ detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid UTF-8 in the body' } }] })
+    expect((await call(w, 'GET', '/api/roles')).body.roles.map((x: any) => x.name)).not.toContain('a\ufffd')
+  })
+})

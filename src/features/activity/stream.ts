@@ -4,8 +4,8 @@ import type { Grant } from '../roles/service'
 import { eventsAfter, lastEventId, type ActivityFilter } from './service'
 import { onActivity } from './feed'
 
-/** Milliseconds between keepalive comments. */
-export const KEEPALIVE_MS = 15_000
+/** Milliseconds between keepalive comments: well inside the server's idle timeout (server.ts IDLE_TIMEOUT_S, 30 s). */
+export const KEEPALIVE_MS = 10_000
 
 const enc = new TextEncoder()
 /** Open subscribers per service, so a graceful stop can end them (an SSE response never finishes by itself). */
