@@ -11,7 +11,7 @@ import { KEEPALIVE_MS } from '../../src/features/activity/stream'
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-hostile-'))
 let s: Served
-beforeAll(async () => (s = await startServe(join(root, 'data'), { SALTDECK_ADMIN_PASSWORD: 'hostile-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' })))
+beforeAll(async () => (s = await startServe(join(root, 'data'), { SALTDECK_ADMIN_PASSWORD: 'hostile-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' })), 20_000)
 afterAll(async () => {
   await s.stop()
   rmSync(root, { recursive: true, force: true })
