@@ -118,15 +118,16 @@ function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: URL, coo
   if (def.access === 'public') return null
   const tok = readToken(request, cookieValue)
   const principal = tok ? authenticate(deps, tok.token, tok.via) : null
-  if (def.access === 'optional') return principal
-  if (!principal) throw new Unauthenticated()
-  if (principal.via === 'cookie' && UNSAFE.has(def.method)) {
+  // A cookie write is checked against cross-site requests also where a caller is optional (logout is a state change too).
+  if (principal?.via === 'cookie' && UNSAFE.has(def.method)) {
     // A browser form cannot send JSON cross-site without a preflight; a request with no body at all has nothing to smuggle.
     const bodiless = !hasBody && BODILESS.has(def.method) && request.headers.get('content-type') === null
     if (!bodiless && !isJsonType(request.headers.get('content-type'))) throw new AppError(415, 'Content-Type must be application/json')
     const origin = request.headers.get('origin')
     if (origin !== null && origin !== url.origin && origin !== publicOrigin(deps.config.publicUrl)) throw new Forbidden()
   }
+  if (def.access === 'optional') return principal
+  if (!principal) throw new Unauthenticated()
   if (principal.mustChangePw && !def.allowWhilePasswordChange) throw new AppError(403, 'Password change required')
   if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()
   return principal

@@ -134,6 +134,14 @@ describe('sessions', () => {
     expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).status).toBe(401)
     expect((await call(w, 'POST', '/api/auth/logout', { who: 'anon' })).status).toBe(204)
   })
+  test('a cookie logout from a foreign Origin is 403 and the session lives on; a bodiless one from its own page works', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'admin', ADMIN_PW))
+    expect(await call(w, 'POST', '/api/auth/logout', { who: { cookie: c }, headers: { origin: 'http://evil.example' } })).toMatchObject({ status: 403, body: { detail: 'Forbidden' } })
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).status).toBe(200)
+    expect((await call(w, 'POST', '/api/auth/logout', { who: { cookie: c }, headers: { origin: 'http://localhost' } })).status).toBe(204)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).status).toBe(401)
+  })
   test('a session ends after its 8-hour lifetime', async () => {
     const w = await testWorld()
     const c = cookieOf(await login(w, 'admin', ADMIN_PW))

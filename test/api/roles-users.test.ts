@@ -152,3 +152,16 @@ describe('control characters (contract §4: none in any name field, one definiti
     expect((await call(w, 'POST', '/api/roles', { body: { name: 'Équipe ñ 東京', description: 'café' } })).status).toBe(201)
   })
 })
+
+describe('password reset', () => {
+  test("an admin's reset (also saltdeck user reset-password) ends every credential of the user: browser sessions and API tokens", async () => {
+    const w = await testWorld()
+    const u = (await call(w, 'POST', '/api/users', { body: { username: 'resettable', password: 'first-pass-1', roles: [w.roleId('viewer')], must_change_pw: false } })).body
+    const cookie = (await call(w, 'POST', '/api/auth/login', { who: 'anon', body: { username: 'resettable', password: 'first-pass-1' } })).headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]!
+    const token: string = (await call(w, 'POST', '/api/auth/tokens', { who: { cookie }, headers: { 'content-type': 'application/json' }, body: { name: 'ci' } })).body.token
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token } })).status).toBe(200)
+    expect((await call(w, 'POST', `/api/users/${u.id}/password`, { body: { new_password: 'second-pass-2', must_change_pw: false } })).status).toBe(204)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token } })).status).toBe(401)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie } })).status).toBe(401)
+  })
+})

@@ -198,6 +198,11 @@ export function endSessions(deps: AppDeps, userId: string, keep?: string) {
   deps.db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.kind, 'session'), keep ? ne(sessions.id, keep) : undefined)).run()
 }
 
+/** Ends every credential of a user: browser sessions and API tokens alike (a password reset). */
+export function endCredentials(deps: AppDeps, userId: string) {
+  deps.db.delete(sessions).where(eq(sessions.userId, userId)).run()
+}
+
 /** Creates an API token for scripts; the secret is returned once. */
 export function createApiToken(deps: AppDeps, userId: string, name: string, expiresInDays: number | null | undefined) {
   const token = newToken()

@@ -6,7 +6,7 @@ import { ValidationFailed } from '../../http/errors'
 import { Conflict, Forbidden, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { endSessions, hashPassword, verifyPassword } from '../auth/service'
+import { endCredentials, endSessions, hashPassword, verifyPassword } from '../auth/service'
 import { unknownRoleIds } from '../roles/service'
 
 type UserRow = typeof users.$inferSelect
@@ -114,11 +114,12 @@ export function deleteUser(deps: AppDeps, id: string, actorId: string) {
   return u
 }
 
-/** Sets a user's password (by an admin) and ends that user's sessions. */
+/** Sets a user's password (by an admin or `saltdeck user reset-password`) and ends every session and API token of the user. */
 export async function setPassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
   getUser(deps, id)
   await writePassword(deps, id, password, mustChange)
-  endSessions(deps, id)
+  // A reset is for a password that may be known to someone else: every credential of the user ends, API tokens too.
+  endCredentials(deps, id)
 }
 
 /** Changes a user's own password after checking the current one; ends the user's other sessions. */
