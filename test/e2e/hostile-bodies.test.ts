@@ -12,10 +12,11 @@ import { KEEPALIVE_MS } from '../../src/features/activity/stream'
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-hostile-'))
 let s: Served
 beforeAll(async () => (s = await startServe(join(root, 'data'), { SALTDECK_ADMIN_PASSWORD: 'hostile-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' })), 20_000)
+// A graceful stop waits up to 10 s for connections whose refused body was never read to the end.
 afterAll(async () => {
   await s.stop()
   rmSync(root, { recursive: true, force: true })
-})
+}, 20_000)
 
 const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
   fetch(`${s.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
