@@ -21,7 +21,8 @@ export const UuidPath = <K extends string>(...names: K[]) =>
 /** `limit` (1..max, default) and `offset` (≥ 0) query parameters. */
 export const paging = (max: number, dflt: number) => ({
   limit: Default(T.Integer({ minimum: 1, maximum: max }), dflt),
-  offset: Default(T.Integer({ minimum: 0 }), 0),
+  // No upper bound (an offset past the end is an empty page with the true total), but clamped so SQLite can bind it.
+  offset: Default(T.Integer({ minimum: 0, 'x-clamp': Number.MAX_SAFE_INTEGER }), 0),
 })
 
 /** Usernames: 1..64 of A-Z a-z 0-9 . _ @ - (contract §3). */

@@ -79,11 +79,14 @@ function nullableInner(schema: TSchema): TSchema | undefined {
 /** Pydantic lax mode: integers from integral strings, booleans from their usual spellings, trimmed names. */
 export function coerce(schema: TSchema, value: unknown): unknown {
   switch (schema[Kind]) {
-    case 'Integer':
-      if (typeof value === 'string' && INT_STRING.test(value)) return Number.parseInt(value.trim().replace(/_/g, ''), 10)
+    case 'Integer': {
+      let n = value
+      if (typeof value === 'string' && INT_STRING.test(value)) n = Number.parseInt(value.trim().replace(/_/g, ''), 10)
       // A JSON bool is read as 0/1, as pydantic's lax mode does.
-      if (typeof value === 'boolean') return value ? 1 : 0
-      return value
+      else if (typeof value === 'boolean') n = value ? 1 : 0
+      // A bound the schema clamps to instead of refusing (an offset far past the end).
+      return typeof n === 'number' && typeof schema['x-clamp'] === 'number' && n > schema['x-clamp'] ? schema['x-clamp'] : n
+    }
     case 'Boolean':
       if (typeof value === 'string') {
         const v = value.toLowerCase()

@@ -199,6 +199,9 @@ describe('GET /api/activity', () => {
     { minion_id: 'web-01' }, { minion_id: 'web' }, { jid: J1 }, { jid: J3 },
     { search: 'WEB-01' }, { search: 'alice' }, { search: 'ALICE' }, { search: 'bob_admin' }, { search: 'dispatched' }, { search: 'cache-01' },
     { search: '%' }, { search: '_' }, { search: 'list%pkgs' }, { search: 'web_01' }, { search: 'ops%t' }, { search: '\\' }, { search: 'state.apply: 2 ok' },
+    // User text never becomes FTS5 syntax: a NUL, quotes, operators and brackets are plain characters to match.
+    { search: 'ab\u0000' }, { search: 'web\u0000-01' }, { search: '"web' }, { search: 'web"-01' }, { search: 'NEAR(web' }, { search: 'web* OR db' },
+    { search: 'web AND db' }, { search: '(web)' }, { search: 'web-01)' }, { search: '{col}: x' }, { search: '^web' },
     { hide_dispatch: 'true' }, { hide_dispatch: 'false' }, { hide_routine: 'true' }, { hide_routine: '1' }, { hide_dispatch: 'yes', hide_routine: 'on' },
     { category: 'job', hide_routine: 'true', search: 'state.apply' },
     { since_minutes: '30', categories: 'job,minion', hide_dispatch: 'true', limit: '2', offset: '1' },

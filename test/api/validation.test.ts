@@ -365,3 +365,18 @@ describe('bodies that cannot be parsed', () => {
     expect((await call(w, 'GET', '/api/roles')).body.roles.map((x: any) => x.name)).not.toContain('a\ufffd')
   })
 })
+
+describe('offsets far past the end', () => {
+  test.each(['/api/jobs', '/api/activity', '/api/minions', '/api/minions/web-01/runs', '/api/audit', '/api/inventory/packages', '/api/minions/web-01/packages'])(
+    '%s?offset=2^63-1 (and 10^30) is an empty page with the true total',
+    async (path) => {
+      for (const offset of ['9223372036854775807', '1' + '0'.repeat(30)]) {
+        const r = await call(w, 'GET', `${path}?offset=${offset}`)
+        expect(r.status).toBe(200)
+        const items = Object.values(r.body).find(Array.isArray) as unknown[]
+        expect(items).toEqual([])
+        expect(r.body.total).toBe((await call(w, 'GET', path)).body.total)
+      }
+    },
+  )
+})

@@ -165,7 +165,14 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.search) {
     // Indexed rows through the trigram index (a quoted phrase is an exact, case-insensitive substring); rows past the
     // watermark, and terms under three characters (no trigram), by a scan.
-    const like = (p: string) => `(${['summary', 'minion_id', 'fun', 'initiator', 'target'].map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`
+    const cols = ['summary', 'minion_id', 'fun', 'initiator', 'target']
+    const like = (p: string) => `(${cols.map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`
+    if (f.search.includes('\0')) {
+      // A NUL ends a pattern for LIKE and is no FTS5 text: such a term is compared by instr, which counts bytes.
+      const t = arg(f.search.toLowerCase())
+      where.push(`(${cols.map((c) => `instr(lower(${c}), ${t}) > 0`).join(' OR ')})`)
+      return { sql: `WHERE ${where.join(' AND ')}`, args, onlyCategories: false }
+    }
     const p = arg(containsPattern(f.search))
     if ([...f.search].length >= 3) {
       const m = arg(`"${f.search.replace(/"/g, '""')}"`)
