@@ -18,7 +18,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 }, 20_000)
 
-const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+const post = (path: string, body: string | Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
   fetch(`${s.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
 
 test.each([
