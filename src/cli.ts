@@ -56,6 +56,12 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     console.log(HELP)
     return 0
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const help = commandHelp(cmd)
+    if (!help) return usage(`unknown command: ${cmd}`)
+    console.log(help)
+    return 0
+  }
   if (cmd === 'version' || cmd === '--version') {
     console.log(VERSION)
     return 0
@@ -107,6 +113,20 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     throw e
   }
   return usage(`unknown command: ${cmd}`)
+}
+
+/** The usage lines and description of one command (`saltdeck CMD --help`); null for an unknown command. */
+export function commandHelp(cmd: string): string | null {
+  const lines = HELP.split('\n')
+  const uses = lines.filter((l) => l.startsWith(`  saltdeck ${cmd} `) || l === `  saltdeck ${cmd}`)
+  if (!uses.length) return null
+  const start = lines.findIndex((l) => l.startsWith(`${cmd} `) || l === cmd)
+  const about: string[] = []
+  for (let i = start; start >= 0 && i < lines.length && lines[i]!.trim(); i++) {
+    if (i > start && /^\S/.test(lines[i]!) && !lines[i]!.startsWith(`${cmd} `)) break
+    about.push(lines[i]!)
+  }
+  return `Usage:\n${uses.join('\n')}\n\n${about.join('\n')}`.trimEnd()
 }
 
 /** Prints a usage error with the help text; exit code 2. */

@@ -1,6 +1,6 @@
 /** The operator commands besides serve: user create|reset-password|list and backup, run against a data directory, and config. */
 import { chmodSync, existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { optionList, SECRET_MASK, type Config } from './config'
 import type { AppDeps } from './deps'
@@ -98,7 +98,13 @@ export function backup(config: Config, file: string, print: (s: string) => void)
   if (existsSync(target)) throw new CommandError(`${target} exists; choose a new file name`)
   return withDeps(config, async (deps) => {
     const t0 = performance.now()
-    backupTo(deps.db, target)
+    try {
+      backupTo(deps.db, target)
+    } catch (e) {
+      // SQLite says "unable to open database file" for the target, which reads as if the source were broken.
+      const why = !existsSync(dirname(target)) ? `the directory ${dirname(target)} does not exist` : (e as Error).message
+      throw new CommandError(`cannot write the backup to ${target}: ${why}`)
+    }
     chmodSync(target, 0o600)
     print(`Backup written to ${target} (${Bun.file(target).size} bytes in ${Math.round(performance.now() - t0)} ms)`)
   })
