@@ -1,6 +1,6 @@
 // Proves the role and user lifecycles of contract §3-§4, with their conflicts, protections and audit entries.
 import { describe, expect, test } from 'bun:test'
-import { call, testWorld } from '../helpers/app'
+import { ADMIN_PW, call, testWorld } from '../helpers/app'
 
 describe('roles', () => {
   test('create → read → patch → grant → use → revoke → delete', async () => {
@@ -163,5 +163,50 @@ describe('password reset', () => {
     expect((await call(w, 'POST', `/api/users/${u.id}/password`, { body: { new_password: 'second-pass-2', must_change_pw: false } })).status).toBe(204)
     expect((await call(w, 'GET', '/api/auth/me', { who: { token } })).status).toBe(401)
     expect((await call(w, 'GET', '/api/auth/me', { who: { cookie } })).status).toBe(401)
+  })
+})
+
+describe('the last full administrator (*:*) stays', () => {
+  /** Logs a user in and returns the session token (used as a Bearer token). */
+  const sessionOf = async (w: Awaited<ReturnType<typeof testWorld>>, username: string, password: string): Promise<string> =>
+    (await call(w, 'POST', '/api/auth/login', { who: 'anon', body: { username, password } })).headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]!
+  const LAST = 'At least one active user must keep full administrative access (*:*)'
+  test("the only admin cannot drop its admin role; nothing changes and admin routes still answer", async () => {
+    const w = await testWorld()
+    const admin = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'admin')
+    expect(await call(w, 'PUT', `/api/users/${admin.id}/roles`, { body: { role_ids: [] } })).toMatchObject({ status: 409, body: { detail: LAST } })
+    expect(await call(w, 'PATCH', `/api/users/${admin.id}`, { body: { roles: [w.roleId('viewer')] } })).toMatchObject({ status: 409, body: { detail: LAST } })
+    expect((await call(w, 'GET', `/api/users/${admin.id}/roles`)).body.roles.map((r: any) => r.name)).toEqual(['admin'])
+    expect((await call(w, 'GET', '/api/admin/settings')).status).toBe(200)
+  })
+  test('a user manager (no *:*) cannot deactivate, strip or delete the last full admin; with a second admin the first may go', async () => {
+    const w = await testWorld()
+    const admin = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'admin')
+    const mgrRole = (await call(w, 'POST', '/api/roles', { body: { name: 'user-managers' } })).body
+    for (const verb of ['manage_user', 'view']) await call(w, 'POST', `/api/roles/${mgrRole.id}/permissions`, { body: { verb, resource_glob: 'user:*' } })
+    const other = (await call(w, 'POST', '/api/users', { body: { username: 'other-admin', password: 'other-admin-1', roles: [w.roleId('admin')], must_change_pw: false } })).body
+    await call(w, 'POST', '/api/users', { body: { username: 'mgr', password: 'manager-pass-1', roles: [mgrRole.id], must_change_pw: false } })
+    const mgr = { token: await sessionOf(w, 'mgr', 'manager-pass-1') }
+    // Two full admins: one may go.
+    expect((await call(w, 'PATCH', `/api/users/${other.id}`, { who: mgr, body: { is_active: false } })).status).toBe(200)
+    // Now admin is the last one.
+    expect(await call(w, 'PATCH', `/api/users/${admin.id}`, { who: mgr, body: { roles: [mgrRole.id] } })).toMatchObject({ status: 409, body: { detail: LAST } })
+    expect(await call(w, 'PUT', `/api/users/${admin.id}/roles`, { who: mgr, body: { role_ids: [] } })).toMatchObject({ status: 409, body: { detail: LAST } })
+    expect((await call(w, 'PATCH', `/api/users/${other.id}`, { who: mgr, body: { is_active: true } })).status).toBe(200)
+    expect((await call(w, 'DELETE', `/api/users/${other.id}`, { who: mgr })).status).toBe(204)
+    expect((await call(w, 'GET', `/api/users/${admin.id}/roles`)).body.roles.map((r: any) => r.name)).toEqual(['admin'])
+  })
+  test('a custom role granting *:* to the last admin cannot lose that grant or be deleted', async () => {
+    const w = await testWorld()
+    const role = (await call(w, 'POST', '/api/roles', { body: { name: 'root-ish' } })).body
+    const perm = (await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb: '*', resource_glob: '*' } })).body
+    const boss = (await call(w, 'POST', '/api/users', { body: { username: 'boss', password: 'boss-pass-12', roles: [role.id], must_change_pw: false } })).body
+    const admin = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'admin')
+    const asBoss = { token: await sessionOf(w, 'boss', 'boss-pass-12') }
+    expect((await call(w, 'PUT', `/api/users/${admin.id}/roles`, { body: { role_ids: [] } })).status).toBe(200)
+    expect(await call(w, 'DELETE', `/api/roles/${role.id}/permissions/${perm.id}`, { who: asBoss })).toMatchObject({ status: 409, body: { detail: LAST } })
+    expect(await call(w, 'DELETE', `/api/roles/${role.id}`, { who: asBoss })).toMatchObject({ status: 409, body: { detail: LAST } })
+    expect(await call(w, 'PATCH', `/api/users/${boss.id}`, { who: asBoss, body: { roles: [] } })).toMatchObject({ status: 409, body: { detail: LAST } })
+    expect((await call(w, 'GET', `/api/users/${boss.id}/roles`, { who: asBoss })).body.roles.map((r: any) => r.name)).toEqual(['root-ish'])
   })
 })

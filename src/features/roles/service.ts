@@ -95,7 +95,7 @@ export function updateRole(deps: AppDeps, id: string, description: string | null
 export function deleteRole(deps: AppDeps, id: string) {
   const r = getRole(deps, id)
   if (r.isBuiltin) throw new Conflict('Cannot delete a built-in role')
-  deps.db.delete(roles).where(eq(roles.id, id)).run()
+  keepingFullAdmin(deps, () => deps.db.delete(roles).where(eq(roles.id, id)).run())
   return r
 }
 
@@ -115,8 +115,28 @@ export function addPermission(deps: AppDeps, roleId: string, verb: string, resou
 export function removePermission(deps: AppDeps, roleId: string, permId: string) {
   const r = getRole(deps, roleId)
   if (r.isBuiltin) throw new Conflict("Cannot change a built-in role's permissions")
-  const res = deps.db.$client.query('DELETE FROM role_permissions WHERE role_id = ?1 AND id = ?2').run(roleId, permId)
+  const res = keepingFullAdmin(deps, () => deps.db.$client.query('DELETE FROM role_permissions WHERE role_id = ?1 AND id = ?2').run(roleId, permId))
   if (res.changes === 0) throw new NotFound('Permission')
+}
+
+/** Why a change that would leave nobody able to administer Saltdeck is refused. */
+export const LAST_FULL_ADMIN = 'At least one active user must keep full administrative access (*:*)'
+
+/**
+ * Runs a change to users, roles or grants in one transaction and undoes it (409) when afterwards no active user holds
+ * the full grant (*, *): every admin route would be 403 for everyone, and a restart would not repair it.
+ */
+export function keepingFullAdmin<T>(deps: AppDeps, change: () => T): T {
+  const db = deps.db.$client
+  return db.transaction(() => {
+    const out = change()
+    const admins = db.query<{ n: number }, []>(
+      `SELECT count(*) AS n FROM users u WHERE u.is_active = 1 AND EXISTS (SELECT 1 FROM user_roles ur JOIN role_permissions p ON p.role_id = ur.role_id
+         WHERE ur.user_id = u.id AND p.verb = '*' AND p.resource_glob = '*')`,
+    ).get()!.n
+    if (admins === 0) throw new Conflict(LAST_FULL_ADMIN)
+    return out
+  })()
 }
 
 /** The ids among `ids` that name no role. */

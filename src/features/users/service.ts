@@ -7,7 +7,7 @@ import { Conflict, Forbidden, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { endCredentials, endSessions, hashPassword, verifyPassword } from '../auth/service'
-import { unknownRoleIds } from '../roles/service'
+import { keepingFullAdmin, unknownRoleIds } from '../roles/service'
 
 type UserRow = typeof users.$inferSelect
 
@@ -86,9 +86,9 @@ export function setRoles(deps: AppDeps, userId: string, roleIds: string[], loc: 
   getUser(deps, userId)
   const ids = [...new Set(roleIds)]
   checkRoleIds(deps, ids, loc)
-  deps.db.transaction((tx) => {
-    tx.delete(userRoles).where(eq(userRoles.userId, userId)).run()
-    for (const roleId of ids) tx.insert(userRoles).values({ userId, roleId }).run()
+  keepingFullAdmin(deps, () => {
+    deps.db.delete(userRoles).where(eq(userRoles.userId, userId)).run()
+    for (const roleId of ids) deps.db.insert(userRoles).values({ userId, roleId }).run()
   })
 }
 
@@ -96,11 +96,14 @@ export function setRoles(deps: AppDeps, userId: string, roleIds: string[], loc: 
 export function updateUser(deps: AppDeps, id: string, patch: { display_name?: string | null; is_active?: boolean | null; roles?: string[] | null }, actorId: string) {
   const u = getUser(deps, id)
   if (patch.is_active === false && (u.id === actorId || u.isBuiltin)) throw new Conflict(u.isBuiltin ? 'Cannot deactivate a built-in user' : 'Cannot deactivate yourself')
-  if (patch.roles != null) setRoles(deps, id, patch.roles, ['body', 'roles'])
   const set: Partial<UserRow> = { updatedAt: deps.clock.now() }
   if (patch.display_name != null) set.displayName = patch.display_name
   if (patch.is_active != null) set.isActive = patch.is_active
-  deps.db.update(users).set(set).where(eq(users.id, id)).run()
+  // Roles and the active flag change together or not at all.
+  keepingFullAdmin(deps, () => {
+    if (patch.roles != null) setRoles(deps, id, patch.roles, ['body', 'roles'])
+    deps.db.update(users).set(set).where(eq(users.id, id)).run()
+  })
   if (patch.is_active === false) endSessions(deps, id)
   return userOut(deps, getUser(deps, id))
 }
@@ -110,7 +113,7 @@ export function deleteUser(deps: AppDeps, id: string, actorId: string) {
   const u = getUser(deps, id)
   if (u.id === actorId) throw new Conflict('Cannot delete yourself')
   if (u.isBuiltin) throw new Conflict('Cannot delete a built-in user')
-  deps.db.delete(users).where(eq(users.id, id)).run()
+  keepingFullAdmin(deps, () => deps.db.delete(users).where(eq(users.id, id)).run())
   return u
 }
 
