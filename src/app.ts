@@ -21,8 +21,11 @@ import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
 import { POLLER_NAMES } from './pollers/definitions'
 
+/** Headers on every answer: no content sniffing, whatever the route. */
+const ALWAYS = { 'x-content-type-options': 'nosniff' }
+
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...ALWAYS, ...headers } })
 
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
@@ -43,12 +46,34 @@ export function routePatterns(): Pattern[] {
   return [...allRoutes(), ...dashboardRoutes.map(([path]) => ({ method: 'GET', path }))]
 }
 
+/** Loopback host names: a page served under another name that resolves here is a DNS-rebinding attempt. */
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i
+
+/**
+ * Whether a request's Host may reach this service. Bound to a loopback address, Saltdeck answers only to loopback
+ * names and to SALTDECK_PUBLIC_URL's host, so a hostile page cannot rebind its own name to 127.0.0.1 and read the API.
+ */
+function hostGuard(config: AppDeps['config']): (req: Request) => boolean {
+  if (!LOOPBACK.test(config.host)) return () => true
+  const publicHost = config.publicUrl ? new URL(config.publicUrl).hostname.toLowerCase() : null
+  return (req) => {
+    // Bun builds the request URL from the Host header; a request made in process (app.handle) has its URL's host.
+    const host = new URL(req.url).hostname.toLowerCase()
+    return LOOPBACK.test(host) || host === publicHost
+  }
+}
+
 /** Builds the app around its dependencies. */
 export function createApp(deps: AppDeps, extraRoutes: AnyRoute[] = []) {
   deps.metrics ??= new Metrics()
   const routes = [...allRoutes(), ...extraRoutes]
   const allowed = methodsFor(routes)
+  const hostAllowed = hostGuard(deps.config)
   const app = new Elysia()
+    .onRequest(({ request, set }) => {
+      Object.assign(set.headers, ALWAYS)
+      if (!hostAllowed(request)) return json(421, { detail: 'Host not allowed: on a loopback address Saltdeck answers to localhost names and SALTDECK_PUBLIC_URL only' })
+    })
     .onParse(({ request }) => readBody(request))
     .onError(({ error: raw, code, request }) => {
       // Elysia wraps what the parse hook throws in a ParseError; our own error is its cause.
