@@ -37,6 +37,9 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   const dir = resolve(config.dataDir)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   chmodSync(dir, 0o700)
+  // Everything the service writes in the data directory is the operator's alone (database, WAL, search index, key).
+  process.umask(0o077)
+  for (const f of ['saltdeck.db', 'saltdeck.db-wal', 'saltdeck.db-shm', 'search.db', 'search.db-wal', 'search.db-shm']) if (existsSync(join(dir, f))) chmodSync(join(dir, f), 0o600)
   const db = openDb(join(dir, 'saltdeck.db'))
   migrate(db)
   attachSearchIndex(db.$client)

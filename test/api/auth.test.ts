@@ -1,6 +1,6 @@
 // Proves contract §3: login, cookies, throttling, forced password change, CSRF origin check, API tokens, expiry and the first admin.
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ADMIN_PW, call, testWorld } from '../helpers/app'
@@ -321,5 +321,40 @@ describe('authentication cache', () => {
     expect(await me()).toBe(403)
     other.db.$client.query("UPDATE users SET is_active = 0 WHERE username = 'admin'").run()
     expect(await me()).toBe(401)
+  })
+})
+
+describe('tightened defaults', () => {
+  test('at most 100 live API tokens per user; past that 409 until one is revoked or expires', async () => {
+    const w = await testWorld()
+    const ids: string[] = []
+    for (let i = 0; i < 100; i++) ids.push((await call(w, 'POST', '/api/auth/tokens', { body: { name: `t${i}`, expires_in_days: i === 0 ? 1 : null } })).body.id)
+    expect(await call(w, 'POST', '/api/auth/tokens', { body: { name: 'one too many' } })).toMatchObject({ status: 409, body: { detail: 'Too many API tokens (100); revoke one first' } })
+    expect((await call(w, 'DELETE', `/api/auth/tokens/${ids[5]}`)).status).toBe(204)
+    expect((await call(w, 'POST', '/api/auth/tokens', { body: { name: 'fits again' } })).status).toBe(201)
+    w.clock.advance(86_400_001)
+    // The session itself expired meanwhile (8 h): a new login, and the expired token has made room.
+    const cookie = cookieOf(await login(w, 'admin', ADMIN_PW))
+    expect((await call(w, 'POST', '/api/auth/tokens', { who: { cookie }, headers: { 'content-type': 'application/json' }, body: { name: 'the expired one made room' } })).status).toBe(201)
+  })
+  test('the initial-admin-password file goes once the admin has changed that password (and at the next start)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'saltdeck-initpw-'))
+    const db = openDb(':memory:')
+    migrate(db)
+    const deps = { db, config: loadConfig({}, { dataDir: dir, passwordMemoryKib: 256 }), clock: new ManualClock(), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) }
+    let line = ''
+    await bootstrap(deps, dir, (l) => (line = l))
+    const file = join(dir, 'initial-admin-password')
+    const first = readFileSync(file, 'utf8').trim()
+    expect(line).toContain(first)
+    const w = { app: createApp(deps), deps, clock: deps.clock, tokens: {} as any, roleId: () => '' }
+    const cookie = cookieOf(await login(w as any, 'admin', first))
+    expect((await call(w as any, 'POST', '/api/auth/change-password', { who: { cookie }, body: { current_password: first, new_password: 'a-new-admin-pass' } })).status).toBe(204)
+    expect(existsSync(file)).toBe(false)
+    // A file left behind by an older version goes at the next start.
+    writeFileSync(file, 'stale\n')
+    await bootstrap(deps, dir, () => {})
+    expect(existsSync(file)).toBe(false)
+    rmSync(dir, { recursive: true, force: true })
   })
 })

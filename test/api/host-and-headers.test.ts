@@ -15,7 +15,7 @@ test('on a loopback bind, a rebinding host name is 421 with a JSON sentence; loo
   const w = await testWorld({ host: '127.0.0.1', publicUrl: 'https://saltdeck.example.com/' })
   const evil = await get(w, 'http://attacker.example:8080/api/auth/me')
   expect(evil.status).toBe(421)
-  expect((await evil.json()).detail).toStartWith('Host not allowed')
+  expect(((await evil.json()) as { detail: string }).detail).toStartWith('Host not allowed')
   for (const host of ['localhost:8080', '127.0.0.1:8080', '127.1.2.3', '[::1]:8080', 'saltdeck.example.com'])
     expect((await get(w, `http://${host}/api/auth/me`)).status).toBe(200)
 })

@@ -1,6 +1,6 @@
 // Proves `serve` on a real data dir: port 0, 0700 dir, settings survive a SIGTERM stop and a second start.
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from 'node:net'
@@ -20,6 +20,8 @@ test('settings written by one run are read back by the next', async () => {
   const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
   const first = await startServe(dataDir, env)
   expect(statSync(dataDir).mode & 0o777).toBe(0o700)
+  // Every file of the data directory is the operator's alone (issue 9 item 11), the WAL and the search index too.
+  for (const f of readdirSync(dataDir)) expect([f, statSync(join(dataDir, f)).mode & 0o777]).toEqual([f, 0o600])
   expect(await (await fetch(`${first.url}/healthz`)).json()).toEqual({ status: 'ok' })
   expect((await fetch(`${first.url}/readyz`)).status).toBe(200)
   const cookie = await loginCookie(first.url)

@@ -2,7 +2,7 @@
 import { and, asc, eq, gt, isNull, ne, or } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { sessions, users } from '../../db/schema'
-import { NotFound, Throttled, Unauthenticated } from '../../lib/errors'
+import { Conflict, NotFound, Throttled, Unauthenticated } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId, newToken, tokenHash } from '../../lib/ids'
 import type { Grant } from '../roles/service'
@@ -203,10 +203,17 @@ export function endCredentials(deps: AppDeps, userId: string) {
   deps.db.delete(sessions).where(eq(sessions.userId, userId)).run()
 }
 
-/** Creates an API token for scripts; the secret is returned once. */
+/** Live API tokens one user may hold: a leaked session cannot mint credentials without end. */
+export const MAX_API_TOKENS = 100
+
+/** Creates an API token for scripts; the secret is returned once. 409 past MAX_API_TOKENS live ones. */
 export function createApiToken(deps: AppDeps, userId: string, name: string, expiresInDays: number | null | undefined) {
-  const token = newToken()
   const now = deps.clock.now()
+  const live = deps.db.$client.query<{ n: number }, [string, number]>(
+    "SELECT count(*) AS n FROM sessions WHERE user_id = ?1 AND kind = 'api_token' AND (expires_at IS NULL OR expires_at > ?2)",
+  ).get(userId, now)!.n
+  if (live >= MAX_API_TOKENS) throw new Conflict(`Too many API tokens (${MAX_API_TOKENS}); revoke one first`)
+  const token = newToken()
   const expiresAt = expiresInDays ? now + expiresInDays * 86_400_000 : null
   const id = newId()
   deps.db.insert(sessions).values({ id, tokenHash: tokenHash(token), userId, kind: 'api_token', name, createdAt: now, expiresAt }).run()

@@ -1,10 +1,9 @@
 /** The first start: built-in roles repaired, and the first admin created when there are no users. */
 import { chmodSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { randomInt } from 'node:crypto'
 import type { AppDeps } from '../../deps'
 import { ensureBuiltinRoles } from '../roles/service'
-import { hasUsers, insertUser } from './service'
+import { adminMustChangePassword, forgetInitialPassword, hasUsers, initialPasswordFile, insertUser } from './service'
 
 const PW_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
 /** A random 20-character password for the first admin. */
@@ -16,13 +15,17 @@ export const randomPassword = () => Array.from({ length: 20 }, () => PW_ALPHABET
  */
 export async function bootstrap(deps: AppDeps, dataDir: string | null, announce: (line: string) => void = console.log) {
   const roleIds = ensureBuiltinRoles(deps)
-  if (hasUsers(deps)) return
+  if (hasUsers(deps)) {
+    // Left over from a start before the admin changed that password: it opens nothing any more.
+    if (dataDir && !adminMustChangePassword(deps)) forgetInitialPassword(dataDir)
+    return
+  }
   const fromEnv = deps.config.adminPassword
   const password = fromEnv ?? randomPassword()
   await insertUser(deps, { username: 'admin', display_name: 'Administrator', password, must_change_pw: !fromEnv, is_active: true }, [roleIds.admin!], true)
   if (!fromEnv) {
     if (dataDir) {
-      const file = join(dataDir, 'initial-admin-password')
+      const file = initialPasswordFile(dataDir)
       writeFileSync(file, password + '\n', { mode: 0o600 })
       chmodSync(file, 0o600)
       announce(`Created user 'admin' with password: ${password}  (also in ${file}; you must change it at first login)`)

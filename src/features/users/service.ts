@@ -1,5 +1,7 @@
 /** Local user accounts and their role assignments. */
 import { asc, eq } from 'drizzle-orm'
+import { rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { AppDeps } from '../../deps'
 import { roles, userRoles, users } from '../../db/schema'
 import { ValidationFailed } from '../../http/errors'
@@ -62,6 +64,10 @@ export async function createUser(deps: AppDeps, input: NewUser) {
   checkRoleIds(deps, roleIds, ['body', 'roles'])
   return userOut(deps, await insertUser(deps, input, roleIds, false))
 }
+
+/** Whether the built-in admin still has to change its first password. */
+export const adminMustChangePassword = (deps: AppDeps) =>
+  !!deps.db.select({ m: users.mustChangePw }).from(users).where(eq(users.isBuiltin, true)).get()?.m
 
 /** Whether any user exists. */
 export const hasUsers = (deps: AppDeps) => !!deps.db.select({ id: users.id }).from(users).limit(1).get()
@@ -127,9 +133,20 @@ export async function setPassword(deps: AppDeps, id: string, password: string, m
 
 /** Changes a user's own password after checking the current one; ends the user's other sessions. */
 export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
-  if (!(await verifyPassword(deps, current, getUser(deps, userId).passwordHash))) throw new Forbidden('Current password is incorrect')
+  const u = getUser(deps, userId)
+  if (!(await verifyPassword(deps, current, u.passwordHash))) throw new Forbidden('Current password is incorrect')
   await writePassword(deps, userId, next, false)
   endSessions(deps, userId, sessionId)
+  // The first admin's generated password is no secret worth keeping on disk once it no longer opens anything.
+  if (u.isBuiltin) forgetInitialPassword(deps.config.dataDir)
+}
+
+/** Where the first start writes the first admin's generated password. */
+export const initialPasswordFile = (dataDir: string) => join(resolve(dataDir), 'initial-admin-password')
+
+/** Removes the first admin's generated password from the data directory, if it is there. */
+export function forgetInitialPassword(dataDir: string) {
+  rmSync(initialPasswordFile(dataDir), { force: true })
 }
 
 /** The one writer of a user's password and its must-change flag. */
