@@ -12,7 +12,7 @@ export const UserSummary = T.Object({ username: T.String(), display_name: T.Stri
 
 export const authRoutes = [
   route({
-    method: 'POST', path: '/api/auth/login', tag: 'auth', summary: 'Log in with a username and password', access: 'public',
+    method: 'POST', path: '/api/auth/login', errors: [401, 429], tag: 'auth', summary: 'Log in with a username and password', access: 'public',
     body: T.Object({ username: T.String({ minLength: 1, maxLength: 1024 }), password: T.String({ minLength: 1, maxLength: 1024, writeOnly: true }) }),
     response: UserSummary,
     async handler({ body, deps, client, cookie }) {
@@ -37,7 +37,7 @@ export const authRoutes = [
     handler: ({ deps, principal }) => userSummary(deps, principal.userId),
   }),
   route({
-    method: 'POST', path: '/api/auth/change-password', tag: 'auth', summary: 'Change your own password', access: 'login', allowWhilePasswordChange: true, status: 204,
+    method: 'POST', path: '/api/auth/change-password', errors: [403], tag: 'auth', summary: 'Change your own password', access: 'login', allowWhilePasswordChange: true, status: 204,
     body: T.Object({ current_password: T.String({ minLength: 1, maxLength: 1024, writeOnly: true }), new_password: NewPassword }, { additionalProperties: false }),
     async handler({ deps, principal, body }) {
       if (body.new_password.toLowerCase() === principal.username.toLowerCase())
@@ -47,7 +47,7 @@ export const authRoutes = [
     audit: { action: 'auth.change_password', failures: true, target: (c) => c.principal.username },
   }),
   route({
-    method: 'POST', path: '/api/auth/tokens', tag: 'auth', summary: 'Create an API token (shown once)', access: 'login', status: 201,
+    method: 'POST', path: '/api/auth/tokens', errors: [409], tag: 'auth', summary: 'Create an API token (shown once)', access: 'login', status: 201,
     body: T.Object({ name: PlainText(1, 128, true), expires_in_days: T.Optional(Nullable(T.Integer({ minimum: 1, maximum: 3650 }))) }, { additionalProperties: false }),
     handler: ({ deps, principal, body }) => createApiToken(deps, principal.userId, body.name, body.expires_in_days),
     audit: { action: 'token.create', target: (c) => c.body.name },
@@ -57,7 +57,7 @@ export const authRoutes = [
     handler: ({ deps, principal }) => listApiTokens(deps, principal.userId),
   }),
   route({
-    method: 'DELETE', path: '/api/auth/tokens/:token_id', tag: 'auth', summary: 'Revoke one of your API tokens', access: 'login', status: 204,
+    method: 'DELETE', path: '/api/auth/tokens/:token_id', errors: [404], tag: 'auth', summary: 'Revoke one of your API tokens', access: 'login', status: 204,
     params: UuidPath('token_id'),
     handler: ({ deps, principal, params }) => revokeApiToken(deps, principal.userId, params.token_id),
     audit: { action: 'token.revoke', target: (c) => c.params.token_id },

@@ -22,7 +22,7 @@ export const inventoryRoutes = [
     handler: ({ deps, query }) => listPackages(deps, query),
   }),
   route({
-    method: 'GET', path: '/api/inventory/packages/:name/versions', tag: 'inventory', summary: 'Versions of one package, most common first', access: view,
+    method: 'GET', path: '/api/inventory/packages/:name/versions', errors: [404], tag: 'inventory', summary: 'Versions of one package, most common first', access: view,
     params: T.Object({ name: T.String({ minLength: 1, maxLength: 512 }) }), query: T.Object({ source: T.Optional(Source) }),
     response: T.Object({ name: T.String(), total: T.Integer(), versions: T.Array(T.Object({ version: T.String(), arch: T.String(), source: T.String(), minion_count: T.Integer() })) }),
     handler({ deps, params, query }) {

@@ -12,7 +12,7 @@ export const jobRoutes = [
     handler: ({ deps, query }) => listJobs(deps, query),
   }),
   route({
-    method: 'GET', path: '/api/jobs/:jid', tag: 'jobs', summary: 'One job with its per-minion returns', access: { verb: 'view', resource: 'job:*' },
+    method: 'GET', path: '/api/jobs/:jid', errors: [404], tag: 'jobs', summary: 'One job with its per-minion returns', access: { verb: 'view', resource: 'job:*' },
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64 }) }),
     handler: ({ deps, params }) => jobDetail(deps, params.jid),
   }),

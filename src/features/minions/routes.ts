@@ -30,7 +30,7 @@ export const minionRoutes = [
     handler: ({ deps, query }) => listMinions(deps, query),
   }),
   route({
-    method: 'GET', path: '/api/minions/:minion_id', tag: 'minions', summary: 'One minion with its grains', access: view, params: MinionPath,
+    method: 'GET', path: '/api/minions/:minion_id', errors: [404], tag: 'minions', summary: 'One minion with its grains', access: view, params: MinionPath,
     response: T.Object({ ...MinionSummary, grains: T.Record(T.String(), T.Unknown()) }),
     handler: ({ deps, params }) => minionDetail(deps, params.minion_id),
   }),

@@ -42,7 +42,7 @@ const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 })
 /** A key action route: the wheel call, then the change recorded with the acting user. */
 const keyRoute = (method: 'POST' | 'DELETE', path: string, act: 'accept' | 'reject' | 'delete', summary: string) =>
   route({
-    method, path, tag: 'keys', summary, access: { verb: act, resource: 'key:*' }, params: KeyPath, status: 204,
+    method, path, tag: 'keys', summary, access: { verb: act, resource: 'key:*' }, params: KeyPath, status: 204, errors: [404, 502, 503],
     handler: ({ deps, params, principal }) => keyAction(deps, salt(deps).client, principal.username, params.minion_id, act),
     audit: { action: `key.${act}`, failures: true, target: (c) => c.params.minion_id },
   })
@@ -66,14 +66,14 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
   }),
   route({
-    method: 'GET', path: '/api/admin/pollers', tag: 'pollers', summary: 'Status of every poller and of the event stream', access: edit,
+    method: 'GET', path: '/api/admin/pollers', errors: [503], tag: 'pollers', summary: 'Status of every poller and of the event stream', access: edit,
     handler: ({ deps }) => {
       const rt = salt(deps)
       return { pollers: rt.pollers.status(), event_stream: rt.stream.status() }
     },
   }),
   route({
-    method: 'POST', path: '/api/admin/pollers/:name/run', tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202,
+    method: 'POST', path: '/api/admin/pollers/:name/run', errors: [409, 503], tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202,
     params: T.Object({ name: OneOf(pollerNames) }),
     handler({ deps, params }) {
       void salt(deps).pollers.runNow(params.name)
@@ -85,7 +85,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
   keyRoute('POST', '/api/keys/:minion_id/reject', 'reject', 'Reject a minion key'),
   keyRoute('DELETE', '/api/keys/:minion_id', 'delete', 'Delete a minion key'),
   route({
-    method: 'POST', path: '/api/run', tag: 'jobs', summary: 'Run a command through local_async', access: { verb: 'execute', resource: 'salt:*' }, status: 202,
+    method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', summary: 'Run a command through local_async', access: { verb: 'execute', resource: 'salt:*' }, status: 202,
     body: T.Object({
       tgt: T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })]),
       tgt_type: Default(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr']), 'glob'),
@@ -104,7 +104,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
   }),
   route({
-    method: 'POST', path: '/api/jobs/:jid/kill', tag: 'jobs', summary: 'Kill a running job on its minions', access: { verb: 'kill', resource: 'job:*' }, status: 202,
+    method: 'POST', path: '/api/jobs/:jid/kill', errors: [404, 502, 503], tag: 'jobs', summary: 'Kill a running job on its minions', access: { verb: 'kill', resource: 'job:*' }, status: 202,
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
     async handler({ deps, params }) {
       const minions = jobMinions(deps, params.jid)
@@ -114,7 +114,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     audit: { action: 'job.kill', target: (c) => c.params.jid },
   }),
   route({
-    method: 'POST', path: '/api/inventory/refresh', tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202,
+    method: 'POST', path: '/api/inventory/refresh', errors: [409, 503], tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202,
     body: T.Object({ target: Default(T.String({ minLength: 1, maxLength: 1024 }), '*'), target_type: Default(OneOf(['glob']), 'glob') }, { additionalProperties: false }),
     handler: ({ deps, body }) => salt(deps).refreshInventory(body.target),
     audit: { action: 'inventory.refresh', target: (c) => c.body.target },

@@ -12,7 +12,7 @@ export const systemRoutes = (all: () => AnyRoute[]) => {
   return [
     route({ method: 'GET', path: '/healthz', tag: 'system', summary: 'Process is alive', access: 'public', response: T.Object({ status: T.Literal('ok') }), handler: () => ({ status: 'ok' }) }),
     route({
-      method: 'GET', path: '/readyz', tag: 'system', summary: 'Database answers', access: 'public', response: T.Object({ status: T.Literal('ok') }),
+      method: 'GET', path: '/readyz', errors: [503], tag: 'system', summary: 'Database answers', access: 'public', response: T.Object({ status: T.Literal('ok') }),
       handler({ deps }) {
         if (!ping(deps.db)) throw new AppError(503, 'Database unavailable')
         return { status: 'ok' }

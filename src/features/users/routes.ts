@@ -11,7 +11,7 @@ const ById = UuidPath('user_id')
 export const userRoutes = [
   route({ method: 'GET', path: '/api/users', tag: 'users', summary: 'List users', access: view, handler: ({ deps }) => listUsers(deps) }),
   route({
-    method: 'POST', path: '/api/users', tag: 'users', summary: 'Create a user', access: manage, status: 201,
+    method: 'POST', path: '/api/users', errors: [409], tag: 'users', summary: 'Create a user', access: manage, status: 201,
     body: T.Object({
       username: Username, password: NewPassword, display_name: T.Optional(PlainText(0, 128)), must_change_pw: T.Optional(T.Boolean()),
       is_active: T.Optional(T.Boolean()), roles: T.Optional(RoleIds),
@@ -19,27 +19,27 @@ export const userRoutes = [
     handler: ({ deps, body }) => createUser(deps, body),
     audit: { action: 'user.create', target: (_, out) => out.username },
   }),
-  route({ method: 'GET', path: '/api/users/:user_id', tag: 'users', summary: 'Read a user', access: view, params: ById, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
+  route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
   route({
-    method: 'PATCH', path: '/api/users/:user_id', tag: 'users', summary: 'Change a user', access: manage, params: ById,
+    method: 'PATCH', path: '/api/users/:user_id', errors: [404, 409], tag: 'users', summary: 'Change a user', access: manage, params: ById,
     body: T.Object({ display_name: T.Optional(Nullable(PlainText(0, 128))), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleIds)) }, { additionalProperties: false }),
     handler: ({ deps, params, body, principal }) => updateUser(deps, params.user_id, body, principal.userId),
     audit: { action: 'user.update', target: (_, out) => out.username },
   }),
   route({
-    method: 'DELETE', path: '/api/users/:user_id', tag: 'users', summary: 'Delete a user', access: manage, params: ById, status: 204,
+    method: 'DELETE', path: '/api/users/:user_id', errors: [404, 409], tag: 'users', summary: 'Delete a user', access: manage, params: ById, status: 204,
     handler: ({ deps, params, principal }) => deleteUser(deps, params.user_id, principal.userId),
     audit: { action: 'user.delete', target: (_, u) => u.username },
   }),
   route({
-    method: 'POST', path: '/api/users/:user_id/password', tag: 'users', summary: "Set a user's password", access: manage, params: ById, status: 204,
+    method: 'POST', path: '/api/users/:user_id/password', errors: [404], tag: 'users', summary: "Set a user's password", access: manage, params: ById, status: 204,
     body: T.Object({ new_password: NewPassword, must_change_pw: Default(Nullable(T.Boolean()), true) }, { additionalProperties: false }),
     // An explicit null asks for the default too.
     handler: ({ deps, params, body }) => setPassword(deps, params.user_id, body.new_password, body.must_change_pw ?? true),
     audit: { action: 'user.set_password', target: ({ deps, params }) => getUser(deps, params.user_id).username },
   }),
   route({
-    method: 'GET', path: '/api/users/:user_id/roles', tag: 'users', summary: "A user's roles", access: view, params: ById,
+    method: 'GET', path: '/api/users/:user_id/roles', errors: [404], tag: 'users', summary: "A user's roles", access: view, params: ById,
     handler({ deps, params }) {
       getUser(deps, params.user_id)
       const r = rolesOf(deps, params.user_id)
@@ -47,7 +47,7 @@ export const userRoutes = [
     },
   }),
   route({
-    method: 'PUT', path: '/api/users/:user_id/roles', tag: 'users', summary: "Replace a user's roles", access: manage, params: ById,
+    method: 'PUT', path: '/api/users/:user_id/roles', errors: [404, 409], tag: 'users', summary: "Replace a user's roles", access: manage, params: ById,
     body: T.Object({ role_ids: RoleIds }, { additionalProperties: false }),
     handler({ deps, params, body }) {
       setRoles(deps, params.user_id, body.role_ids)
