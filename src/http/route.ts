@@ -76,6 +76,8 @@ export interface RouteDef<A extends Access = Access, P extends TSchema = TSchema
   /** Success status; 200 unless set. */
   status?: number
   response?: TSchema
+  /** The success body's media type when it is not JSON (the Prometheus text of /metrics). */
+  produces?: string
   /** Error statuses the handler itself may answer (domain errors: 404, 409, 429, 502, 503), for the API document. */
   errors?: number[]
   handler: (ctx: Ctx<A, Input<P>, Input<Q>, Input<B>>) => R | Promise<R>

@@ -32,7 +32,7 @@ export function metricsText(deps: AppDeps): string {
 /** The metrics route. */
 export const metricsRoutes = [
   route({
-    method: 'GET', path: '/metrics', tag: 'system', summary: 'Prometheus metrics (view metrics:* or an API token)', access: 'login',
+    method: 'GET', path: '/metrics', produces: 'text/plain', tag: 'system', summary: 'Prometheus metrics (view metrics:* or an API token)', access: 'login',
     handler({ deps, principal }) {
       // Scrapers authenticate with an API token; a browser session needs the permission.
       if (principal.kind !== 'api_token' && !holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
