@@ -50,6 +50,12 @@ export function uuidProblem(s: string): string | null {
 
 /** Why a string is not an http(s) URL: [type, reason]; null when it is one. */
 export function urlProblem(s: string): [string, string] | null {
+  // What the WHATWG parser refuses without saying why, in the words of the URL parser behind pydantic.
+  const parts = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^/:?#]*)(?::([^/?#]*))?/i.exec(s)
+  if (parts && /^https?:/i.test(s)) {
+    if (!parts[1]) return ['url_parsing', 'empty host']
+    if (parts[2] !== undefined && parts[2] !== '' && (!/^\d+$/.test(parts[2]) || Number(parts[2]) > 65535)) return ['url_parsing', 'invalid port number']
+  }
   let u: URL
   try {
     u = new URL(s)
@@ -185,11 +191,26 @@ function mapError(e: ValueError, loc: (string | number)[], secret: boolean): Err
       }
       const inner = nullableInner(s)
       if (inner) return [...Value.Errors(inner, v)].flatMap((ie) => mapError(ie, [...loc, ...pointer(ie.path)], secret))
-      return entry('union_type', 'Input should match one of the allowed types')
+      // As pydantic: each branch's first problems, under the branch's label (`constrained-str`, `list[str]`, …).
+      return branches.flatMap((b) => firstPerPath([...Value.Errors(b, v)]).flatMap((ie) => mapError(ie, [...loc, branchLabel(b), ...pointer(ie.path)], secret)))
     }
     default:
       return entry('value_error', `Value error, ${e.message}`)
   }
+}
+
+/** A union branch's name in pydantic's `loc`: its type, `constrained-` when it carries bounds or a pattern. */
+function branchLabel(b: TSchema): string {
+  const constrained = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'format'].some((k) => b[k] !== undefined)
+  const base = ({ String: 'str', Integer: 'int', Number: 'float', Boolean: 'bool', Object: 'dict', Null: 'none' } as Record<string, string>)[b[Kind] as string]
+  if (b[Kind] === 'Array') return `list[${branchLabel(b.items as TSchema)}]`
+  return `${constrained ? 'constrained-' : ''}${base ?? 'union'}`
+}
+
+/** The first error of each path (pydantic reports one failing constraint per value). */
+function firstPerPath(errors: ValueError[]): ValueError[] {
+  const seen = new Set<string>()
+  return errors.filter((e) => !seen.has(e.path) && !!seen.add(e.path))
 }
 
 /** JSON-pointer path to loc segments (array indexes as numbers). */
@@ -234,7 +255,7 @@ export function checkPart(part: Part, schema: TSchema, raw: unknown): { value: u
     reported.add(e.path)
     for (const entry of mapError(e, loc, isSecret(schema, e.path))) {
       if ('input' in entry) {
-        const sent = at(raw, loc.slice(1))
+        const sent = at(raw, entry.loc.slice(1))
         if (sent !== undefined) entry.input = sent
       }
       errors.push(entry)

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from fastapi import FastAPI, Query
 from fastapi.testclient import TestClient
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StringConstraints, UrlConstraints
 
 # Contract §1.1 additions, in pydantic's own vocabulary: no control characters, names trimmed before their length.
 PLAIN = r'^[^\u0000-\u001f\u007f-\u009f]*$'
@@ -79,6 +79,37 @@ class Login(BaseModel):
     password: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
 
 
+class UserPatch(Strict):
+    display_name: Optional[Plain(0, 128)] = None
+    is_active: Optional[bool] = None
+    roles: Optional[list[UUID]] = None
+
+
+class PasswordSet(Strict):
+    new_password: Annotated[str, StringConstraints(min_length=8, max_length=1024)]
+    must_change_pw: Optional[bool] = True
+
+
+class LoggingPatch(Strict):
+    log_format: Optional[Literal['json', 'text']] = None
+
+
+class SaltPatch(Strict):
+    url: Optional[Annotated[HttpUrl, UrlConstraints(max_length=2048)]] = None
+    username: Optional[Annotated[str, StringConstraints(min_length=1, max_length=255)]] = None
+    password: Optional[Annotated[str, StringConstraints(min_length=1, max_length=1024)]] = None
+    verify: Optional[bool] = None
+    eauth: Optional[Literal['pam', 'sharedsecret', 'ldap', 'file', 'auto']] = None
+
+
+class RunIn(Strict):
+    tgt: Union[Annotated[str, StringConstraints(min_length=1, max_length=1024)], Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=255)]], Field(max_length=10000)]]
+    tgt_type: Literal['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr'] = 'glob'
+    fun: Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r'^[A-Za-z0-9_.]+$')]
+    arg: Annotated[list, Field(max_length=100)] = []
+    kwarg: dict = {}
+
+
 class RolesPut(Strict):
     role_ids: list[UUID]
 
@@ -117,6 +148,37 @@ def user_create(b: UserCreate): return ok
 
 @app.post('/api/auth/login')
 def login(b: Login): return ok
+
+
+@app.patch('/api/users/{user_id}')
+def user_patch(user_id: UUID, b: UserPatch): return ok
+
+
+@app.post('/api/users/{user_id}/password')
+def user_password(user_id: UUID, b: PasswordSet): return ok
+
+
+@app.put('/api/admin/settings/logging')
+def logging_(b: LoggingPatch): return ok
+
+
+@app.put('/api/admin/settings/salt')
+def salt_(b: SaltPatch): return ok
+
+
+@app.post('/api/run')
+def run(b: RunIn): return ok
+
+
+@app.get('/api/activity')
+def activity(since_minutes: Annotated[Optional[int], Query(ge=1, le=10080)] = None, hide_dispatch: bool = False, hide_routine: bool = False,
+             search: Annotated[Optional[str], Query(max_length=200)] = None,
+             limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
+
+
+@app.get('/api/inventory/packages')
+def packages(q: Annotated[Optional[str], Query(max_length=200)] = None, sort: Optional[Literal['name', 'minion_count', 'version_count', 'last_seen']] = None,
+             order: Optional[Literal['asc', 'desc']] = None, limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
 
 
 @app.put('/api/users/{user_id}/roles')

@@ -78,7 +78,8 @@ describe('422 bodies against FastAPI + pydantic', () => {
   test.skipIf(missing)('every request either side refuses with 422 gets the same status and body from both', async () => {
     const w = await testWorld()
     const roleId: string = (await call(w, 'POST', '/api/roles', { body: { name: 'ref-role' } })).body.id
-    const userId: string = (await call(w, 'GET', '/api/users')).body.users[0].id
+    // Its own user: a valid password reset would end the admin's credentials for the rest of the run.
+    const userId: string = (await call(w, 'POST', '/api/users', { body: { username: 'ref-user', password: 'ref-user-pass-1', roles: [roleId] } })).body.id
     const pollerInts = [['inventory_refresh_minutes', 0, 1440], ['inventory_refresh_initial_delay_s', 0, 3600], ['fleet_poll_interval_seconds', 0, 86400],
       ['minion_state_initial_delay_seconds', 0, 3600], ['event_stream_retention_days', 1, 365]] as const
     const reqs: Req[] = [
@@ -92,6 +93,18 @@ describe('422 bodies against FastAPI + pydantic', () => {
       ...bodies('POST', '/api/auth/login', { username: 'nobody', password: 'x' }, [{ name: 'username', kind: 'str', min: 1, max: 1024 }], ['username', 'password']),
       ...bodies('PUT', `/api/users/${userId}/roles`, { role_ids: [roleId] }, [], ['role_ids']),
       { method: 'PUT', path: `/api/users/${userId}/roles`, body: { role_ids: ['abc', roleId.toUpperCase(), 5] } },
+      ...bodies('PATCH', `/api/users/${userId}`, { display_name: 'x' }, [{ name: 'display_name', kind: 'str', min: 0, max: 128 }, { name: 'is_active', kind: 'bool' }], []),
+      ...bodies('POST', `/api/users/${userId}/password`, { new_password: 'long-enough-2' }, [{ name: 'must_change_pw', kind: 'bool' }], ['new_password']),
+      ...bodies('PUT', '/api/admin/settings/logging', {}, [], []),
+      { method: 'PUT', path: '/api/admin/settings/logging', body: { log_format: 'xml' } },
+      ...bodies('PUT', '/api/admin/settings/salt', { username: 'u' }, [{ name: 'username', kind: 'str', min: 1, max: 255 }, { name: 'verify', kind: 'bool' }], []),
+      ...['not a url', 'ftp://x', 'http://', 'x'.repeat(10), 'https://salt.example:99999'].map((url): Req => ({ method: 'PUT', path: '/api/admin/settings/salt', body: { url } })),
+      { method: 'PUT', path: '/api/admin/settings/salt', body: { eauth: 'kerberos' } },
+      ...bodies('POST', '/api/run', { tgt: '*', fun: 'test.ping' }, [{ name: 'fun', kind: 'str', min: 1, max: 255 }], ['tgt', 'fun']),
+      ...[{ tgt: 5 }, { tgt: [] }, { tgt: [5] }, { tgt: '' }, { tgt_type: 'bad' }, { arg: 'x' }, { kwarg: [] }, { fun: 'a b' }].map((b): Req => ({ method: 'POST', path: '/api/run', body: { tgt: '*', fun: 'test.ping', ...b } })),
+      ...queries('/api/activity', [{ name: 'since_minutes', min: 1, max: 10080 }, { name: 'limit', min: 1, max: 500 }]),
+      ...['maybe', '2', ''].map((v): Req => ({ method: 'GET', path: `/api/activity?hide_routine=${v}` })),
+      ...queries('/api/inventory/packages', [{ name: 'limit', min: 1, max: 500 }], [{ name: 'sort' }, { name: 'order' }]),
       ...queries('/api/jobs', [{ name: 'limit', min: 1, max: 500 }, { name: 'offset', min: 0, max: null }]),
       ...queries('/api/audit', [{ name: 'since_minutes', min: 1, max: 525600 }, { name: 'limit', min: 1, max: 500 }]),
       ...queries('/api/minions/web-01/runs', [{ name: 'limit', min: 1, max: 200 }], [{ name: 'status' }]),
