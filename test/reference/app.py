@@ -114,6 +114,9 @@ class RolesPut(Strict):
     role_ids: list[UUID]
 
 
+Limit = lambda hi: Annotated[int, Query(ge=1, le=hi)]
+Offset = Annotated[int, Query(ge=0)]
+
 app = FastAPI()
 ok = {}
 
@@ -173,12 +176,12 @@ def run(b: RunIn): return ok
 @app.get('/api/activity')
 def activity(since_minutes: Annotated[Optional[int], Query(ge=1, le=10080)] = None, hide_dispatch: bool = False, hide_routine: bool = False,
              search: Annotated[Optional[str], Query(max_length=200)] = None,
-             limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
+             limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 
 @app.get('/api/inventory/packages')
 def packages(q: Annotated[Optional[str], Query(max_length=200)] = None, sort: Optional[Literal['name', 'minion_count', 'version_count', 'last_seen']] = None,
-             order: Optional[Literal['asc', 'desc']] = None, limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
+             order: Optional[Literal['asc', 'desc']] = None, limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 
 @app.put('/api/users/{user_id}/roles')
@@ -187,17 +190,17 @@ def user_roles(user_id: UUID, b: RolesPut): return ok
 
 @app.get('/api/jobs')
 def jobs(fun: Annotated[Optional[str], Query(max_length=255)] = None, user: Annotated[Optional[str], Query(max_length=255)] = None,
-         limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
+         limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 
 @app.get('/api/audit')
 def audit(user: Annotated[Optional[str], Query(max_length=64)] = None, action: Annotated[Optional[str], Query(max_length=64)] = None,
           since_minutes: Annotated[Optional[int], Query(ge=1, le=525600)] = None,
-          limit: Annotated[int, Query(ge=1, le=500)] = 100, offset: Annotated[int, Query(ge=0)] = 0): return ok
+          limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 
 @app.get('/api/minions/{minion_id}/runs')
-def runs(minion_id: str, limit: Annotated[int, Query(ge=1, le=200)] = 20, offset: Annotated[int, Query(ge=0)] = 0,
+def runs(minion_id: str, limit: Limit(200) = 20, offset: Offset = 0,
          status: Optional[Literal['healthy', 'changed', 'unhealthy', 'blocked']] = None): return ok
 
 
