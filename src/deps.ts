@@ -5,9 +5,9 @@ import type { Clock } from './lib/clock'
 import type { Logger } from './lib/log'
 import type { SaltClient } from './salt/client'
 import type { Metrics } from './features/metrics/registry'
-import type { PollerStats, PollerStatus, StreamStatus } from './lib/poller-status'
+import type { PollerStats, PollerStatus, SaltHealthSnapshot, StreamStatus } from './lib/poller-status'
 
-export type { PollerStats, PollerStatus, StreamStatus } from './lib/poller-status'
+export type { PollerStats, PollerStatus, SaltHealthSnapshot, StreamStatus } from './lib/poller-status'
 
 /** The pollers as the HTTP side sees them: their state, and running one now. */
 export interface PollerControl {
@@ -25,6 +25,10 @@ export interface SaltSide {
   stream: { status(): StreamStatus }
   /** Starts an inventory refresh of the minions matching a glob; RefreshBusy while one runs. */
   refreshInventory(target: string): { refresh_id: string; started_at: string }
+  /** The salt side's state for the health view and /metrics. */
+  health(): SaltHealthSnapshot
+  /** Whether the stored online flags are current: false while salt-api does not answer (presence is then unknown). */
+  presenceKnown(): boolean
 }
 
 /** The dependencies of createApp; tests build them around a `:memory:` database. */

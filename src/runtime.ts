@@ -8,6 +8,8 @@ import { EventStream } from './salt/event-stream'
 import type { Backoff } from './salt/events'
 import { Scheduler } from './pollers/scheduler'
 import { definePollers } from './pollers/definitions'
+import { versionOf } from './salt/replies'
+import type { SaltHealthSnapshot } from './lib/poller-status'
 import { applyFacts } from './features/ingest/apply'
 import { readSection, saltCredentials } from './features/settings/service'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
@@ -21,16 +23,65 @@ export class SaltRuntime implements SaltSide {
   inventoryWorker = true
   /** Minions per inventory batch (SALTDECK_INVENTORY_BATCH; tests make it small). */
   inventoryBatch: number
+  /** How often salt-api is probed while it does not answer, so its return is noticed in seconds. */
+  probeMs: number
+  private master: { version: string | null; asked: Promise<string | null> | null } = { version: null, asked: null }
+  private probing: ReturnType<typeof setInterval> | null = null
 
-  constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff } = {}) {
+  constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), opts.client, () => deps.clock.now())
     this.inventoryBatch = deps.config.inventoryBatch
-    this.scheduler = new Scheduler(deps, definePollers({ deps, client: this.client, inventory: () => this.inventoryOptions() }))
+    this.probeMs = opts.probeMs ?? 2000
+    this.scheduler = new Scheduler(deps, definePollers({
+      deps, client: this.client, inventory: () => this.inventoryOptions(),
+      streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(),
+    }))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
       store: (batch) => void applyFacts(deps, batch),
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,
     }, opts.streamBackoff)
+    this.stream.onState = (state) => {
+      // The jobs and fleet pollers cover for a stream that is down, and catch up once when it is back.
+      this.scheduler.retime(['jobs', 'fleet'])
+      if (state === 'reconnecting') void this.client.probe()
+    }
+  }
+
+  /** The master's Salt version: runner salt.cmd test.version, asked once per salt connection; null when it fails. */
+  masterVersion(): Promise<string | null> {
+    if (this.master.version) return Promise.resolve(this.master.version)
+    this.master.asked ??= this.client
+      .runner('salt.cmd', { fun: 'test.version' })
+      .then((r) => (this.master.version = versionOf(r)))
+      .catch(() => null)
+      .finally(() => (this.master.asked = null))
+    return this.master.asked
+  }
+
+  /** While salt-api does not answer, probes it; once it answers, the presence, keys and jobs pollers run at once. */
+  private watchReachability() {
+    this.probing ??= setInterval(async () => {
+      if (this.client.reachability().up !== false) return
+      if (!(await this.client.probe())) return
+      this.deps.log.info('salt-api answers again')
+      for (const name of ['presence', 'keys', 'jobs']) void this.scheduler.run(name)
+    }, this.probeMs)
+  }
+
+  /** Whether the stored online flags are current (salt-api answered at its last exchange). */
+  presenceKnown() {
+    return this.client.reachability().up !== false || this.stream.state === 'connected'
+  }
+
+  /** The salt side's state for the health view. */
+  health(): SaltHealthSnapshot {
+    if (!this.master.version) void this.masterVersion()
+    const stream = this.stream.health()
+    return {
+      masterVersion: this.master.version, reachability: this.client.reachability(), stream, covering: this.stream.down,
+      pollers: this.scheduler.health(this.deps.clock.now()),
+    }
   }
 
   /** The pollers, for the HTTP side. */
@@ -52,11 +103,15 @@ export class SaltRuntime implements SaltSide {
   start() {
     this.scheduler.start()
     if (this.stream.enabled()) void this.stream.start()
+    this.watchReachability()
   }
 
   /** Applies a settings change at once: new credentials re-log in, new intervals reschedule. */
   async settingsChanged(section: string) {
-    if (section === 'salt') this.client.reset()
+    if (section === 'salt') {
+      this.master = { version: null, asked: null }
+      await this.client.logout()
+    }
     if (section === 'salt' || section === 'pollers') {
       this.scheduler.reschedule()
       await this.stream.reload()
@@ -65,7 +120,10 @@ export class SaltRuntime implements SaltSide {
 
   /** Stops the pollers and the stream, writing pending events. */
   async stop() {
+    if (this.probing) clearInterval(this.probing)
+    this.probing = null
     await this.scheduler.stop()
     await this.stream.stop()
+    await this.client.logout()
   }
 }

@@ -33,3 +33,15 @@ export interface StreamStatus {
   reconnects: number
   last_error: string | null
 }
+
+/** The salt side's state as the health view reads it (times are epoch ms). */
+export interface SaltHealthSnapshot {
+  /** The master's Salt version; null until known. */
+  masterVersion: string | null
+  /** Whether salt-api answered lately; `up` null before the first exchange. */
+  reachability: { up: boolean | null; since: number | null; error: string | null }
+  stream: { state: 'connected' | 'reconnecting' | 'broken' | 'disabled'; since: number; lastEventAt: number | null; reconnectsLastHour: number; lastError: string | null }
+  /** Whether the jobs and fleet pollers run at their catch-up interval because the stream is down. */
+  covering: boolean
+  pollers: { name: string; interval: number; lastSuccess: number | null; lagSeconds: number | null; lastError: string | null }[]
+}

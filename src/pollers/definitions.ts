@@ -5,22 +5,30 @@
 import type { AppDeps } from '../deps'
 import type { SaltClient } from '../salt/client'
 import { noFacts } from '../salt/facts'
-import { cachedJob, cachedJobs, grainsOf, keyList, presentIds } from '../salt/replies'
+import { cachedJob, cachedJobs, grainsOf, keyList, pingedIds, presentIds } from '../salt/replies'
+import { manageStatusLies } from '../salt/versions'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
 import { acceptedMinionIds, recordGrains } from '../features/minions/service'
 import { jobsMissingReturns, returnedMinions } from '../features/jobs/service'
 import { pruneEvents } from '../features/activity/service'
-import { readSection } from '../features/settings/service'
+import { presenceMethod, readSection } from '../features/settings/service'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
 import type { Poller } from './scheduler'
 
-/** What the pollers use: the service's dependencies, the salt client and how an inventory refresh runs. */
+/** What the pollers use: the service's dependencies, the salt client, how an inventory refresh runs and the salt side's state. */
 export interface PollerContext {
   deps: AppDeps
   client: SaltClient
   inventory(): RefreshOptions
+  /** Whether the event stream is wanted but not delivering (the jobs and fleet pollers then cover for it). */
+  streamDown(): boolean
+  /** The master's Salt version (asked once, then remembered until the salt settings change); null when unknown. */
+  masterVersion(): Promise<string | null>
 }
+
+/** The jobs and fleet pollers' interval while the event stream is down, however long their own (0 included). */
+export const CATCH_UP_SECONDS = 30
 
 /** Minions per grains call. */
 export const GRAINS_BATCH = 200
@@ -30,9 +38,13 @@ const BACKFILL_WINDOW_MS = 2 * 3600_000
 const setting = (c: PollerContext, key: string) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
 
 /** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
-const timed = (name: string, intervalKey: string, delayKey: string, tick: (c: PollerContext) => Promise<number>) => (c: PollerContext): Poller => ({
+const timed = (name: string, intervalKey: string, delayKey: string, tick: (c: PollerContext) => Promise<number>, catchUp = false) => (c: PollerContext): Poller => ({
   name,
-  intervalSeconds: () => setting(c, intervalKey),
+  intervalSeconds: () => {
+    const every = setting(c, intervalKey)
+    // While the stream is down, events salt still holds in its job cache are fetched at a short interval instead.
+    return catchUp && c.streamDown() ? (every > 0 ? Math.min(every, CATCH_UP_SECONDS) : CATCH_UP_SECONDS) : every
+  },
   initialDelaySeconds: () => setting(c, delayKey),
   tick: () => tick(c),
 })
@@ -57,6 +69,17 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
   return backfilled
 }
 
+/**
+ * The minions up now. `present`: runner manage.present (the master's connection table). `status`: runner
+ * manage.status, except on the masters whose manage.status counts every targeted minion as up (3007.0–3008.2,
+ * #69582): there a local test.ping, counting only the minions that answered `true`.
+ */
+async function presentMinions(c: PollerContext): Promise<string[]> {
+  if (presenceMethod(c.deps) !== 'status') return presentIds(await c.client.runner('manage.present'), false)
+  if (manageStatusLies(await c.masterVersion())) return pingedIds(await c.client.local('*', 'test.ping', { timeout: 5 }))
+  return presentIds(await c.client.runner('manage.status'), true)
+}
+
 const POLLERS = {
   /** keys: wheel key.list_all; key state per minion and key.* events on change. */
   keys: timed('keys', 'minion_state_keys_interval_seconds', FIRST_DELAY, async (c) => {
@@ -66,13 +89,17 @@ const POLLERS = {
   }),
   /** presence: runner manage.present (or manage.status); online flags and minion.online/offline on change. */
   presence: timed('presence', 'minion_state_presence_interval_seconds', FIRST_DELAY, async (c) => {
-    const byStatus = c.deps.config.presenceMethod === 'status'
-    const ids = presentIds(await c.client.runner(byStatus ? 'manage.status' : 'manage.present'), byStatus)
+    const ids = await presentMinions(c)
     applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts: c.deps.clock.now() } }])
     return ids.length
   }),
-  /** grains: local grains.items on accepted minions in batches; grains and the summary columns. */
+  /**
+   * grains: local grains.items in batches on the accepted keys salt reports now (read first, so a first tick that
+   * runs before the keys poller's still finds the minions); grains and the summary columns. Not runner cache.grains:
+   * 3008's split minion-data cache answers it empty after an upgrade until each minion re-syncs (#69775).
+   */
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
+    applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
     const all = acceptedMinionIds(c.deps)
     let n = 0
     for (let i = 0; i < all.length; i += GRAINS_BATCH) {
@@ -84,9 +111,9 @@ const POLLERS = {
     return n
   }),
   /** jobs: job index, job.new / job.ret backfill. */
-  jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false)),
+  jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false), true),
   /** fleet: the same job cache restricted to the run functions; state runs. */
-  fleet: timed('fleet', 'fleet_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, true)),
+  fleet: timed('fleet', 'fleet_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, true), true),
   /** inventory: the periodic full refresh. */
   inventory: (c: PollerContext): Poller => ({
     name: 'inventory',

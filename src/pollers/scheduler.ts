@@ -6,7 +6,7 @@ import { Cron } from 'croner'
 import { iso, isoOrNull, type Clock } from '../lib/clock'
 import type { Logger } from '../lib/log'
 import { NotFound, PollerBusy } from '../lib/errors'
-import { errorText } from '../salt/errors'
+import { errorText, SaltNotConfigured } from '../salt/errors'
 import type { PollerControl } from '../deps'
 
 /** One poller: its timing from the settings and one tick's work (returns the number of items processed). */
@@ -24,6 +24,7 @@ interface State {
   errors: number
   totalMs: number
   lastStart: number | null
+  lastSuccess: number | null
   lastDurationMs: number | null
   lastError: string | null
   lastItems: number | null
@@ -37,7 +38,7 @@ export class Scheduler implements PollerControl {
   private started = false
 
   constructor(private deps: { clock: Clock; log: Logger }, readonly pollers: Poller[]) {
-    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastDurationMs: null, lastError: null, lastItems: null })
+    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastSuccess: null, lastDurationMs: null, lastError: null, lastItems: null })
   }
 
   /** Schedules every poller whose interval is not 0. */
@@ -46,12 +47,12 @@ export class Scheduler implements PollerControl {
     for (const p of this.pollers) this.schedule(p)
   }
 
-  private schedule(p: Poller) {
+  private schedule(p: Poller, delaySeconds = p.initialDelaySeconds()) {
     this.jobs.get(p.name)?.stop()
     this.jobs.delete(p.name)
     const every = p.intervalSeconds()
     if (!this.started || every <= 0) return
-    const startAt = new Date(Date.now() + p.initialDelaySeconds() * 1000)
+    const startAt = new Date(Date.now() + delaySeconds * 1000)
     // Each whole second matches the pattern; `interval` spaces the runs and `protect` forbids overlap.
     const job = new Cron('* * * * * *', { interval: every, startAt, protect: true, name: `saltdeck-${p.name}-${crypto.randomUUID()}` }, () => this.run(p.name))
     this.jobs.set(p.name, job)
@@ -60,6 +61,11 @@ export class Scheduler implements PollerControl {
   /** Re-reads every poller's timing (settings changed): no restart needed. */
   reschedule() {
     for (const p of this.pollers) this.schedule(p)
+  }
+
+  /** Re-reads the timing of some pollers whose interval follows the event stream, with a first tick in a second. */
+  retime(names: string[]) {
+    for (const p of this.pollers) if (names.includes(p.name)) this.schedule(p, 1)
   }
 
   /** The poller names, in order. */
@@ -86,8 +92,14 @@ export class Scheduler implements PollerControl {
       try {
         s.lastItems = await p.tick()
         s.lastError = null
+        s.lastSuccess = this.deps.clock.now()
         this.deps.log.info('poller tick', { poller: name, items: s.lastItems, ms: Date.now() - t0 })
       } catch (e) {
+        // Before the salt connection is entered there is nothing to ask: not an error of the poller.
+        if (e instanceof SaltNotConfigured) {
+          s.lastError = null
+          return
+        }
         s.errors++
         s.lastError = errorText(e)
         this.deps.log.warn('poller tick failed', { poller: name, error: s.lastError, ms: Date.now() - t0 })
@@ -120,6 +132,14 @@ export class Scheduler implements PollerControl {
         last_started_at: isoOrNull(s.lastStart), last_duration_ms: s.lastDurationMs, last_error: s.lastError, runs: s.runs, errors: s.errors,
         items_processed: s.lastItems, next_run_at: next ? iso(next.getTime()) : null,
       }
+    })
+  }
+
+  /** When each poller last succeeded, and its lag: seconds since then (null when it never did). */
+  health(now: number) {
+    return this.pollers.map((p) => {
+      const s = this.state.get(p.name)!
+      return { name: p.name, interval: p.intervalSeconds(), lastSuccess: s.lastSuccess, lagSeconds: s.lastSuccess === null ? null : Math.max(0, Math.round((now - s.lastSuccess) / 1000)), lastError: s.lastError }
     })
   }
 

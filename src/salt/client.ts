@@ -42,11 +42,21 @@ export function shortReason(status: number, body: string): string {
 /** A lowstate chunk: client, fun and the client's arguments. */
 export type Lowstate = Record<string, unknown> & { client: string; fun: string }
 
+/** Whether salt-api answered lately: `up` null before the first exchange; `since` is when it last changed. */
+export interface Reachability {
+  up: boolean | null
+  since: number | null
+  error: string | null
+}
+
 /** The client; `creds` is read at every login so settings changes apply without a restart. */
 export class SaltClient {
   private token: string | null = null
+  /** The salt-api the token was issued by (logout goes there even after the settings changed). */
+  private tokenUrl: string | null = null
   private expires = 0
   private opts: ClientOptions
+  private reach: Reachability = { up: null, since: null, error: null }
 
   constructor(private creds: () => SaltCreds, opts: Partial<ClientOptions> = {}, private now: () => number = Date.now) {
     this.opts = { ...DEFAULTS, ...opts }
@@ -56,6 +66,48 @@ export class SaltClient {
   reset() {
     this.token = null
     this.expires = 0
+  }
+
+  /**
+   * Logs the session out and forgets it first, so no call goes on with a token salt revokes (3008.3+ revokes it on
+   * /logout, #69067): a call in flight that meets the 401 logs in again. Best effort; never throws.
+   */
+  async logout() {
+    const token = this.token
+    const url = this.tokenUrl
+    this.reset()
+    if (!token || !url) return
+    try {
+      const res = await fetch(new URL('logout', url), {
+        method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', 'x-auth-token': token }, body: '{}',
+        signal: AbortSignal.timeout(5000), tls: { rejectUnauthorized: this.creds().verify },
+      } as RequestInit)
+      await res.body?.cancel()
+    } catch {
+      /* salt-api gone: the token expires on its own */
+    }
+  }
+
+  /** Whether salt-api answered lately (any call, probe or stream). */
+  reachability(): Reachability {
+    return { ...this.reach }
+  }
+
+  /** Records an exchange's outcome: an answer other than 502–504 means salt-api is there. */
+  noteReach(up: boolean, error: string | null = null) {
+    if (this.reach.up !== up) this.reach = { up, since: this.now(), error }
+    else if (!up) this.reach.error = error
+  }
+
+  /** Whether salt-api answers at all: GET / without a token, 2 s at most; any answer below 500 counts. */
+  async probe(): Promise<boolean> {
+    try {
+      const res = await this.send('', { method: 'GET', headers: {} }, 2000)
+      await res.body?.cancel()
+      return res.status < 500
+    } catch {
+      return false
+    }
   }
 
   private base(): SaltCreds & { url: string } {
@@ -68,14 +120,19 @@ export class SaltClient {
   private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs): Promise<Response> {
     const c = this.base()
     try {
-      return await fetch(new URL(path, c.url.endsWith('/') ? c.url : c.url + '/'), {
+      const res = await fetch(new URL(path, this.root(c.url)), {
         ...init,
         headers: { accept: 'application/json', ...init.headers },
         signal: init.signal ?? AbortSignal.timeout(timeoutMs),
         tls: { rejectUnauthorized: c.verify },
       } as RequestInit)
+      this.noteReach(res.status < 502 || res.status > 504, `HTTP ${res.status}`)
+      return res
     } catch (e) {
-      throw new SaltUnavailable((e as Error).name === 'TimeoutError' ? 'timed out' : (e as Error).message)
+      if ((e as Error).name === 'AbortError') throw new SaltUnavailable('aborted')
+      const reason = (e as Error).name === 'TimeoutError' ? 'timed out' : (e as Error).message
+      this.noteReach(false, reason)
+      throw new SaltUnavailable(reason)
     }
   }
 
@@ -95,6 +152,10 @@ export class SaltClient {
     }
   }
 
+  private root(url: string) {
+    return url.endsWith('/') ? url : url + '/'
+  }
+
   /** Logs in and keeps the session token. */
   async login(): Promise<string> {
     const c = this.base()
@@ -106,6 +167,7 @@ export class SaltClient {
     try {
       const r = (JSON.parse(text) as { return: { token: string; expire: number }[] }).return[0]!
       this.token = r.token
+      this.tokenUrl = this.root(c.url)
       // Re-login a minute before salt's own expiry.
       this.expires = r.expire * 1000 - 60_000
       return r.token

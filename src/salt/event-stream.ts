@@ -27,13 +27,25 @@ export const BATCH_WAIT_MS = 50
 
 const WORKER_URL = workerUrl(import.meta.url, 'salt/event-worker.ts')
 
+/** The stream's state: reading, trying to reconnect, failing at once while salt-api answers, or turned off. */
+export type StreamState = 'connected' | 'reconnecting' | 'broken' | 'disabled'
+
 /** The consumer and its status. */
 export class EventStream {
   connected = false
+  broken = false
   eventsIngested = 0
   framesSkipped = 0
   reconnects = 0
   lastError: string | null = null
+  /** When the last event arrived, and when the state last changed (epoch ms). */
+  lastEventAt: number | null = null
+  stateSince: number
+  private lastState: StreamState
+  /** Reconnect times within the last hour. */
+  private recent: number[] = []
+  /** Told when the state changes (the runtime retimes the catch-up pollers). */
+  onState: (s: StreamState) => void = () => {}
   /** Whether the reader may run on a worker thread (tests turn it off to read on the main thread, with their clock). */
   useWorker = true
   private ac: AbortController | null = null
@@ -44,7 +56,39 @@ export class EventStream {
   private immediate: ReturnType<typeof setImmediate> | null = null
   private starting: Promise<void> | null = null
 
-  constructor(private w: StreamWiring, private backoff: Backoff = { firstMs: 1000, maxMs: 30_000 }) {}
+  constructor(private w: StreamWiring, private backoff: Backoff = { firstMs: 1000, maxMs: 30_000 }) {
+    this.lastState = this.state
+    this.stateSince = w.clock.now()
+  }
+
+  /** The state now. */
+  get state(): StreamState {
+    if (!this.enabled()) return 'disabled'
+    if (this.connected && !this.broken) return 'connected'
+    return this.broken ? 'broken' : 'reconnecting'
+  }
+
+  /** Whether the stream is wanted but not delivering: the pollers cover for it. */
+  get down() {
+    const s = this.state
+    return s === 'reconnecting' || s === 'broken'
+  }
+
+  /** Notes a possible state change. */
+  private changed() {
+    const s = this.state
+    if (s === this.lastState) return
+    this.lastState = s
+    this.stateSince = this.w.clock.now()
+    this.onState(s)
+  }
+
+  /** Reconnects within the last hour. */
+  reconnectsLastHour() {
+    const cut = this.w.clock.now() - 3600_000
+    this.recent = this.recent.filter((t) => t > cut)
+    return this.recent.length
+  }
 
   /** Facts received but not yet written (written within BATCH_WAIT_MS, or at stop). */
   get pendingCount() {
@@ -89,16 +133,21 @@ export class EventStream {
     this.loop = null
     this.ac = null
     await this.endWorker()
+    this.connected = this.broken = false
     this.flushAll()
+    this.changed()
   }
 
   /** Where the reader's reports land, from either thread. */
   private sink: ReaderSink = {
     connected: (on) => {
       this.connected = on
+      if (on) this.lastError = null
       if (!on) this.flush()
+      this.changed()
     },
     facts: (list) => {
+      this.lastEventAt = this.w.clock.now()
       for (const i of list) this.pending.push(i)
       if (this.pending.length >= BATCH_MAX) this.flush()
       else this.schedule()
@@ -108,16 +157,26 @@ export class EventStream {
       this.lastError = detail
       this.w.log.warn('event stream error', { error: detail })
     },
-    reconnecting: () => void this.reconnects++,
+    reconnecting: () => {
+      this.reconnects++
+      this.recent.push(this.w.clock.now())
+    },
+    broken: (on) => {
+      this.broken = on
+      if (on) this.w.log.warn('event stream broken: it fails at once while salt-api answers; polling covers for it', { error: this.lastError })
+      this.changed()
+    },
   }
 
   private async openWorker(): Promise<boolean> {
     const onMessage = (m: FromEventWorker) => {
       // Stored by a timer, never in this handler: the worker's messages would otherwise keep the thread from HTTP.
       if (m.type === 'facts') {
+        this.lastEventAt = this.w.clock.now()
         for (const f of JSON.parse(m.json) as SaltFacts[]) this.pending.push(f)
         this.schedule()
       }
+      else if (m.type === 'broken') this.sink.broken(m.on)
       else if (m.type === 'connected') this.sink.connected(m.on)
       else if (m.type === 'skipped') this.sink.skipped()
       else if (m.type === 'failed') this.sink.failed(m.detail)
@@ -176,5 +235,11 @@ export class EventStream {
   /** Status for the pollers page and metrics. */
   status() {
     return { enabled: this.enabled(), connected: this.connected, events_ingested: this.eventsIngested, frames_skipped: this.framesSkipped, reconnects: this.reconnects, last_error: this.lastError }
+  }
+
+  /** The state for the health view: what it is, since when, the last event and the reconnects of the last hour. */
+  health() {
+    this.changed()
+    return { state: this.state, since: this.stateSince, lastEventAt: this.lastEventAt, reconnectsLastHour: this.reconnectsLastHour(), lastError: this.lastError }
   }
 }

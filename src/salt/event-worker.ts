@@ -19,6 +19,7 @@ export type FromEventWorker =
   | { type: 'skipped' }
   | { type: 'failed'; detail: string }
   | { type: 'reconnecting' }
+  | { type: 'broken'; on: boolean }
   | { type: 'stopped' }
 
 declare const self: Worker
@@ -26,6 +27,7 @@ declare const self: Worker
 const post = (m: FromEventWorker) => self.postMessage(m)
 const ac = new AbortController()
 let loop: Promise<void> | null = null
+let client: SaltClient | null = null
 
 // Backpressure: at most IN_FLIGHT events handed over and not yet written by the main thread (it acks what it wrote).
 // Past that, reading waits, so a main thread that stores slower than salt sends holds a bounded queue (and TCP slows
@@ -44,7 +46,7 @@ function handOver(list: unknown[]): void | Promise<void> {
 self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
   const m = ev.data
   if (m.type === 'start') {
-    const client = new SaltClient(() => m.creds, m.tuning)
+    client = new SaltClient(() => m.creds, m.tuning)
     post({ type: 'ready' })
     loop = readEvents(client, ac.signal, Date.now, m.backoff, {
       connected: (on) => post({ type: 'connected', on }),
@@ -52,6 +54,7 @@ self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
       skipped: () => post({ type: 'skipped' }),
       failed: (detail) => post({ type: 'failed', detail }),
       reconnecting: () => post({ type: 'reconnecting' }),
+      broken: (on) => post({ type: 'broken', on }),
     })
     return
   }
@@ -63,6 +66,7 @@ self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
   ac.abort()
   resume?.()
   await loop
+  await client?.logout()
   // Everything read was posted before this: the service writes it, then ends the thread.
   post({ type: 'stopped' })
 }

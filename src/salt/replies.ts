@@ -65,7 +65,12 @@ export function grainsOf(reply: unknown, asked: string[]): { id: string; grains:
     .map(([id, g]) => ({ id, grains: g as Record<string, unknown> }))
 }
 
-/** Whether a wheel key action's reply names the key it acted on (a reply that lists no such key: nothing matched). */
-export function keyActionMatched(reply: unknown, id: string): boolean {
-  return !!reply && typeof reply === 'object' && Object.values(reply).some((v) => Array.isArray(v) && v.includes(id))
+/** The minions of a local `test.ping` reply that answered `true` (3006 gives silent minions `false`, 3008 a text). */
+export function pingedIds(reply: unknown): string[] {
+  return Object.entries((reply ?? {}) as Record<string, unknown>).filter(([, v]) => v === true).map(([id]) => id).sort()
+}
+
+/** The master's version from a runner `salt.cmd test.version` reply (a plain string). */
+export function versionOf(reply: unknown): string | null {
+  return typeof reply === 'string' && /^\d{4}/.test(reply) ? reply : null
 }

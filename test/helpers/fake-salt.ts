@@ -36,6 +36,23 @@ export class FakeSalt {
   delayMs = 0
   fail500 = 0
   tokenTtlMs = 12 * 3600_000
+  /** The master's Salt version (runner salt.cmd test.version); the version faults below are set by hand. */
+  version = '3006.28'
+  /** 3008.0–3008.1: sessions die this long after login although /login promised tokenTtlMs (0 = never). */
+  sessionDiesMs = 0
+  /** 3008.2: GET /events answers CherryPy's plain 500 "Unrecoverable error in the server." at once. */
+  eventsBroken = false
+  /** 3007.0–3008.2: runner manage.status counts every accepted minion as up. */
+  statusLies = false
+  /** 3008 after an upgrade: runner cache.grains answers empty. */
+  grainsCacheEmpty = false
+  /** 3008.3+: POST /logout revokes the token. */
+  logoutRevokes = false
+  /** Calls answered 401 because their token was revoked or dead. */
+  rejected401 = 0
+  logouts = 0
+  /** 3008: wheel key.delete answers the keys matching after the delete (none). */
+  keyDeleteAnswersAfter = false
   calls: { client: string; fun: string; tgt?: unknown }[] = []
   private streams = new Set<ReadableStreamDefaultController<Uint8Array>>()
   private enc = new TextEncoder()
@@ -97,6 +114,13 @@ export class FakeSalt {
     if (this.down) return html(503, '503 Service Unavailable', 'Salt Master is not available.')
     if (this.delayMs) await Bun.sleep(this.delayMs)
     const path = new URL(req.url).pathname
+    if (req.method === 'GET' && path === '/') return json({ return: 'Welcome', clients: ['local', 'local_async', 'runner', 'wheel'] })
+    if (req.method === 'POST' && path === '/logout') {
+      this.logouts++
+      const tok = req.headers.get('x-auth-token')
+      if (tok && this.logoutRevokes) this.sessions.delete(tok)
+      return json({ return: 'Your token has been cleared' })
+    }
     if (this.fail500 > 0 && path !== '/events') {
       this.fail500--
       return json({ status: 500, return: 'An unexpected error occurred' }, 500)
@@ -106,12 +130,17 @@ export class FakeSalt {
       if (b.eauth !== "sharedsecret" || !b.password || this.users.get(String(b.username)) !== b.password) return html(401, '401 Unauthorized', 'Could not authenticate using provided credentials')
       const token = Array.from(crypto.getRandomValues(new Uint8Array(20)), (x) => x.toString(16).padStart(2, '0')).join('')
       const start = Date.now() / 1000
-      this.sessions.set(token, Date.now() + this.tokenTtlMs)
+      this.sessions.set(token, Date.now() + (this.sessionDiesMs || this.tokenTtlMs))
       return new Response(JSON.stringify({ return: [{ token, expire: start + this.tokenTtlMs / 1000, start, user: b.username, eauth: b.eauth, perms: ['.*', '@runner', '@wheel'] }] }), {
         headers: { 'content-type': 'application/json', 'x-auth-token': token, 'set-cookie': `session_id=${token}; Max-Age=36000; Path=/` },
       })
     }
-    if (!this.authed(req)) return html(401, '401 Unauthorized', 'No permission -- see authorization schemes')
+    if (!this.authed(req)) {
+      this.rejected401++
+      return html(401, '401 Unauthorized', 'No permission -- see authorization schemes')
+    }
+    if (req.method === 'GET' && path === '/events' && this.eventsBroken)
+      return new Response('Unrecoverable error in the server.\nTraceback (most recent call last):\n  File "cherrypy/_cpwsgi.py", line 236, in __init__\n', { status: 500, headers: { 'content-type': 'text/plain' } })
     if (req.method === 'GET' && path === '/events') {
       if (new URL(req.url).search) return html(400, '400 Bad Request', 'Query parameters are not accepted; use the X-Auth-Token header')
       let ctl!: ReadableStreamDefaultController<Uint8Array>
@@ -197,7 +226,12 @@ export class FakeSalt {
   private runner(fun: string, kw: Record<string, any>): unknown {
     const accepted = [...this.minions.values()].filter((m) => m.key === 'accepted')
     if (fun === 'manage.present' || fun === 'manage.alived') return accepted.filter((m) => m.online).map((m) => m.id).sort()
-    if (fun === 'manage.status') return { up: accepted.filter((m) => m.online).map((m) => m.id).sort(), down: accepted.filter((m) => !m.online).map((m) => m.id).sort() }
+    if (fun === 'manage.status') {
+      if (this.statusLies) return { up: accepted.map((m) => m.id).sort(), down: [] }
+      return { up: accepted.filter((m) => m.online).map((m) => m.id).sort(), down: accepted.filter((m) => !m.online).map((m) => m.id).sort() }
+    }
+    if (fun === 'salt.cmd' && kw.fun === 'test.version') return this.version
+    if (fun === 'cache.grains') return this.grainsCacheEmpty ? {} : Object.fromEntries(accepted.map((m) => [m.id, m.grains]))
     if (fun === 'jobs.list_jobs') {
       const out: Record<string, unknown> = {}
       for (const [jid, j] of this.jobs) {
@@ -236,7 +270,7 @@ export class FakeSalt {
       if (!m) return {}
       this.minions.delete(m.id)
       this.publish('salt/key', { result: true, act: 'delete', id: m.id })
-      return { minions: [m.id] }
+      return this.keyDeleteAnswersAfter ? {} : { minions: [m.id] }
     }
     return `Exception occurred in wheel ${fun}: unknown`
   }

@@ -100,6 +100,7 @@ class SaltPatch(Strict):
     password: Optional[Annotated[str, StringConstraints(min_length=1, max_length=1024)]] = None
     verify: Optional[bool] = None
     eauth: Optional[Literal['pam', 'sharedsecret', 'ldap', 'file', 'auto']] = None
+    presence_method: Optional[Literal['present', 'status']] = None
 
 
 class RunIn(Strict):

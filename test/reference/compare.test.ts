@@ -100,6 +100,7 @@ describe('422 bodies against FastAPI + pydantic', () => {
       ...bodies('PUT', '/api/admin/settings/salt', { username: 'u' }, [{ name: 'username', kind: 'str', min: 1, max: 255 }, { name: 'verify', kind: 'bool' }], []),
       ...['not a url', 'ftp://x', 'http://', 'x'.repeat(10), 'https://salt.example:99999'].map((url): Req => ({ method: 'PUT', path: '/api/admin/settings/salt', body: { url } })),
       { method: 'PUT', path: '/api/admin/settings/salt', body: { eauth: 'kerberos' } },
+      ...['ping', 5, ['status']].map((presence_method): Req => ({ method: 'PUT', path: '/api/admin/settings/salt', body: { presence_method } })),
       ...bodies('POST', '/api/run', { tgt: '*', fun: 'test.ping' }, [{ name: 'fun', kind: 'str', min: 1, max: 255 }], ['tgt', 'fun']),
       ...[{ tgt: 5 }, { tgt: [] }, { tgt: [5] }, { tgt: '' }, { tgt_type: 'bad' }, { arg: 'x' }, { kwarg: [] }, { fun: 'a b' }].map((b): Req => ({ method: 'POST', path: '/api/run', body: { tgt: '*', fun: 'test.ping', ...b } })),
       ...queries('/api/activity', [{ name: 'since_minutes', min: 1, max: 10080 }, { name: 'limit', min: 1, max: 500 }]),

@@ -33,6 +33,9 @@ export const WIDGET_FIELDS = {
 
 const Eauth = T.Union(['pam', 'sharedsecret', 'ldap', 'file', 'auto'].map((v) => T.Literal(v)))
 const LogFormat = T.Union([T.Literal('json'), T.Literal('text')])
+/** How presence is polled: `present` reads the master's connection table, `status` pings. */
+export const PRESENCE_METHODS = ['present', 'status'] as const
+const PresenceMethod = T.Union(PRESENCE_METHODS.map((v) => T.Literal(v)))
 
 /** Salt connection fields as written (password is write-only). */
 export const SALT_FIELDS = {
@@ -41,6 +44,7 @@ export const SALT_FIELDS = {
   password: [T.String({ minLength: 1, maxLength: 1024, writeOnly: true }), null],
   verify: [bool(), true],
   eauth: [Eauth, 'pam'],
+  presence_method: [PresenceMethod, 'present'],
 } as const satisfies Record<string, [TSchema, unknown]>
 
 /** Logging fields. */
@@ -57,7 +61,7 @@ export const defaultsOf = (f: Fields) => Object.fromEntries(Object.entries(f).ma
 
 /** The five-field SettingsOut document. */
 export const SettingsOut = T.Object({
-  salt: T.Object({ url: Nullable(T.String()), username: Nullable(T.String()), password_set: T.Boolean(), verify: T.Boolean(), eauth: Eauth }),
+  salt: T.Object({ url: Nullable(T.String()), username: Nullable(T.String()), password_set: T.Boolean(), verify: T.Boolean(), eauth: Eauth, presence_method: PresenceMethod }),
   pollers: outOf(POLLER_FIELDS),
   widget: outOf(WIDGET_FIELDS),
   logging: outOf(LOGGING_FIELDS),

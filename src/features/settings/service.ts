@@ -28,7 +28,7 @@ function updatedAt(deps: AppDeps): number {
 export function readSettings(deps: AppDeps) {
   const salt = readSection(deps, 'salt')
   return {
-    salt: { url: salt.url ?? null, username: salt.username ?? null, password_set: typeof salt.password_enc === 'string', verify: salt.verify, eauth: salt.eauth },
+    salt: { url: salt.url ?? null, username: salt.username ?? null, password_set: typeof salt.password_enc === 'string', verify: salt.verify, eauth: salt.eauth, presence_method: salt.presence_method },
     pollers: readSection(deps, 'pollers'),
     widget: readSection(deps, 'widget'),
     logging: readSection(deps, 'logging'),
@@ -81,9 +81,15 @@ export function settingsStatus(deps: AppDeps) {
   return { configured: missing.length === 0, missing }
 }
 
-/** Writes the SALTDECK_SALT_* environment values over the stored salt settings (they win at start). */
+/** How presence is polled (the salt section's presence_method). */
+export function presenceMethod(deps: AppDeps): 'present' | 'status' {
+  return readSection(deps, 'salt').presence_method === 'status' ? 'status' : 'present'
+}
+
+/** Writes the SALTDECK_SALT_* and SALTDECK_PRESENCE_METHOD environment values over the stored salt settings (they win at start). */
 export function applyEnvSalt(deps: AppDeps) {
   const c = deps.config
-  const patch: Dict = { url: c.saltUrl, username: c.saltUsername, password: c.saltPassword, eauth: c.saltEauth, verify: c.saltVerify }
+  const method = c.presenceMethod === 'present' || c.presenceMethod === 'status' ? c.presenceMethod : null
+  const patch: Dict = { url: c.saltUrl, username: c.saltUsername, password: c.saltPassword, eauth: c.saltEauth, verify: c.saltVerify, presence_method: method }
   if (Object.values(patch).some((v) => v !== null && v !== undefined)) updateSection(deps, 'salt', patch)
 }
