@@ -1,5 +1,8 @@
 /** Shapes of the pollers' and the event stream's state: GET /api/admin/pollers and /metrics; the dashboard reads them too. */
 
+/** The jobs and fleet pollers' interval while the event stream is down, however long their own (0 included). */
+export const CATCH_UP_SECONDS = 30
+
 /** One poller's state, as GET /api/admin/pollers shows it. */
 export interface PollerStatus {
   name: string

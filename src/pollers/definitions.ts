@@ -15,6 +15,7 @@ import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
 import type { Poller } from './scheduler'
+import { CATCH_UP_SECONDS } from '../lib/poller-status'
 
 /** What the pollers use: the service's dependencies, the salt client, how an inventory refresh runs and the salt side's state. */
 export interface PollerContext {
@@ -27,8 +28,6 @@ export interface PollerContext {
   masterVersion(): Promise<string | null>
 }
 
-/** The jobs and fleet pollers' interval while the event stream is down, however long their own (0 included). */
-export const CATCH_UP_SECONDS = 30
 
 /** Minions per grains call. */
 export const GRAINS_BATCH = 200

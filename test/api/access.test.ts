@@ -50,6 +50,7 @@ const MATRIX: Row[] = [
   ['POST', () => `/api/users/${UUID0}/password`, [401, 403, 403, 403, 404], { new_password: 'long-enough-1' }],
   ['PUT', () => `/api/users/${UUID0}/roles`, [401, 403, 403, 403, 404], { role_ids: [] }],
   ['GET', () => '/api/minions', [401, 403, 200, 200, 200]],
+  ['GET', () => '/api/salt/health', [401, 403, 200, 200, 200]],
   ['GET', () => '/api/minions/web-01', [401, 403, 404, 404, 404]],
   ['GET', () => '/api/minions/web-01/runs', [401, 403, 200, 200, 200]],
   ['GET', () => '/api/minions/web-01/packages', [401, 403, 200, 200, 200]],

@@ -9,6 +9,8 @@ import { Exposition } from './registry'
 import { searchPending } from '../activity/search-index'
 import { activityStored } from '../activity/feed'
 
+const STREAM_STATES = ['connected', 'reconnecting', 'broken', 'disabled'] as const
+
 /** The exposition for one service. */
 export function metricsText(deps: AppDeps): string {
   const x = new Exposition()
@@ -23,6 +25,14 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick.', pollers.map((p) => [{ poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
   x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, activityStored(deps)]])
   x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.status().connected ? 1 : 0]])
+  const health = deps.salt?.health()
+  if (health) {
+    const state = health.stream.state
+    x.family('saltdeck_event_stream_state', 'gauge', 'The event stream\'s state: 1 for the current one.', STREAM_STATES.map((s) => [{ state: s }, s === state ? 1 : 0]))
+    x.family('saltdeck_event_stream_polling_covers', 'gauge', '1 while the jobs and fleet pollers run at their catch-up interval for a stream that is down.', [[{}, health.covering ? 1 : 0]])
+    x.family('saltdeck_salt_api_up', 'gauge', '1 while salt-api answers, 0 while it does not (absent before the first exchange).', health.reachability.up === null ? [] : [[{}, health.reachability.up ? 1 : 0]])
+    x.family('saltdeck_poller_lag_seconds', 'gauge', 'Seconds since the poller last succeeded (absent until it has).', health.pollers.filter((p) => p.lagSeconds !== null).map((p) => [{ poller: p.name }, p.lagSeconds!]))
+  }
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])

@@ -17,7 +17,9 @@ export const RunOut = T.Object({
 })
 
 const MinionSummary = {
-  id: T.String(), key_state: Nullable(T.String()), online: T.Boolean(), last_seen: Nullable(T.String({ format: 'date-time' })), os: Nullable(T.String()),
+  id: T.String(), key_state: Nullable(T.String()), online: T.Boolean(),
+  /** `online`/`offline` as last known, or `unknown` while salt-api does not answer. */
+  presence: OneOf(['online', 'offline', 'unknown'] as const), last_seen: Nullable(T.String({ format: 'date-time' })), os: Nullable(T.String()),
   osrelease: Nullable(T.String()), ip: Nullable(T.String()), salt_version: Nullable(T.String()),
   last_run: Nullable(T.Object({ status: T.String(), completed_at: T.String({ format: 'date-time' }) })),
 }

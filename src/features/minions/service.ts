@@ -68,9 +68,13 @@ interface MinionRow {
   last_run_completed_at: number | null
 }
 
-function minionOut(r: MinionRow) {
+/** Whether the stored online flags are current: not while salt-api does not answer (the flags are then last known). */
+const presenceKnown = (deps: AppDeps) => deps.salt?.presenceKnown() ?? true
+
+function minionOut(r: MinionRow, known: boolean) {
   return {
-    id: r.id, key_state: r.key_state, online: r.online === 1, last_seen: isoOrNull(r.last_seen), os: r.os, osrelease: r.osrelease, ip: r.ip,
+    id: r.id, key_state: r.key_state, online: r.online === 1, presence: known ? (r.online === 1 ? 'online' : 'offline') : 'unknown',
+    last_seen: isoOrNull(r.last_seen), os: r.os, osrelease: r.osrelease, ip: r.ip,
     salt_version: r.salt_version, last_run: r.last_run_status ? { status: r.last_run_status, completed_at: isoOrNull(r.last_run_completed_at) } : null,
   }
 }
@@ -88,14 +92,22 @@ export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MIN
   const db = deps.db.$client
   const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM minions ${w}`).get(...args)!.n
   const rows = db.query<MinionRow, SQLQueryBindings[]>(`SELECT ${SUMMARY} FROM minions ${w} ORDER BY id LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
-  return { total, minions: rows.map(minionOut) }
+  const known = presenceKnown(deps)
+  return { total, minions: rows.map((r) => minionOut(r, known)) }
 }
 
 /** One minion with its grains; 404 when unknown. */
 export function minionDetail(deps: AppDeps, id: string) {
   const r = deps.db.$client.query<MinionRow & { grains: string | null }, [string]>(`SELECT ${SUMMARY}, grains FROM minions WHERE id = ?1`).get(id)
   if (!r) throw new NotFound('Minion')
-  return { ...minionOut(r), grains: r.grains ? JSON.parse(r.grains) : {} }
+  return { ...minionOut(r, presenceKnown(deps)), grains: r.grains ? JSON.parse(r.grains) : {} }
+}
+
+/** Accepted minions per Salt version (from their grains; null when grains have not arrived), most first. */
+export function minionVersions(deps: AppDeps) {
+  return deps.db.$client
+    .query<{ version: string | null; minions: number }, []>("SELECT salt_version AS version, count(*) AS minions FROM minions WHERE key_state = 'accepted' GROUP BY salt_version ORDER BY minions DESC, version")
+    .all()
 }
 
 /** Minion ids by key state, each list sorted. */

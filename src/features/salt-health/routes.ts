@@ -1,0 +1,32 @@
+/** GET /api/salt/health: the Salt health view (view minion:*). */
+import { Type as T } from '@sinclair/typebox'
+import { route } from '../../http/route'
+import { Nullable, OneOf } from '../../http/schemas'
+import { saltHealth } from './service'
+
+const Time = Nullable(T.String({ format: 'date-time' }))
+
+/** The health document. */
+const HealthOut = T.Object({
+  configured: T.Boolean(),
+  salt_api: T.Object({ reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()) }),
+  presence_known: T.Boolean(),
+  master: T.Object({ version: Nullable(T.String()) }),
+  minion_versions: T.Array(T.Object({ version: Nullable(T.String()), minions: T.Integer() })),
+  event_stream: T.Object({
+    state: OneOf(['connected', 'reconnecting', 'broken', 'disabled'] as const), since: T.String({ format: 'date-time' }), last_event_at: Time,
+    reconnects_last_hour: T.Integer(), last_error: Nullable(T.String()), polling_covers: T.Boolean(), catch_up_interval_seconds: T.Integer(),
+  }),
+  pollers: T.Array(T.Object({
+    name: T.String(), interval_seconds: T.Integer(), last_success_at: Time, lag_seconds: Nullable(T.Integer()), last_error: Nullable(T.String()), late: T.Boolean(),
+  })),
+  known_faults: T.Array(T.Object({ id: T.String(), versions: T.String(), issue: T.String(), summary: T.String(), handling: T.String() })),
+  problems: T.Array(T.String()),
+})
+
+export const saltHealthRoutes = [
+  route({
+    method: 'GET', path: '/api/salt/health', tag: 'salt', summary: "Salt health: versions, salt-api, event stream, pollers, known faults", access: { verb: 'view', resource: 'minion:*' },
+    response: HealthOut, handler: ({ deps }) => saltHealth(deps),
+  }),
+]

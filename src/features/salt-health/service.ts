@@ -1,0 +1,71 @@
+/**
+ * The Salt health view: the master's version and its known faults, the minions' versions, whether salt-api answers,
+ * the event stream's state and each poller's last success, and the problems among them in plain sentences.
+ */
+import type { AppDeps, SaltHealthSnapshot } from '../../deps'
+import { faultsOf, parseVersion } from '../../salt/versions'
+import { CATCH_UP_SECONDS } from '../../lib/poller-status'
+import { iso, isoOrNull } from '../../lib/clock'
+import { minionVersions } from '../minions/service'
+import { readSection, settingsStatus } from '../settings/service'
+
+/** A poller is late once it has not succeeded for this many of its intervals. */
+const LATE_INTERVALS = 3
+/** A stream reconnecting for longer than this is a problem worth showing. */
+const RECONNECTING_PROBLEM_MS = 60_000
+
+/** The snapshot of a service with no salt side (CLI, core tests): nothing runs. */
+function idle(deps: AppDeps): SaltHealthSnapshot {
+  const enabled = readSection(deps, 'pollers').event_stream_enabled === true
+  return {
+    masterVersion: null, reachability: { up: null, since: null, error: null }, covering: false, pollers: [],
+    stream: { state: enabled ? 'reconnecting' : 'disabled', since: deps.clock.now(), lastEventAt: null, reconnectsLastHour: 0, lastError: null },
+  }
+}
+
+const newer = (a: string | null, b: string | null) => {
+  const x = parseVersion(a)
+  const y = parseVersion(b)
+  return !!x && !!y && (x[0] - y[0] || x[1] - y[1]) > 0
+}
+
+/** GET /api/salt/health. */
+export function saltHealth(deps: AppDeps) {
+  const now = deps.clock.now()
+  const h = deps.salt?.health() ?? idle(deps)
+  const configured = settingsStatus(deps).configured
+  const versions = minionVersions(deps)
+  const master = h.masterVersion
+  const pollers = h.pollers.map((p) => ({
+    name: p.name, interval_seconds: p.interval, last_success_at: isoOrNull(p.lastSuccess), lag_seconds: p.lagSeconds, last_error: p.lastError,
+    late: p.interval > 0 && (p.lagSeconds ?? Infinity) > p.interval * LATE_INTERVALS && configured,
+  }))
+  const problems: string[] = []
+  if (!configured) problems.push('The salt connection is not set up: enter it under Settings.')
+  if (h.reachability.up === false)
+    problems.push(`salt-api does not answer (${h.reachability.error ?? 'no answer'}) since ${isoOrNull(h.reachability.since)}; minion presence is unknown until it does.`)
+  if (h.stream.state === 'broken')
+    problems.push(`The event stream fails at once although salt-api answers (${h.stream.lastError ?? 'no detail'}); the jobs and fleet pollers run every ${CATCH_UP_SECONDS} s until it works.`)
+  if (h.stream.state === 'reconnecting' && configured && now - h.stream.since > RECONNECTING_PROBLEM_MS)
+    problems.push(`The event stream has been reconnecting since ${iso(h.stream.since)}; the jobs and fleet pollers run every ${CATCH_UP_SECONDS} s meanwhile.`)
+  for (const p of pollers) {
+    if (p.last_error) problems.push(`The ${p.name} poller failed: ${p.last_error}`)
+    else if (p.late) problems.push(`The ${p.name} poller has not succeeded for ${p.lag_seconds ?? 'ever'} s (every ${p.interval_seconds} s).`)
+  }
+  const ahead = versions.filter((v) => newer(v.version, master)).reduce((n, v) => n + v.minions, 0)
+  if (ahead) problems.push(`${ahead} minion${ahead === 1 ? ' runs' : 's run'} a newer Salt than the master (${master}); Salt supports minions at or below the master's version.`)
+  return {
+    configured,
+    salt_api: { reachable: h.reachability.up, since: isoOrNull(h.reachability.since), error: h.reachability.up === false ? h.reachability.error : null },
+    presence_known: deps.salt?.presenceKnown() ?? true,
+    master: { version: master },
+    minion_versions: versions,
+    event_stream: {
+      state: h.stream.state, since: iso(h.stream.since), last_event_at: isoOrNull(h.stream.lastEventAt), reconnects_last_hour: h.stream.reconnectsLastHour,
+      last_error: h.stream.lastError, polling_covers: h.covering, catch_up_interval_seconds: CATCH_UP_SECONDS,
+    },
+    pollers,
+    known_faults: faultsOf(master).map((f) => ({ id: f.id, versions: f.to === f.from ? f.from : `${f.from}–${f.to ?? ''}`, issue: f.issue, summary: f.summary, handling: f.handling })),
+    problems,
+  }
+}
