@@ -59,13 +59,15 @@ export class SaltRuntime implements SaltSide {
     return this.master.asked
   }
 
-  /** While salt-api does not answer, probes it; once it answers, the presence, keys and jobs pollers run at once. */
+  /** While salt-api does not answer, probes it; once it answers again (seen by any call), presence, keys and jobs run at once. */
   private watchReachability() {
-    this.probing ??= setInterval(async () => {
-      if (this.client.reachability().up !== false) return
-      if (!(await this.client.probe())) return
+    this.client.onReachChange = (up) => {
+      if (!up) return
       this.deps.log.info('salt-api answers again')
       for (const name of ['presence', 'keys', 'jobs']) void this.scheduler.run(name)
+    }
+    this.probing ??= setInterval(() => {
+      if (this.client.reachability().up === false) void this.client.probe()
     }, this.probeMs)
   }
 

@@ -32,7 +32,8 @@ export function shortReason(status: number, body: string): string {
       const j = JSON.parse(body) as { return?: unknown }
       if (typeof j.return === 'string') text = j.return
     } catch {
-      /* not JSON */
+      // Not JSON: a plain-text page (CherryPy's "Unrecoverable error in the server.") says it on its first line.
+      if (!body.trimStart().startsWith('<')) text = body.split('\n').find((l) => l.trim())?.trim()
     }
   }
   text = (text || `HTTP ${status}`).replace(/\s+/g, ' ')
@@ -93,10 +94,18 @@ export class SaltClient {
     return { ...this.reach }
   }
 
+  /** Told when salt-api starts or stops answering (not before the first exchange). */
+  onReachChange: (up: boolean) => void = () => {}
+
   /** Records an exchange's outcome: an answer other than 502–504 means salt-api is there. */
   noteReach(up: boolean, error: string | null = null) {
-    if (this.reach.up !== up) this.reach = { up, since: this.now(), error }
-    else if (!up) this.reach.error = error
+    if (this.reach.up === up) {
+      if (!up) this.reach.error = error
+      return
+    }
+    const was = this.reach.up
+    this.reach = { up, since: this.now(), error: up ? null : error }
+    if (was !== null) this.onReachChange(up)
   }
 
   /** Whether salt-api answers at all: GET / without a token, 2 s at most; any answer below 500 counts. */

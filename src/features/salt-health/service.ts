@@ -38,7 +38,7 @@ export function saltHealth(deps: AppDeps) {
   const master = h.masterVersion
   const pollers = h.pollers.map((p) => ({
     name: p.name, interval_seconds: p.interval, last_success_at: isoOrNull(p.lastSuccess), lag_seconds: p.lagSeconds, last_error: p.lastError,
-    late: p.interval > 0 && (p.lagSeconds ?? Infinity) > p.interval * LATE_INTERVALS && configured,
+    late: configured && p.interval > 0 && p.lagSeconds !== null && p.lagSeconds > p.interval * LATE_INTERVALS,
   }))
   const problems: string[] = []
   if (!configured) problems.push('The salt connection is not set up: enter it under Settings.')
@@ -50,7 +50,7 @@ export function saltHealth(deps: AppDeps) {
     problems.push(`The event stream has been reconnecting since ${iso(h.stream.since)}; the jobs and fleet pollers run every ${CATCH_UP_SECONDS} s meanwhile.`)
   for (const p of pollers) {
     if (p.last_error) problems.push(`The ${p.name} poller failed: ${p.last_error}`)
-    else if (p.late) problems.push(`The ${p.name} poller has not succeeded for ${p.lag_seconds ?? 'ever'} s (every ${p.interval_seconds} s).`)
+    else if (p.late) problems.push(`The ${p.name} poller has not succeeded for ${p.lag_seconds} s (every ${p.interval_seconds} s).`)
   }
   const ahead = versions.filter((v) => newer(v.version, master)).reduce((n, v) => n + v.minions, 0)
   if (ahead) problems.push(`${ahead} minion${ahead === 1 ? ' runs' : 's run'} a newer Salt than the master (${master}); Salt supports minions at or below the master's version.`)
