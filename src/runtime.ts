@@ -64,7 +64,7 @@ export class SaltRuntime implements SaltSide {
     this.client.onReachChange = (up) => {
       if (!up) return
       this.deps.log.info('salt-api answers again')
-      for (const name of ['presence', 'keys', 'jobs']) void this.scheduler.run(name)
+      for (const name of ['presence', 'keys', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name)
     }
     this.probing ??= setInterval(() => {
       if (this.client.reachability().up === false) void this.client.probe()

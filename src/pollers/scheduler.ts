@@ -68,6 +68,11 @@ export class Scheduler implements PollerControl {
     for (const p of this.pollers) if (names.includes(p.name)) this.schedule(p, 1)
   }
 
+  /** Whether a poller runs on its own (its interval is not 0). */
+  enabled(name: string) {
+    return (this.pollers.find((p) => p.name === name)?.intervalSeconds() ?? 0) > 0
+  }
+
   /** The poller names, in order. */
   get names(): string[] {
     return this.pollers.map((p) => p.name)

@@ -10,7 +10,7 @@ const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tes
 
 const NEW_PASSWORD = 'browser-test-pw-2'
 /** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
-const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
+const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
 
 let sys: System
 let browser: Browser
@@ -197,6 +197,43 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await visible('packages', HOSTILE_PKG)
     expect(await page.locator('img').count()).toBe(0)
   })
+
+  test('salt-api goes away: the overview says presence is unknown and shows the Salt health panel; it comes back: the panel goes; the Salt health page tells each part', async () => {
+    await nav('Overview')
+    const panel = page.getByRole('region', { name: 'Salt health' })
+    expect(await panel.count()).toBe(0)
+    // salt-api dies: its event stream ends with it, and the next presence tick finds nobody.
+    sys.salt.down = true
+    sys.salt.closeStreams()
+    await sys.api('POST', '/api/admin/pollers/presence/run')
+    await until(async () => (await sys.api('GET', '/api/salt/health')).presence_known === false, 'presence unknown', PATIENT)
+    await page.reload()
+    await panel.waitFor()
+    expect(await panel.innerText()).toContain('salt-api does not answer')
+    await until(async () => (await page.getByRole('link', { name: /Minions online/ }).innerText()).includes('?'), 'the online count unknown', PATIENT)
+    expect(await page.getByRole('link', { name: /Minions online/ }).innerText()).toContain('unknown: salt-api does not answer')
+    await shot(page, 'salt-health-panel')
+    sys.salt.down = false
+    // The service probes salt-api every 2 s while it is gone, then runs presence at once.
+    await until(async () => {
+      const h = await sys.api('GET', '/api/salt/health')
+      return h.problems.length === 0 && h.event_stream.state === 'connected'
+    }, 'no problems left and the stream back', { ms: 15_000, every: 250 })
+    await page.reload()
+    await until(async () => !(await page.getByRole('region', { name: 'Fleet' }).innerText()).includes('…'), 'the counts', PATIENT)
+    expect(await panel.count()).toBe(0)
+    // Four answered before, and new-01 was accepted on the Keys page above.
+    expect(await page.getByRole("link", { name: /Minions online/ }).innerText()).toMatch(/^\s*5\s/)
+    await nav('Salt health')
+    const main = page.getByRole('main')
+    await until(async () => (await main.innerText()).includes('No problems'), 'the health page', PATIENT)
+    expect(await page.getByRole('region', { name: 'Master and salt-api' }).innerText()).toContain('3006.28')
+    expect(await page.getByRole('region', { name: 'Event stream' }).innerText()).toMatch(/State\s+connected/)
+    expect(await page.getByRole('region', { name: 'Pollers' }).getByRole('row', { name: /presence/ }).count()).toBe(1)
+    expect(await page.getByRole('region', { name: 'Minion Salt versions' }).innerText()).toContain('3006.10')
+    await shot(page, 'salt-health')
+    await expectClean('salt health')
+  }, 60_000)
 
   test('every page opens from the navigation; a screenshot of each', async () => {
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts()

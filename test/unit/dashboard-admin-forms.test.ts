@@ -25,17 +25,17 @@ describe('changedFields', () => {
 })
 
 describe('saltChanges', () => {
-  const saved = { url: 'https://salt:8000', username: 'saltdeck', verify: true, eauth: 'pam' }
-  const form = { url: 'https://salt:8000', username: 'saltdeck', password: '', verify: true, eauth: 'pam' }
+  const saved = { url: 'https://salt:8000', username: 'saltdeck', verify: true, eauth: 'pam', presence_method: 'present' }
+  const form = { url: 'https://salt:8000', username: 'saltdeck', password: '', verify: true, eauth: 'pam', presence_method: 'present' }
   test('empty password and no edits: nothing to send', () => expect(saltChanges(saved, form)).toEqual({}))
   test('a typed password is sent, unchanged fields are not', () => {
     expect(saltChanges(saved, { ...form, password: 'pw' })).toEqual({ password: 'pw' })
   })
   test('changed fields are sent', () => {
-    expect(saltChanges(saved, { ...form, url: 'http://other', verify: false, eauth: 'auto' })).toEqual({ url: 'http://other', verify: false, eauth: 'auto' })
+    expect(saltChanges(saved, { ...form, url: 'http://other', verify: false, eauth: 'auto', presence_method: 'status' })).toEqual({ url: 'http://other', verify: false, eauth: 'auto', presence_method: 'status' })
   })
   test('null stored values compare as empty text', () => {
-    const none = { url: null, username: null, verify: true, eauth: 'pam' }
+    const none = { url: null, username: null, verify: true, eauth: 'pam', presence_method: 'present' }
     expect(saltChanges(none, { ...form, url: '', username: '' })).toEqual({})
     expect(saltChanges(none, { ...form, url: 'http://x', username: '' })).toEqual({ url: 'http://x' })
   })

@@ -23,6 +23,8 @@ export interface MinionSummary {
   id: string
   key_state: string | null
   online: boolean
+  /** online/offline as last known, unknown while salt-api does not answer. */
+  presence: 'online' | 'offline' | 'unknown'
   last_seen: string | null
   os: string | null
   osrelease: string | null
@@ -231,4 +233,25 @@ export function duration(ms: number | null | undefined): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
   const s = Math.round(ms / 1000)
   return `${Math.floor(s / 60)} min ${s % 60} s`
+}
+
+/** GET /api/salt/health. */
+export interface SaltHealth {
+  configured: boolean
+  salt_api: { reachable: boolean | null; since: string | null; error: string | null }
+  presence_known: boolean
+  master: { version: string | null }
+  minion_versions: { version: string | null; minions: number }[]
+  event_stream: {
+    state: 'connected' | 'reconnecting' | 'broken' | 'disabled'
+    since: string
+    last_event_at: string | null
+    reconnects_last_hour: number
+    last_error: string | null
+    polling_covers: boolean
+    catch_up_interval_seconds: number
+  }
+  pollers: { name: string; interval_seconds: number; last_success_at: string | null; lag_seconds: number | null; last_error: string | null; late: boolean }[]
+  known_faults: { id: string; versions: string; issue: string; summary: string; handling: string }[]
+  problems: string[]
 }

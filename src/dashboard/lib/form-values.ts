@@ -21,8 +21,8 @@ export function changedFields<T extends Record<string, unknown>>(base: T, next: 
  * because an empty password field means "keep the stored one".
  */
 export function saltChanges(
-  saved: { url: string | null; username: string | null; verify: boolean; eauth: string },
-  form: { url: string; username: string; password: string; verify: boolean; eauth: string },
+  saved: { url: string | null; username: string | null; verify: boolean; eauth: string; presence_method: string },
+  form: { url: string; username: string; password: string; verify: boolean; eauth: string; presence_method: string },
 ): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {}
   if (form.url !== (saved.url ?? '')) out.url = form.url
@@ -30,6 +30,7 @@ export function saltChanges(
   if (form.password !== '') out.password = form.password
   if (form.verify !== saved.verify) out.verify = form.verify
   if (form.eauth !== saved.eauth) out.eauth = form.eauth
+  if (form.presence_method !== saved.presence_method) out.presence_method = form.presence_method
   return out
 }
 

@@ -51,6 +51,9 @@ export const WIDGET_FORM = {
 /** salt-api eauth back ends the settings accept. */
 export const EAUTH_VALUES = ['pam', 'sharedsecret', 'ldap', 'file', 'auto'] as const
 
+/** How presence is polled (the salt section's presence_method). */
+export const PRESENCE_METHODS = ['present', 'status'] as const
+
 /** Log line formats. */
 export const LOG_FORMATS = ['json', 'text'] as const
 

@@ -6,7 +6,7 @@ import { errorsByField, saltChanges } from '../../lib/form-values'
 import { interval } from '../../lib/duration'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
-import { EAUTH_VALUES, LOG_FORMATS, POLLER_FORM, WIDGET_FORM } from '../../lib/settings-fields'
+import { EAUTH_VALUES, LOG_FORMATS, POLLER_FORM, PRESENCE_METHODS, WIDGET_FORM } from '../../lib/settings-fields'
 import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel } from '../../lib/ui'
 import { SectionForm } from './section-form'
 import type { SaltSettings, SettingsOut, SettingsStatus, TestResult } from './types'
@@ -21,7 +21,7 @@ function SaltStatus({ status }: { status: SettingsStatus | undefined }) {
 
 /** The salt-api connection form: Save (changed fields only) and Test connection. */
 function SaltForm({ saved, onSaved }: { saved: SaltSettings; onSaved: (s: SettingsOut) => void }) {
-  const fresh = () => ({ url: saved.url ?? '', username: saved.username ?? '', password: '', verify: saved.verify, eauth: saved.eauth })
+  const fresh = () => ({ url: saved.url ?? '', username: saved.username ?? '', password: '', verify: saved.verify, eauth: saved.eauth, presence_method: saved.presence_method })
   const [form, setForm] = useState(fresh)
   const [note, setNote] = useState('')
   const [result, setResult] = useState<TestResult | undefined>()
@@ -66,6 +66,11 @@ function SaltForm({ saved, onSaved }: { saved: SaltSettings; onSaved: (s: Settin
         <Field id="salt-eauth" label="Authentication back end (eauth)">
           <select id="salt-eauth" value={form.eauth} onChange={(e) => set({ eauth: e.currentTarget.value })}>
             {EAUTH_VALUES.map((v) => <option value={v}>{v}</option>)}
+          </select>
+        </Field>
+        <Field id="salt-presence" label="Presence method" hint="present: the master's connection table (cheap). status: a ping job per poll (exact when minions share an address).">
+          <select id="salt-presence" value={form.presence_method} aria-describedby="salt-presence-hint" onChange={(e) => set({ presence_method: e.currentTarget.value })}>
+            {PRESENCE_METHODS.map((v) => <option value={v}>{v}</option>)}
           </select>
         </Field>
       </div>

@@ -10,6 +10,7 @@ export interface SaltSettings {
   password_set: boolean
   verify: boolean
   eauth: string
+  presence_method: string
 }
 
 /** GET /api/admin/settings. */

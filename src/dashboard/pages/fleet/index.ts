@@ -9,6 +9,7 @@ import { PackageVersions } from './package'
 import { Jobs } from './jobs'
 import { JobPage } from './job'
 import { Keys } from './keys'
+import { SaltHealthPage } from './salt-health'
 
 /** Fleet pages in navigation order; detail pages follow their list. */
 export const fleetPages: PageDef[] = [
@@ -21,4 +22,5 @@ export const fleetPages: PageDef[] = [
   { pattern: '/jobs', title: 'Jobs', component: Jobs, nav: { label: 'Jobs', section: 'Fleet' }, needs: ['view', 'job:*'] },
   { pattern: '/jobs/:jid', title: 'Job', component: JobPage, needs: ['view', 'job:*'] },
   { pattern: '/keys', title: 'Keys', component: Keys, nav: { label: 'Keys', section: 'Fleet' }, needs: ['view', 'key:*'] },
+  { pattern: '/salt-health', title: 'Salt health', component: SaltHealthPage, nav: { label: 'Salt health', section: 'Fleet' }, needs: ['view', 'minion:*'] },
 ]

@@ -8,6 +8,7 @@ import type { PageProps } from '../../lib/pages'
 import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
+import { PresenceBadge } from './presence'
 import { Badge, ErrorBox, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
 
 const RUN_LIMIT = 20
@@ -123,7 +124,7 @@ export function Minion({ params, query }: PageProps) {
           <dl class="facts">
             <dt>Minion id</dt><dd class="mono">{m.id}</dd>
             <dt>Key</dt><dd>{m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—'}</dd>
-            <dt>Presence</dt><dd><Badge tone={m.online ? 'ok' : 'muted'}>{m.online ? 'online' : 'offline'}</Badge></dd>
+            <dt>Presence</dt><dd><PresenceBadge m={m} /></dd>
             <dt>Last seen</dt><dd>{dateTime(m.last_seen)} <span class="muted">({ago(m.last_seen)})</span></dd>
             <dt>OS</dt><dd>{[m.os, m.osrelease].filter(Boolean).join(' ') || '—'}</dd>
             <dt>IP</dt><dd class="mono">{m.ip ?? '—'}</dd>

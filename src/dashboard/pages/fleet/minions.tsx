@@ -7,6 +7,7 @@ import { useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
+import { PresenceBadge } from './presence'
 import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 
 const LIMIT = 50
@@ -19,7 +20,7 @@ export function minionHref(id: string) {
 const columns: Column<MinionSummary>[] = [
   { label: 'Minion', cell: (m) => <a href={minionHref(m.id)}>{m.id}</a> },
   { label: 'Key', cell: (m) => (m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—') },
-  { label: 'Online', cell: (m) => <Badge tone={m.online ? 'ok' : 'muted'}>{m.online ? 'online' : 'offline'}</Badge> },
+  { label: 'Online', cell: (m) => <PresenceBadge m={m} /> },
   { label: 'Last seen', cell: (m) => <time datetime={m.last_seen ?? undefined} title={dateTime(m.last_seen)}>{ago(m.last_seen)}</time> },
   { label: 'OS', cell: (m) => [m.os, m.osrelease].filter(Boolean).join(' ') || '—' },
   { label: 'IP', cell: (m) => m.ip ?? '—', class: 'mono' },

@@ -2,25 +2,29 @@
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
 import { useEffect, useState } from 'preact/hooks'
-import { heartbeat, widenWindow, widgetActivityQuery, WIDGET_WINDOWS, type ActivityEvent, type WidgetConfig } from '../../lib/fleet'
+import { heartbeat, widenWindow, widgetActivityQuery, WIDGET_WINDOWS, type ActivityEvent, type SaltHealth, type WidgetConfig } from '../../lib/fleet'
 import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Loading, Page, Panel } from '../../lib/ui'
 import { EventRow } from './event-row'
+import { HEALTH_REFRESH_MS, SaltHealthPanel } from './salt-health'
 
 type Total = { total: number }
 /** How often the overview re-reads its counts and events, so a page left open stays current. */
 const REFRESH_MS = 30_000
 
-/** One count card: a number that links to the filtered list. Each card loads its own total (limit=1) so they come in parallel. */
-function CountCard({ label, status, tone }: { label: string; status: string; tone?: 'bad' | 'warn' }) {
+/**
+ * One count card: a number that links to the filtered list. Each card loads its own total (limit=1) so they come in
+ * parallel. `unknown` (presence while salt-api does not answer) shows "?" rather than a stale number.
+ */
+function CountCard({ label, status, tone, unknown }: { label: string; status: string; tone?: 'bad' | 'warn'; unknown?: boolean }) {
   const r = useGet<Total>(`/api/minions${qs({ status, limit: 1 })}`, REFRESH_MS)
   const n = r.data?.total
   return (
-    <a class={`card card-link${tone && n ? ` card-${tone}` : ''}`} href={href('/minions', { status })}>
-      <span class="n">{r.error ? '!' : n === undefined ? '…' : count(n)}</span>
-      <span>{label}</span>
+    <a class={`card card-link${tone && n && !unknown ? ` card-${tone}` : ''}`} href={href('/minions', { status })}>
+      <span class="n">{r.error ? '!' : unknown ? '?' : n === undefined ? '…' : count(n)}</span>
+      <span>{label}{unknown ? ' (unknown: salt-api does not answer)' : ''}</span>
       {r.error ? <span class="sr-only">could not load: {r.error.message}</span> : null}
     </a>
   )
@@ -71,14 +75,17 @@ export function Overview() {
   const cfg = useGet<WidgetConfig>('/api/activity/widget-config')
   const minions = can('view', 'minion:*')
   const anyEvents = minions || can('view', 'job:*') || can('view', 'key:*')
+  const health = useGet<SaltHealth>(minions ? '/api/salt/health' : null, HEALTH_REFRESH_MS).data
+  const unknown = health ? !health.presence_known : false
   return (
     <Page title="Overview">
+      <SaltHealthPanel h={health} />
       {minions ? (
         <section aria-labelledby="ov-counts">
           <h2 id="ov-counts">Fleet</h2>
           <div class="cards">
-            <CountCard label="Minions online" status="online" />
-            <CountCard label="Minions offline" status="offline" tone="warn" />
+            <CountCard label="Minions online" status="online" unknown={unknown} />
+            <CountCard label="Minions offline" status="offline" tone="warn" unknown={unknown} />
             <CountCard label="Keys pending" status="pending" tone="warn" />
             <CountCard label="Runs failing" status="unhealthy" tone="bad" />
           </div>
