@@ -11,6 +11,9 @@ const MINION_START = /^salt\/minion\/(.+)\/start$/
 /** Internal jobs the master runs for its own bookkeeping; never facts of interest. */
 const NOISE_FUNS = new Set(['saltutil.find_job', 'saltutil.running', 'saltutil.sync_all', 'mine.update'])
 
+/** The initiator of a job a minion's own schedule ran (contract §13: `schedule`). */
+export const SCHEDULE_USER = 'schedule'
+
 /** A string value, or null. */
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
 /** The strings of a list value (anything else: none). */
@@ -39,7 +42,12 @@ export function normalize(tag: string, data: Record<string, unknown>, now: numbe
     if (!fun || NOISE_FUNS.has(fun)) return out
     const retcode = typeof data.retcode === 'number' ? data.retcode : null
     const success = typeof data.success === 'boolean' ? data.success : null
-    out.returns.push({ jid: str(data.jid) ?? m[1]!, minionId: str(data.id) ?? m[2]!, fun, ret: data.return, retcode, success, ts, stampMs })
+    const jid = str(data.jid) ?? m[1]!
+    const minionId = str(data.id) ?? m[2]!
+    // A minion's own schedule (return_job) publishes no job: its return names the schedule, and is the job's only trace.
+    if (str(data.schedule))
+      out.jobs.push({ jid, fun, target: minionId, tgtType: 'list', user: SCHEDULE_USER, arg: data.fun_args ?? null, minions: [minionId], startedAt: jidTime(jid) ?? ts, ts })
+    out.returns.push({ jid, minionId, fun, ret: data.return, retcode, success, ts, stampMs })
     return out
   }
   if (tag === 'salt/auth' || tag === 'salt/key') {

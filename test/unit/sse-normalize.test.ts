@@ -78,6 +78,18 @@ describe('normalize + ingest of the recording', () => {
     expect(e).toMatchObject({ event_type: 'job.ret', success: false, changed: true, duration_ms: 4, summary: 'web1 returned state.apply: 1 ok, 1 failed, 1 changed', ts: '2026-11-21T08:00:01.000Z' })
     expect((await call(w, 'GET', '/api/minions/web1/runs')).body.total).toBe(1)
   })
+  test("a minion schedule's return (no job published) is a run and a job whose initiator is schedule", async () => {
+    const w = await testWorld()
+    const jid = '20261121080000000003'
+    const i = normalize(`salt/job/${jid}/ret/web1`, {
+      id: 'web1', fun: 'state.apply', fun_args: ['demo'], jid, schedule: 'demo-schedule', pid: 123, retcode: 0, success: true,
+      return: { 'a_|-b_|-c_|-d': { result: true, changes: {}, duration: 1 } },
+    }, 1_800_000_000_000)
+    const events = applyFacts(w.deps, [i])
+    expect(events.map((e) => [e.event_type, e.initiator])).toEqual([['job.new', 'schedule'], ['job.ret', 'schedule']])
+    expect((await call(w, 'GET', `/api/jobs/${jid}`)).body).toMatchObject({ jid, fun: 'state.apply', user: 'schedule', target: 'web1' })
+    expect((await call(w, 'GET', '/api/minions/web1/runs')).body.runs[0]).toMatchObject({ jid, status: 'healthy' })
+  })
   test('a non-state return has changed and duration null, and is no run', async () => {
     const w = await testWorld()
     const i = normalize('salt/job/20261121080000000002/ret/web1', { id: 'web1', fun: 'test.ping', jid: '20261121080000000002', retcode: 0, return: true }, 1_800_000_000_000)
