@@ -1,7 +1,7 @@
 // Proves Saltdeck against a real salt-master + salt-api + three minions from PyPI (test/salt/bed.sh):
 // keys and key events, a state.apply's three runs and job events, inventory counts, grains, a minion going offline.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { startServe, type Served } from '../helpers/serve'
 import { until, type Patience } from '../helpers/until'
@@ -18,6 +18,20 @@ const bedDir = mkdtempSync('/tmp/sdb-')
 let env: Record<string, string> = {}
 let srv: Served
 let auth: Record<string, string> = {}
+const VERSION = process.env.SALT_BED_VERSION ?? '3006.28'
+/** Saltdeck's environment against the bed (the admin password is read at the first start only). */
+const serveEnv = () => ({
+  SALTDECK_ADMIN_PASSWORD: 'integration-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_PRESENCE_METHOD: 'status',
+  SALTDECK_SALT_URL: env.SALT_URL!, SALTDECK_SALT_USERNAME: env.SALT_USER!, SALTDECK_SALT_PASSWORD: env.SALT_PASSWORD!, SALTDECK_SALT_EAUTH: env.SALT_EAUTH!,
+})
+/** Starts Saltdeck on the bed's data dir and logs in as admin. */
+async function serve() {
+  srv = await startServe(join(bedDir, 'saltdeck'), serveEnv())
+  const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'integration-pw' }) })
+  auth = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]}`, 'content-type': 'application/json' }
+}
+/** The runs of a minion for one job, or null until stored. */
+const runOf = async (minion: string, jid: string) => (await api('GET', `/api/minions/${minion}/runs?limit=200`)).body.runs.find((r: any) => r.jid === jid) ?? null
 const api = async (method: string, path: string, body?: unknown) => {
   const r = await fetch(`${srv.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: r.status, body: (await r.json().catch(() => null)) as any }
@@ -30,12 +44,7 @@ beforeAll(async () => {
   const started = bed('start', bedDir)
   if (started.exitCode !== 0) throw new Error(`bed.sh start failed:\n${started.stdout}\n${started.stderr}`)
   env = Object.fromEntries(readFileSync(join(bedDir, 'bed.env'), 'utf8').trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]))
-  srv = await startServe(join(bedDir, 'saltdeck'), {
-    SALTDECK_ADMIN_PASSWORD: 'integration-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_PRESENCE_METHOD: 'status',
-    SALTDECK_SALT_URL: env.SALT_URL!, SALTDECK_SALT_USERNAME: env.SALT_USER!, SALTDECK_SALT_PASSWORD: env.SALT_PASSWORD!, SALTDECK_SALT_EAUTH: env.SALT_EAUTH!,
-  })
-  const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'integration-pw' }) })
-  auth = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]}`, 'content-type': 'application/json' }
+  await serve()
   const put = await api('PUT', '/api/admin/settings/pollers', {
     minion_state_keys_interval_seconds: 2, minion_state_presence_interval_seconds: 3, minion_state_grains_interval_seconds: 5,
     minion_state_initial_delay_seconds: 0, jobs_poll_interval_seconds: 5, event_stream_enabled: true,
@@ -50,7 +59,7 @@ afterAll(async () => {
   rmSync(bedDir, { recursive: true, force: true })
 }, 60_000)
 
-describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.28'}`, () => {
+describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
   test('the connection test answers ok with three accepted minions', async () => {
     const r = await api('POST', '/api/admin/settings/test-salt-saved', {})
     expect(r.body).toMatchObject({ ok: true, minion_count: 3 })
@@ -78,7 +87,7 @@ describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.
 
   test('a state.apply to all three gives three runs: changed, unhealthy, and the render error as a failed run', async () => {
     await until(async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected, 'the event stream connected', BED)
-    const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply' })
+    const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply', kwarg: { queue: true } })
     expect(run.status).toBe(202)
     expect(run.body.minions.sort()).toEqual(['db-01', 'web-01', 'web-02'])
     const jid = run.body.jid as string
@@ -119,6 +128,94 @@ describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.
     expect(pk.items.every((p: any) => p.version_count === 1)).toBe(true)
     const v = (await api('GET', `/api/inventory/packages/${encodeURIComponent(pk.items[0].name)}/versions`)).body
     expect(v.versions[0]).toMatchObject({ minion_count: 3, source: 'apt' })
+  }, 180_000)
+
+  test('the Salt health view names the master version, the minions\' versions and the known faults of this version', async () => {
+    expect(env.SALT_BED_VERSION).toBe(VERSION)
+    const h = await until(async () => {
+      const x = (await api('GET', '/api/salt/health')).body
+      return x.master.version && x.minion_versions.every((v: any) => v.version) && x.event_stream.state === 'connected' ? x : null
+    }, 'the master version and the minions\' versions', BED)
+    expect(h.master.version).toBe(VERSION)
+    expect(h.minion_versions).toEqual([{ version: VERSION, minions: 3 }])
+    const faults: Record<string, string[]> = { '3006.28': [], '3007.15': ['manage-status-up'], '3008.3': ['split-grains-cache', 'logout-revokes'] }
+    expect(h.known_faults.map((f: any) => f.id)).toEqual(faults[VERSION] ?? [])
+    expect(h).toMatchObject({ configured: true, presence_known: true, salt_api: { reachable: true } })
+    expect(h.problems).toEqual([])
+  }, 90_000)
+
+  test('key actions on a real key are judged by salt\'s key list: accept, then delete (3008\'s key.delete answers no keys)', async () => {
+    // A second key with web-01's public key, as a minion that asked to join would leave it.
+    const pki = join(bedDir, 'm/etc/salt/pki/master')
+    copyFileSync(join(bedDir, 'r/web-01/etc/salt/pki/minion/minion.pub'), join(pki, 'minions_pre/ghost-01'))
+    await until(async () => (await api('GET', '/api/keys')).body.pending.includes('ghost-01'), 'ghost-01 pending', BED)
+    expect((await api('POST', '/api/keys/ghost-01/accept')).status).toBe(204)
+    expect((await api('GET', '/api/keys')).body.accepted).toContain('ghost-01')
+    expect((await api('DELETE', '/api/keys/ghost-01')).status).toBe(204)
+    const keys = (await api('GET', '/api/keys')).body
+    expect([...keys.accepted, ...keys.pending, ...keys.rejected]).not.toContain('ghost-01')
+    expect((await api('DELETE', '/api/keys/ghost-01')).status).toBe(404)
+    const audit = (await api('GET', '/api/audit?action=key.delete')).body.entries
+    expect(audit.map((a: any) => [a.target, a.ok])).toEqual([['ghost-01', false], ['ghost-01', true]])
+    expect((await api('GET', '/api/activity?event_type=key.delete&minion_id=ghost-01')).body.total).toBe(1)
+  }, 90_000)
+
+  test('salt-api killed: presence is unknown, not online; back: Saltdeck notices within seconds and the poller error clears', async () => {
+    expect(bed('stop-api', bedDir).exitCode).toBe(0)
+    await api('POST', '/api/admin/pollers/presence/run')
+    const down = await until(async () => {
+      const h = (await api('GET', '/api/salt/health')).body
+      return h.presence_known === false ? h : null
+    }, 'presence unknown', BED)
+    expect(down.salt_api.reachable).toBe(false)
+    expect(down.problems[0]).toContain('salt-api does not answer')
+    expect((await api('GET', '/api/minions/web-01')).body.presence).toBe('unknown')
+    expect(bed('start-api', bedDir).exitCode).toBe(0)
+    const t0 = Date.now()
+    await until(async () => {
+      const h = (await api('GET', '/api/salt/health')).body
+      return h.presence_known && h.event_stream.state === 'connected' && h.problems.length === 0
+    }, 'salt-api noticed again', { ms: 30_000, every: 200 })
+    const noticedMs = Date.now() - t0
+    console.log(`salt ${VERSION}: salt-api back, stream connected and no problems left ${noticedMs} ms after it answered /login`)
+    expect(noticedMs).toBeLessThan(10_000)
+    const presence = (await api('GET', '/api/admin/pollers')).body.pollers.find((p: any) => p.name === 'presence')
+    expect(presence.last_error).toBeNull()
+    expect((await api('GET', '/api/minions/web-01')).body.presence).toBe('online')
+  }, 120_000)
+
+  test('runs that happened while Saltdeck was stopped are read from the job cache when it starts, with the right counts', async () => {
+    await srv.stop()
+    // queue=True: web-01's schedule may be applying demo at this moment; queued, this run waits instead of being refused.
+    const cli = bed('salt', bedDir, '--show-jid', '--out=json', '--static', '*', 'state.apply', 'queue=True')
+    const jid = /jid: (\d{20})/.exec(cli.stdout.toString())?.[1]
+    expect(jid, `${cli.stdout}\n${cli.stderr}`).toBeTruthy()
+    await serve()
+    const [web01, db01, web02] = await until(async () => {
+      const all = await Promise.all(['web-01', 'db-01', 'web-02'].map((m) => runOf(m, jid!)))
+      return all.every(Boolean) ? all : null
+    }, 'three runs backfilled', { ...BED, ms: 120_000 })
+    expect(web01).toMatchObject({ status: 'changed', pass_count: 2, fail_count: 0, change_count: 1, total_count: 2 })
+    expect(db01).toMatchObject({ status: 'unhealthy', pass_count: 2, fail_count: 1, change_count: 1, total_count: 3 })
+    expect(web02).toMatchObject({ status: 'unhealthy', pass_count: 0, change_count: 0 })
+    // The salt CLI's user, not the salt-api account.
+    const job = (await api('GET', `/api/jobs/${jid}`)).body
+    expect(job).toMatchObject({ jid, fun: 'state.apply' })
+    expect(job.user).toBeTruthy()
+    expect(job.user).not.toBe(env.SALT_USER)
+    const rets = (await api('GET', `/api/activity?jid=${jid}&event_type=job.ret`)).body.events
+    expect(rets.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
+  }, 180_000)
+
+  test('a minion\'s own schedule (return_job) is captured as a run with initiator schedule', async () => {
+    const ev = await until(async () => {
+      const e = (await api('GET', '/api/activity?event_type=job.ret&minion_id=web-01&limit=500')).body.events.find((x: any) => x.initiator === 'schedule')
+      return e ?? null
+    }, 'a scheduled run of web-01', { ms: 150_000, every: 1000 })
+    expect(ev).toMatchObject({ fun: 'state.apply', success: true, changed: true })
+    const run = await runOf('web-01', ev.jid)
+    expect(run).toMatchObject({ status: 'changed', pass_count: 2, fail_count: 0, total_count: 2 })
+    expect((await api('GET', `/api/jobs/${ev.jid}`)).body).toMatchObject({ user: 'schedule', target: 'web-01' })
   }, 180_000)
 
   test('a stopped minion goes offline', async () => {
