@@ -24,6 +24,13 @@ const api = async (method: string, path: string, body?: unknown) => {
 }
 /** How long `until` waits here: real daemons answer in seconds, not milliseconds. */
 const BED: Patience = { ms: 60_000, every: 500 }
+/** Seconds until web-01's demo-schedule (state.apply demo every 60 s, bed.sh) fires next, by the minion's clock. */
+const nextScheduledRun = () => {
+  const r = bed('salt', bedDir, 'web-01', 'schedule.show_next_fire_time', 'demo-schedule', '--out=json', '--static')
+  const t = JSON.parse(r.stdout.toString())['web-01']?.next_fire_time as string | undefined
+  if (!t) throw new Error(`schedule.show_next_fire_time: ${r.stdout}${r.stderr}`)
+  return (new Date(t).getTime() - Date.now()) / 1000 // both local time: same host
+}
 
 beforeAll(async () => {
   if (unavailable) return
@@ -78,6 +85,10 @@ describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.
 
   test('a state.apply to all three gives three runs: changed, unhealthy, and the render error as a failed run', async () => {
     await until(async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected, 'the event stream connected', BED)
+    // A state run that starts while web-01's scheduled one runs is refused ("running as PID"), so start ours only
+    // when the last scheduled run began at least 10 s ago and the next is at least 15 s away (period 60 s; ours
+    // takes ~1 s, and a scheduled run that fires during ours waits for it: queue: True).
+    await until(async () => { const n = nextScheduledRun(); return n >= 15 && n <= 50 }, 'a gap between scheduled runs', { ms: 90_000, every: 1_000 })
     const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply' })
     expect(run.status).toBe(202)
     expect(run.body.minions.sort()).toEqual(['db-01', 'web-01', 'web-02'])
