@@ -2,14 +2,18 @@
 # Saltdeck's real Salt test bed: one salt-master, salt-api (rest_cherrypy) and
 # three salt-minions (web-01, web-02, db-01), all on 127.0.0.1, all from PyPI.
 #
-#   bed.sh install                  create/reuse the venv (.cache/salt-venv)
+#   bed.sh install                  create/reuse the venv (.cache/salt-venv-<version>)
 #   bed.sh start <dir>              write configs, start everything, wait, write <dir>/bed.env
 #   bed.sh stop <dir>               stop every daemon of that bed (idempotent)
 #   bed.sh stop-minion <dir> <id>   stop one minion
 #   bed.sh start-minion <dir> <id>  start one minion again and wait until it answers
+#   bed.sh stop-api <dir>           stop only salt-api
+#   bed.sh start-api <dir>          start salt-api again and wait until /login answers
+#   bed.sh salt <dir> <args...>     run the venv's salt CLI against that bed's master
 #   bed.sh status <dir>             show which daemons of that bed run
 #
-# See README.md beside this file for the pinned version, timings and quirks.
+# SALT_BED_VERSION picks the salt release: 3006.28 (default), 3007.15, 3008.3.
+# See README.md beside this file for the versions, timings and quirks.
 set -euo pipefail
 
 # --- Settings ---------------------------------------------------------------
@@ -17,12 +21,15 @@ set -euo pipefail
 # 3006.30 and 3006.29 (the newest 3006 releases) require a certifi release
 # newer than the registry serves here, so pip cannot resolve them; 3006.28 is
 # the newest 3006 that installs. It also pulls CherryPy in by itself (3006.24+).
-SALT_VERSION=3006.28
+# 3007.15 and 3008.3 are the other lines the suite runs against (test/salt/matrix.sh).
+SUPPORTED_VERSIONS=(3006.28 3007.15 3008.3)
+SALT_VERSION=${SALT_BED_VERSION:-3006.28}
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-VENV=${SALT_BED_VENV:-$REPO/.cache/salt-venv}
-CONSTRAINTS=$HERE/constraints.txt
+# One venv and one constraints file per version; the beds share only pip's cache.
+VENV=${SALT_BED_VENV:-$REPO/.cache/salt-venv-$SALT_VERSION}
+CONSTRAINTS=$HERE/constraints-$SALT_VERSION.txt
 PROBE=$HERE/probe.py
 STAMP=$VENV/.saltdeck-bed-stamp
 
@@ -43,7 +50,7 @@ log() { echo "bed: $*" >&2; }
 die() { echo "bed: ERROR: $*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -60,6 +67,14 @@ prereq_fail() {
 }
 
 now() { date +%s; }
+
+check_version() {
+  local v
+  for v in "${SUPPORTED_VERSIONS[@]}"; do [ "$v" = "$SALT_VERSION" ] && return 0; done
+  echo "bed: ERROR: SALT_BED_VERSION=$SALT_VERSION is not supported; use one of: ${SUPPORTED_VERSIONS[*]}" >&2
+  echo "bed: (each version needs its own test/salt/constraints-<version>.txt, see test/salt/README.md)" >&2
+  exit 2
+}
 
 # A pid counts as alive unless it is gone or a zombie: PID 1 here is not a
 # real init and may never reap daemonized processes, so `kill -0` alone lies.
@@ -90,15 +105,34 @@ installed_ok() {
 # Imports that every daemon needs. Some salt sdists on PyPI were published
 # without their dependency metadata (saltstack/salt#69244, #67973); this
 # catches that case instead of failing later inside a daemonized process.
+# 3007 and 3008 also list aiohttp, croniter and gitpython as base requirements;
+# 3008 adds OpenTelemetry, xxhash, timelib and truststore (tornado is still one).
 verify_imports() {
   "$VENV/bin/python" - "$SALT_VERSION" <<'EOF'
-import sys
-import salt.version, cherrypy, zmq, msgpack, yaml, jinja2, tornado, requests
-import distro, psutil, Cryptodome, cryptography, looseversion, packaging, jmespath
+import importlib, sys
+mods = ["salt.version", "cherrypy", "zmq", "msgpack", "yaml", "jinja2", "tornado", "requests",
+        "distro", "psutil", "Cryptodome", "cryptography", "looseversion", "packaging", "jmespath"]
+if not sys.argv[1].startswith("3006."):
+    mods += ["aiohttp", "croniter", "git"]
+if sys.argv[1].startswith("3008."):
+    mods += ["opentelemetry.sdk", "xxhash", "timelib", "truststore"]
+for m in mods:
+    importlib.import_module(m)
+import salt.version
 got = salt.version.__version__
 if got != sys.argv[1]:
     sys.exit("salt %s installed, expected %s" % (got, sys.argv[1]))
 EOF
+}
+
+# Base requirements that only the newer lines have (for the fallback above).
+extra_requirements() {
+  case "$SALT_VERSION" in
+    3006.*) ;;
+    3007.*) echo croniter GitPython ;;
+    *) echo croniter GitPython opentelemetry-sdk opentelemetry-exporter-otlp-proto-http \
+         opentelemetry-exporter-prometheus xxhash timelib truststore ;;
+  esac
 }
 
 cmd_install() {
@@ -132,7 +166,7 @@ cmd_install() {
     log "dependencies incomplete; installing salt's requirements explicitly"
     "$VENV/bin/python" -m pip install --disable-pip-version-check -c "$CONSTRAINTS" \
       pyzmq msgpack PyYAML Jinja2 MarkupSafe requests distro psutil pycryptodomex \
-      cryptography looseversion packaging jmespath tornado aiohttp >>"$plog" 2>&1 ||
+      cryptography looseversion packaging jmespath tornado aiohttp $(extra_requirements) >>"$plog" 2>&1 ||
       die "pip install of salt's requirements failed (see $plog)"
     verify_imports || die "salt $SALT_VERSION still does not import (see $plog)"
   fi
@@ -234,6 +268,16 @@ terminate() {
 
 minion_pids() { { pid_from_file "$(minion_pidfile "$1")" || true; pids_for_conf "$B/conf/$1"; } | sort -u; }
 master_pids() { { pid_from_file "$MASTER_PIDFILE" || true; pid_from_file "$API_PIDFILE" || true; pids_for_conf "$MASTER_CONF"; } | sort -u; }
+# salt-api and its workers only. They share "-c <dir>/conf/master" with the
+# master, but their command lines name salt-api (setproctitle keeps the program
+# name), which the master's processes do not.
+api_pids() {
+  local p
+  { pid_from_file "$API_PIDFILE" || true
+    for p in $(pids_for_conf "$MASTER_CONF"); do
+      if grep -qsaF 'salt-api' "/proc/$p/cmdline"; then echo "$p"; fi
+    done; } | sort -u
+}
 
 # --- Config writing ---------------------------------------------------------
 
@@ -329,6 +373,24 @@ grains:
   saltdeck_bed: true
   role: $role
 EOF
+  [ "$id" = web-01 ] || return 0
+  # A scheduled state run, so tests see jobs that no API call started: every
+  # 60 s (the first one 60 s after the minion starts), returned to the master
+  # job cache. queue: True makes it wait for a state run that is in progress
+  # instead of being refused; see README.md ("Scheduled job") for why the
+  # suite's own state.apply cannot collide with it.
+  cat >>"$B/conf/$id/minion" <<EOF
+schedule:
+  demo-schedule:
+    function: state.apply
+    args:
+      - demo
+    kwargs:
+      queue: true
+    seconds: 60
+    run_on_start: false
+    return_job: true
+EOF
 }
 
 write_state_tree() {
@@ -394,8 +456,13 @@ EOF
 }
 
 # Ports live in the master config; read them back for start-minion / re-checks.
+# Also switches to the venv the bed was started with (conf/venv).
 read_ports() {
   [ -f "$MASTER_CONF/master" ] || die "no bed in $B (run: bed.sh start $B)"
+  if [ -f "$B/conf/venv" ]; then
+    SALT_VERSION=$(sed -n 's/^SALT_VERSION=//p' "$B/conf/venv")
+    VENV=$(sed -n 's/^VENV=//p' "$B/conf/venv")
+  fi
   API_PORT=$(sed -n 's/^  port: //p' "$MASTER_CONF/master")
   PUB_PORT=$(sed -n 's/^publish_port: //p' "$MASTER_CONF/master")
   RET_PORT=$(sed -n 's/^ret_port: //p' "$MASTER_CONF/master")
@@ -504,6 +571,9 @@ cmd_start() {
   ports=$(pick_ports)
   read -r API_PORT PUB_PORT RET_PORT <<<"$ports"
   write_master_config
+  # Which venv this bed runs on: start-minion, start-api and salt use it, so
+  # they work on the bed whatever SALT_BED_VERSION says now.
+  printf 'SALT_VERSION=%s\nVENV=%s\n' "$SALT_VERSION" "$VENV" >"$B/conf/venv"
   for id in "${MINION_IDS[@]}"; do write_minion_config "$id"; done
   write_state_tree
   log "bed dir $B; salt-api :$API_PORT, publish :$PUB_PORT, ret :$RET_PORT"
@@ -564,6 +634,45 @@ cmd_start_minion() {
   log "minion $id answers test.ping"
 }
 
+cmd_stop_api() {
+  set_bed_dir "${1:-}" quiet-missing || { log "no bed dir ${1:-}: nothing to stop"; return 0; }
+  terminate "salt-api" api_pids
+}
+
+cmd_start_api() {
+  set_bed_dir "${1:-}"
+  read_ports
+  pid_from_file "$MASTER_PIDFILE" >/dev/null ||
+    die "salt-master of $B is not running (run: bash test/salt/bed.sh start $B)"
+  if [ -n "$(api_pids)" ]; then
+    log "salt-api already running"
+  else
+    launch api salt-api "$MASTER_CONF" || { dump_logs; exit 1; }
+  fi
+  local t0 deadline msg=""
+  t0=$(now); deadline=$((t0 + MINION_TIMEOUT))
+  while :; do
+    if port_open "$API_PORT" && msg=$(probe_ready "" $((deadline - $(now) + 1)) 2>&1); then
+      log "salt-api answers /login on :$API_PORT ($(($(now) - t0)) s)"
+      return 0
+    fi
+    if [ "$(now)" -ge "$deadline" ]; then
+      log "salt-api does not answer /login after ${MINION_TIMEOUT}s: ${msg:-port $API_PORT not open}"
+      dump_logs; exit 1
+    fi
+    sleep 0.3
+  done
+}
+
+# The venv's salt CLI against this bed's master (its config dir), so tests can
+# start jobs outside salt-api. Output and exit code are salt's.
+cmd_salt() {
+  set_bed_dir "${1:-}"
+  shift
+  read_ports
+  exec "$VENV/bin/salt" -c "$MASTER_CONF" "$@"
+}
+
 cmd_status() {
   set_bed_dir "${1:-}"
   local id p rc=0
@@ -581,12 +690,16 @@ cmd_status() {
 main() {
   local cmd=${1:-}
   [ $# -gt 0 ] && shift
+  check_version
   case "$cmd" in
     install) cmd_install ;;
     start) cmd_start "$@" ;;
     stop) cmd_stop "$@" ;;
     stop-minion) cmd_stop_minion "$@" ;;
     start-minion) cmd_start_minion "$@" ;;
+    stop-api) cmd_stop_api "$@" ;;
+    start-api) cmd_start_api "$@" ;;
+    salt) cmd_salt "$@" ;;
     status) cmd_status "$@" ;;
     *) usage ;;
   esac
