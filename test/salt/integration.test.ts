@@ -187,7 +187,7 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
   test('runs that happened while Saltdeck was stopped are read from the job cache when it starts, with the right counts', async () => {
     await srv.stop()
     // queue=True: web-01's schedule may be applying demo at this moment; queued, this run waits instead of being refused.
-    const cli = bed('salt', bedDir, '--show-jid', '--out=json', '--static', '*', 'state.apply', 'queue=True')
+    const cli = bed('salt', bedDir, '--show-jid', '*', 'state.apply', 'queue=True')
     const jid = /jid: (\d{20})/.exec(cli.stdout.toString())?.[1]
     expect(jid, `${cli.stdout}\n${cli.stderr}`).toBeTruthy()
     await serve()
