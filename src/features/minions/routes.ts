@@ -31,7 +31,7 @@ export const minionRoutes = [
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id', errors: [404], tag: 'minions', summary: 'One minion with its grains', access: view, params: MinionPath,
-    response: T.Object({ ...MinionSummary, grains: T.Record(T.String(), T.Unknown()) }),
+    response: T.Object({ ...MinionSummary, key_fingerprint: Nullable(T.String({ description: "The key's fingerprint as salt's wheel key.finger reports it; null until the keys poller has read it" })), grains: T.Record(T.String(), T.Unknown()) }),
     handler: ({ deps, params }) => minionDetail(deps, params.minion_id),
   }),
   route({
