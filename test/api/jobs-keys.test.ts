@@ -69,6 +69,18 @@ test('keys: fingerprints are stored for the key state they were read in, kept on
   expect(keysWithoutFingerprint(w.deps)).toEqual(['new-1', 'web-01'])
 })
 
+test('keys: ids that are property names of plain objects keep their own fingerprints', async () => {
+  const w = await testWorld()
+  const ids = ['__proto__', 'constructor', 'toString']
+  applyFacts(w.deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'pend' as const, ts: w.clock.now() })) }])
+  applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: ids.map((minionId, i) => ({ minionId, act: 'pend' as const, fingerprint: `0${i}:ff` })) }])
+  const r = await call(w, 'GET', '/api/keys')
+  expect(r.status).toBe(200)
+  expect(r.body.pending).toEqual(['__proto__', 'constructor', 'toString'])
+  // JSON.parse keeps "__proto__" as an own key, so this reads what the server sent.
+  expect(ids.map((id) => [Object.prototype.hasOwnProperty.call(r.body.fingerprints, id), r.body.fingerprints[id]])).toEqual([[true, '00:ff'], [true, '01:ff'], [true, '02:ff']])
+})
+
 test('inventory status: one refresh at a time, progress, last finished', async () => {
   const w = await testWorld()
   expect((await call(w, 'GET', '/api/inventory/status')).body).toEqual({ running: false, current: null, last: null })

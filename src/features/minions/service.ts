@@ -138,7 +138,8 @@ export function minionDetail(deps: AppDeps, id: string) {
 /** Minion ids by key state, each list sorted, and the fingerprints known of those keys (by id). */
 export function listKeys(deps: AppDeps) {
   const lists = { accepted: [] as string[], pending: [] as string[], rejected: [] as string[], denied: [] as string[] }
-  const fingerprints: Record<string, string> = {}
+  // No prototype: a minion id such as `__proto__` is an own key like any other.
+  const fingerprints: Record<string, string> = Object.create(null)
   const rows = deps.db.$client
     .query<{ id: string; key_state: keyof typeof lists; key_fingerprint: string | null }, []>('SELECT id, key_state, key_fingerprint FROM minions WHERE key_state IS NOT NULL ORDER BY key_state, id')
     .all()
