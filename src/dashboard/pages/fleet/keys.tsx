@@ -34,7 +34,7 @@ function KeyList({ state, title, ids, fingerprint, filter, busy, onAct }: {
   const columns: Column<string>[] = [
     { label: 'Minion', cell: (id) => (can('view', 'minion:*') ? <a href={href(`/minions/${encodeURIComponent(id)}`)}>{id}</a> : id) },
     // Compare it with `salt-call --local key.finger` on the minion before accepting.
-    { label: 'Fingerprint', cell: (id) => fingerprint(id) ?? <span class="muted">not read yet</span>, class: 'mono fingerprint' },
+    { label: 'Fingerprint', cell: (id) => { const fp = fingerprint(id); return fp ? <span class="mono fingerprint">{fp}</span> : <span class="muted">not read yet</span> } },
     {
       label: 'Actions',
       cell: (id) => (
