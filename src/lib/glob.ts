@@ -11,3 +11,74 @@ export function globMatch(glob: string, value: string): boolean {
   }
   return re.test(value)
 }
+
+/** Whether text holds a glob character of salt's fnmatch (`*`, `?`, `[`). */
+export const hasGlobChars = (s: string) => /[*?[]/.test(s)
+
+const code = (c: string) => c.codePointAt(0)!
+const chr = (n: number) => String.fromCodePoint(n)
+/** Characters that mean something at some place inside an SQLite GLOB class. */
+const CLASS_SPECIAL = new Set([']', '-', '^'])
+
+/** One fnmatch class as an SQLite GLOB class; null when it can match nothing. */
+function sqliteClass(negated: boolean, body: string): string | null {
+  // fnmatch's class: a leading `]` is a member, `a-z` is a range (an empty one, `z-a`, is dropped), a `-` at either end is a member.
+  const singles = new Set<string>()
+  const ranges: [number, number][] = []
+  const chars = [...body]
+  for (let k = 0; k < chars.length; k++) {
+    if (chars[k + 1] === '-' && k + 2 < chars.length) {
+      let lo = code(chars[k]!)
+      let hi = code(chars[k + 2]!)
+      k += 2
+      // A special character at either end of a range is taken out as a member, so the class below stays unambiguous.
+      while (lo <= hi && CLASS_SPECIAL.has(chr(lo))) singles.add(chr(lo++))
+      while (lo <= hi && CLASS_SPECIAL.has(chr(hi))) singles.add(chr(hi--))
+      if (lo < hi) ranges.push([lo, hi])
+      else if (lo === hi) singles.add(chr(lo))
+    } else singles.add(chars[k]!)
+  }
+  if (!singles.size && !ranges.length) return negated ? '?' : null
+  // SQLite reads `^` first as negation, `]` first (after any `^`) as a member and `-` last as a member.
+  let inner = singles.has(']') ? ']' : ''
+  for (const c of singles) if (!CLASS_SPECIAL.has(c)) inner += c
+  for (const [lo, hi] of ranges) inner += `${chr(lo)}-${chr(hi)}`
+  if (!negated && !inner) {
+    if (singles.has('^') && singles.has('-')) return '[-^]'
+    return singles.has('^') ? '^' : '-'
+  }
+  if (singles.has('^')) inner += '^'
+  if (singles.has('-')) inner += '-'
+  return `[${negated ? '^' : ''}${inner}]`
+}
+
+/**
+ * Salt's glob (Python fnmatch: `*`, `?`, `[…]`, `[!…]` negated; a `[` with no closing `]` is a literal `[`; no escapes)
+ * as an SQLite GLOB pattern that matches the same strings, to be bound as a parameter. Literal `*`, `?` and `[` become
+ * one-character classes. Null when the glob can match nothing (an empty class such as `[z-a]`).
+ */
+export function sqliteGlob(glob: string): string | null {
+  let out = ''
+  const g = [...glob]
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i]!
+    if (c === '*' || c === '?') out += c
+    else if (c === '[') {
+      let j = i + 1
+      const negated = g[j] === '!'
+      if (negated) j++
+      const start = j
+      if (g[j] === ']') j++
+      while (j < g.length && g[j] !== ']') j++
+      if (j >= g.length) {
+        out += '[[]'
+        continue
+      }
+      const cls = sqliteClass(negated, g.slice(start, j).join(''))
+      if (cls === null) return null
+      out += cls
+      i = j
+    } else out += c
+  }
+  return out
+}

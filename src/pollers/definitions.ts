@@ -5,11 +5,11 @@
 import type { AppDeps } from '../deps'
 import type { SaltClient } from '../salt/client'
 import { noFacts } from '../salt/facts'
-import { cachedJob, cachedJobs, grainsOf, keyList, pingedIds, presentIds } from '../salt/replies'
+import { cachedJob, cachedJobs, grainsOf, keyFingerprints, keyList, literalGlob, pingedIds, presentIds } from '../salt/replies'
 import { manageStatusLies } from '../salt/versions'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
-import { acceptedMinionIds, recordGrains } from '../features/minions/service'
+import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
 import { jobsMissingReturns, returnedMinions } from '../features/jobs/service'
 import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
@@ -31,6 +31,8 @@ export interface PollerContext {
 
 /** Minions per grains call. */
 export const GRAINS_BATCH = 200
+/** Keys per wheel key.finger call. */
+export const FINGER_BATCH = 500
 /** Jobs older than this are not asked for missing returns again (a dead minion never answers). */
 const BACKFILL_WINDOW_MS = 2 * 3600_000
 
@@ -80,10 +82,19 @@ async function presentMinions(c: PollerContext): Promise<string[]> {
 }
 
 const POLLERS = {
-  /** keys: wheel key.list_all; key state per minion and key.* events on change. */
+  /**
+   * keys: wheel key.list_all; key state per minion and key.* events on change. Then wheel key.finger for the keys with no
+   * stored fingerprint (new ones, and those pending again), each id as a glob matching itself alone.
+   */
   keys: timed('keys', 'minion_state_keys_interval_seconds', FIRST_DELAY, async (c) => {
     const list = keyList(await c.client.wheel('key.list_all'), c.deps.clock.now())
     applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
+    const missing = keysWithoutFingerprint(c.deps)
+    for (let i = 0; i < missing.length; i += FINGER_BATCH) {
+      const batch = missing.slice(i, i + FINGER_BATCH)
+      const fps = keyFingerprints(await c.client.wheel('key.finger', { match: batch.map(literalGlob) }), batch)
+      if (fps.length) applyFacts(c.deps, [{ ...noFacts(), keyFingerprints: fps }])
+    }
     return list.keys.length
   }),
   /** presence: runner manage.present (or manage.status); online flags and minion.online/offline on change. */

@@ -44,6 +44,13 @@ export interface KeyChange {
   ts: number
 }
 
+/** A key's fingerprint as the master reports it (wheel key.finger), with the key state whose directory holds it. */
+export interface KeyFingerprint {
+  minionId: string
+  act: Exclude<KeyAct, 'delete'>
+  fingerprint: string
+}
+
 /** A minion seen coming online or going away. */
 export interface PresenceChange {
   minionId: string
@@ -61,6 +68,8 @@ export interface SaltFacts {
   presentList?: { ids: string[]; ts: number }
   /** The complete key list (wheel key.list_all): a stored key missing from it was deleted. */
   keyList?: { keys: { minionId: string; act: KeyAct }[]; ts: number }
+  /** Key fingerprints (wheel key.finger); each belongs to the key of the state it names. */
+  keyFingerprints?: KeyFingerprint[]
   /** Minion starts (salt sends `salt/minion/<id>/start` and the legacy `minion_start` for one start). */
   starts: { minionId: string; ts: number }[]
 }

@@ -1,6 +1,6 @@
 /** Reads runner and wheel replies (job cache, key list, presence) into salt facts. Pure: no database. */
 import { parseStartTime, jidTime } from '../lib/salt-time'
-import type { JobReturned, JobStarted, KeyAct, SaltFacts } from './facts'
+import type { JobReturned, JobStarted, KeyAct, KeyFingerprint, SaltFacts } from './facts'
 import { str, strList, targetText } from './normalize'
 
 /** Job cache entries of the master's own bookkeeping and of runner/wheel calls: not minion jobs. */
@@ -51,6 +51,31 @@ export function keyList(reply: unknown, ts: number): NonNullable<SaltFacts['keyL
   for (const id of strList(r.minions_denied)) want.set(id, 'denied')
   return { keys: [...want].map(([minionId, act]) => ({ minionId, act })), ts }
 }
+
+/** The key directories of salt's wheel key replies and the key state each one means. */
+const KEY_DIRS = { minions: 'accept', minions_pre: 'pend', minions_rejected: 'reject', minions_denied: 'denied' } as const
+/** A fingerprint longer than this is no fingerprint (sha512 in hex pairs is 191 characters). */
+const MAX_FINGERPRINT = 256
+
+/**
+ * A wheel `key.finger` reply (`{minions_pre: {id: "aa:bb:…"}, minions: {…}, …}`) as fingerprints of the minions asked only;
+ * the master's own keys (`local`) and anything that is not a short string are left out.
+ */
+export function keyFingerprints(reply: unknown, asked: Iterable<string>): KeyFingerprint[] {
+  const want = new Set(asked)
+  const r = reply && typeof reply === 'object' && !Array.isArray(reply) ? (reply as Record<string, unknown>) : {}
+  const out: KeyFingerprint[] = []
+  for (const [dir, act] of Object.entries(KEY_DIRS)) {
+    const ids = r[dir]
+    if (!ids || typeof ids !== 'object' || Array.isArray(ids)) continue
+    for (const [minionId, fp] of Object.entries(ids as Record<string, unknown>))
+      if (want.has(minionId) && typeof fp === 'string' && fp.length > 0 && fp.length <= MAX_FINGERPRINT) out.push({ minionId, act, fingerprint: fp })
+  }
+  return out
+}
+
+/** A minion id as a salt glob that matches that id alone: fnmatch's `*`, `?` and `[` each put in a class of their own. */
+export const literalGlob = (id: string) => id.replace(/[*?[]/g, '[$&]')
 
 /** The minions a presence runner reports up: `manage.present` answers a list, `manage.status` `{up, down}`. */
 export function presentIds(reply: unknown, byStatus: boolean): string[] {

@@ -62,7 +62,7 @@ function oracle(all: EventOut[], q: Query, now: number, visible = ['job', 'key',
   return all
     .filter((e) => cats.includes(e.category))
     .filter((e) => !q.since_minutes || Date.parse(e.ts) >= now - Number(q.since_minutes) * MIN)
-    .filter((e) => (!q.event_type || e.event_type === q.event_type) && (!q.minion_id || e.minion_id === q.minion_id) && (!q.jid || e.jid === q.jid))
+    .filter((e) => (!q.event_type || e.event_type === q.event_type) && (!q.minion_id || e.minion_id === q.minion_id) && (!q.minion || !!e.minion_id?.includes(q.minion)) && (!q.jid || e.jid === q.jid))
     .filter((e) => !s || [e.summary, e.minion_id, e.fun, e.initiator, e.target].some((v) => v?.toLowerCase().includes(s)))
     .filter((e) => !yes(q.hide_dispatch) || e.event_type !== 'job.new')
     .filter((e) => !yes(q.hide_routine) || !(e.event_type === 'job.ret' && e.success === true && e.changed !== true))
@@ -197,6 +197,8 @@ describe('GET /api/activity', () => {
     { categories: 'key,minion' }, { categories: ' job , key ' }, { categories: 'minion,nonsense' },
     { event_type: 'job.ret' }, { event_type: 'key.accept' }, { event_type: 'job' },
     { minion_id: 'web-01' }, { minion_id: 'web' }, { jid: J1 }, { jid: J3 },
+    { minion: 'web' }, { minion: 'WEB' }, { minion: '-01' }, { minion: 'new_' }, { minion: '%' }, { minion: '_' }, { minion: 'web\u0000' }, { minion: "'" },
+    { minion: 'web', category: 'minion' }, { minion: 'db', minion_id: 'web-01' },
     { search: 'WEB-01' }, { search: 'alice' }, { search: 'ALICE' }, { search: 'bob_admin' }, { search: 'dispatched' }, { search: 'cache-01' },
     { search: '%' }, { search: '_' }, { search: 'list%pkgs' }, { search: 'web_01' }, { search: 'ops%t' }, { search: '\\' }, { search: 'state.apply: 2 ok' },
     // User text never becomes FTS5 syntax: a NUL, quotes, operators and brackets are plain characters to match.
@@ -225,6 +227,9 @@ describe('GET /api/activity', () => {
     [{ search: 'WEB-01' }, ['web-01 started', 'web-01 returned test.ping', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
     [{ since_minutes: '60', category: 'key' }, ['new_host key accepted']],
     [{ category: 'job', hide_dispatch: 'true', hide_routine: 'true' }, ['db-01 returned state.apply: 2 ok, 1 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
+    [{ minion: 'web-0' }, ['web-01 started', 'web-01 returned test.ping', 'web-02 returned state.apply: 2 ok, 0 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
+    [{ minion: 'new_h' }, ['new_host key accepted', 'new_host key pending']],
+    [{ minion: 'New' }, []],
     [{ jid: J1 }, ['web-02 returned state.apply: 2 ok, 0 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed', 'state.apply dispatched to web* (2 minions)']],
   ]
   test.each(LITERAL.map(([q, want]) => [new URLSearchParams(q).toString(), q, want] as const))('%s lists exactly the expected events', async (_label, q, want) => {
@@ -310,6 +315,7 @@ describe('GET /api/activity', () => {
     [{ limit: '501' }, 'limit', 'less_than_equal'],
     [{ offset: '-1' }, 'offset', 'greater_than_equal'],
     [{ search: 'x'.repeat(201) }, 'search', 'string_too_long'],
+    [{ minion: 'x'.repeat(256) }, 'minion', 'string_too_long'],
     [{ hide_routine: 'maybe' }, 'hide_routine', 'bool_parsing'],
   ]
   test.each(INVALID.map(([q, f, t]) => [new URLSearchParams(q).toString().slice(0, 40), q, f, t] as const))('%s is a 422', async (_label, q, field, type) => {

@@ -2,7 +2,7 @@
 import { expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 import { MAX_RETURN_CHARS, recordJobReturns, upsertJobs } from '../../src/features/jobs/service'
-import { recordGrains } from '../../src/features/minions/service'
+import { keysWithoutFingerprint, recordGrains } from '../../src/features/minions/service'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { noFacts, type KeyAct } from '../../src/salt/facts'
 import { finishRefresh, progressRefresh, startRefresh } from '../../src/features/inventory/service'
@@ -40,7 +40,45 @@ test('keys: minion ids grouped by key state, sorted', async () => {
   const keys: [string, KeyAct][] = [['web-02', 'accept'], ['web-01', 'accept'], ['new-1', 'pend'], ['bad-1', 'reject'], ['dup', 'denied']]
   applyFacts(w.deps, [{ ...noFacts(), keys: keys.map(([minionId, act]) => ({ minionId, act, ts: w.clock.now() })) }])
   recordGrains(w.deps, [{ id: 'no-key', grains: {} }])
-  expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({ accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'] })
+  expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({ accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'], fingerprints: {} })
+})
+
+test('keys: fingerprints are stored for the key state they were read in, kept on accept, dropped when the key may be another', async () => {
+  const w = await testWorld()
+  const at = () => w.clock.now()
+  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: at() }, { minionId: 'web-01', act: 'accept', ts: at() }] }])
+  applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: [
+    { minionId: 'new-1', act: 'pend', fingerprint: 'aa:bb' },
+    // Read while web-01 was pending: not the accepted key Saltdeck knows, so not stored.
+    { minionId: 'web-01', act: 'pend', fingerprint: 'cc:dd' },
+    // Not a key Saltdeck knows: no row is made for it.
+    { minionId: 'ghost', act: 'pend', fingerprint: 'ee:ff' },
+  ] }])
+  const keys = async () => (await call(w, 'GET', '/api/keys', { who: 'viewer' })).body
+  expect(await keys()).toEqual({ accepted: ['web-01'], pending: ['new-1'], rejected: [], denied: [], fingerprints: { 'new-1': 'aa:bb' } })
+  expect(keysWithoutFingerprint(w.deps)).toEqual(['web-01'])
+  expect((await call(w, 'GET', '/api/minions/new-1', { who: 'viewer' })).body).toMatchObject({ key_state: 'pending', key_fingerprint: 'aa:bb' })
+  expect((await call(w, 'GET', '/api/minions/web-01', { who: 'viewer' })).body.key_fingerprint).toBeNull()
+  expect((await call(w, 'GET', '/api/minions/ghost')).status).toBe(404)
+  // Accepting moves the same key: the fingerprint stays.
+  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'accept', ts: at() }] }])
+  expect((await keys()).fingerprints).toEqual({ 'new-1': 'aa:bb' })
+  // Deleted and offered again: maybe another key, so the old fingerprint goes until the poller reads the new one.
+  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'delete', ts: at() }, { minionId: 'new-1', act: 'pend', ts: at() }] }])
+  expect((await keys()).fingerprints).toEqual({})
+  expect(keysWithoutFingerprint(w.deps)).toEqual(['new-1', 'web-01'])
+})
+
+test('keys: ids that are property names of plain objects keep their own fingerprints', async () => {
+  const w = await testWorld()
+  const ids = ['__proto__', 'constructor', 'toString']
+  applyFacts(w.deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'pend' as const, ts: w.clock.now() })) }])
+  applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: ids.map((minionId, i) => ({ minionId, act: 'pend' as const, fingerprint: `0${i}:ff` })) }])
+  const r = await call(w, 'GET', '/api/keys')
+  expect(r.status).toBe(200)
+  expect(r.body.pending).toEqual(['__proto__', 'constructor', 'toString'])
+  // JSON.parse keeps "__proto__" as an own key, so this reads what the server sent.
+  expect(ids.map((id) => [Object.prototype.hasOwnProperty.call(r.body.fingerprints, id), r.body.fingerprints[id]])).toEqual([[true, '00:ff'], [true, '01:ff'], [true, '02:ff']])
 })
 
 test('inventory status: one refresh at a time, progress, last finished', async () => {

@@ -2,6 +2,7 @@
 // The tests share one browser session and run in order: each step starts where the previous one left the fleet.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { missingTool } from '../helpers/tools'
+import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
 import { CHROMIUM, HOSTILE_ID, HOSTILE_PKG, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
 
@@ -109,6 +110,12 @@ describe.skipIf(noBrowser)('dashboard', () => {
   test('accept a pending key: it moves to accepted and a key.accept event by admin is recorded', async () => {
     await nav('Keys')
     const row = page.locator('tr, li').filter({ hasText: PENDING_ID }).last()
+    // The pending key shows its fingerprint beside it, in a monospace font, to compare with the minion's before accepting.
+    const fp = row.locator('.fingerprint')
+    await until(async () => (await fp.innerText()).trim() === fakeFingerprint(PENDING_ID), 'the pending key\'s fingerprint', PATIENT)
+    expect(await fp.getAttribute('class')).toContain('mono')
+    const font = await page.evaluate<string>(`getComputedStyle([...document.querySelectorAll('.fingerprint')].find((td) => td.textContent.includes(${JSON.stringify(fakeFingerprint(PENDING_ID))}))).fontFamily`)
+    expect(font).toMatch(/monospace/)
     await shot(page, '04-keys-before')
     await row.getByRole('button', { name: /^Accept/ }).click()
     // A confirmation step, when the page asks one, is answered yes.
@@ -126,10 +133,68 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await expectClean('keys')
   })
 
+  test('reject asks first: Cancel keeps the key pending, "Yes, reject" rejects it', async () => {
+    sys.salt.addMinions(['new-02'], { key: 'pending' })
+    await sys.api('POST', '/api/admin/pollers/keys/run')
+    await until(async () => (await sys.api('GET', '/api/keys')).fingerprints['new-02'] === fakeFingerprint('new-02'), 'new-02 and its fingerprint stored', PATIENT)
+    await nav('Keys')
+    const pending = page.getByRole('region', { name: /^Pending/ })
+    const row = pending.locator('tr').filter({ hasText: 'new-02' })
+    await row.getByRole('button', { name: 'Reject new-02' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Reject the key of new-02?' }).waitFor()
+    await shot(page, '05a-keys-reject-confirm')
+    await row.getByRole('button', { name: 'Cancel' }).click()
+    expect(sys.salt.minions.get('new-02')!.key).toBe('pending')
+    expect(sys.salt.calls.filter((c) => c.fun === 'key.reject')).toEqual([])
+    await row.getByRole('button', { name: 'Reject new-02' }).click()
+    await row.getByRole('button', { name: 'Yes, reject' }).click()
+    await until(async () => (await sys.api('GET', '/api/keys')).rejected.includes('new-02'), 'key rejected', PATIENT)
+    await page.getByRole('region', { name: /^Rejected/ }).getByText('new-02').waitFor()
+    await expectClean('keys reject')
+  })
+
+  test('search minions by salt glob and by grain; the box says what it takes', async () => {
+    await nav('Minions')
+    const main = page.getByRole('main')
+    const box = main.getByRole('searchbox', { name: 'Search minions' })
+    expect(await main.getByText(/salt glob on the whole id/).count()).toBe(1)
+    const ids = async () => (await main.getByRole('table', { name: 'Minions' }).locator('tbody tr td:first-child').allInnerTexts()).map((s) => s.trim())
+    for (const [q, want] of [['web-0[2-9]', ['web-02']], ['*-01', ['cache-01', 'db-01', 'new-01', 'web-01']], ['role:Data*', ['db-01']], ['G@os:debian', null]] as const) {
+      await box.fill(q)
+      await main.getByRole('button', { name: 'Search' }).first().click()
+      if (want) await until(async () => JSON.stringify(await ids()) === JSON.stringify(want), `q=${q}`, PATIENT)
+      else await until(async () => (await ids()).includes('web-01') && (await ids()).includes(HOSTILE_ID), `q=${q}`, PATIENT)
+    }
+    await shot(page, '05b-minions-grain-search')
+    await expectClean('minion search')
+  })
+
+  test('the activity page filters by part of the minion id', async () => {
+    await nav('Activity')
+    const field = page.getByLabel('Minion', { exact: true })
+    await field.fill('web-0')
+    await field.press('Tab')
+    const table = page.getByRole('main').getByRole('table').first()
+    const minions = async () => (await table.locator('tbody tr td:nth-child(4)').allInnerTexts()).map((s) => s.trim())
+    await until(async () => {
+      const m = await minions()
+      return m.length > 0 && m.every((id) => id.includes('web-0'))
+    }, 'only web-0… events', PATIENT)
+    expect(page.url()).toContain('minion=web-0')
+    expect(new Set(await minions())).toEqual(new Set(['web-01', 'web-02']))
+    await shot(page, '05c-activity-minion-filter')
+    await field.fill('')
+    await field.press('Tab')
+    await until(async () => (await minions()).includes('db-01'), 'the filter cleared', PATIENT)
+    await expectClean('activity minion filter')
+  })
+
   test("a minion's run history shows the four statuses and filters by one", async () => {
     await nav('Minions')
     await page.getByRole('link', { name: 'web-01', exact: true }).click()
     await page.getByRole('heading', { name: 'Minion web-01' }).waitFor()
+    const facts = page.getByRole('region', { name: 'Summary' })
+    await until(async () => (await facts.innerText()).includes(fakeFingerprint('web-01')), "web-01's key fingerprint", PATIENT)
     const runs = page.getByRole('region', { name: 'Run history' })
     const table = runs.getByRole('table', { name: 'Runs' })
     await until(async () => (await table.getByRole('row').count()) === 5, 'four runs and a header', PATIENT)

@@ -56,6 +56,8 @@ export function fakeFleet(): FakeSalt {
   salt.minions.get('web-02')!.pkgs.nginx = ['1.22.1-9+deb12u1']
   salt.minions.get('db-01')!.pkgs = { ...salt.minions.get('db-01')!.pkgs, 'postgresql-15': ['15.8-0+deb12u1'] }
   salt.minions.get('cache-01')!.online = false
+  // A grain only db-01 has, for the grain search of the Minions page.
+  salt.minions.get('db-01')!.grains.role = 'database'
   return salt
 }
 

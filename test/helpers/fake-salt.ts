@@ -11,6 +11,8 @@ export interface FakeMinion {
   online: boolean
   grains: Record<string, unknown>
   pkgs: Record<string, string[]>
+  /** The key's fingerprint for wheel key.finger (default: derived from the id, sha256 in hex pairs as salt shows it). */
+  fingerprint?: string
   /** What a state function returns on this minion (default: one passing state). */
   stateReturn?: unknown
 }
@@ -24,6 +26,37 @@ const stamp = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '').p
 let jidSeq = 0
 /** A 20-digit jid from the time, unique within the process. */
 export const newJid = (ms = Date.now()) => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 17) + String(jidSeq++ % 1000).padStart(3, '0')
+
+/** The fingerprint the fake master reports for a minion's key when none is set: sha256 of the id, in colon-separated pairs. */
+export const fakeFingerprint = (id: string) => new Bun.CryptoHasher('sha256').update(`key of ${id}`).digest('hex').match(/../g)!.join(':')
+
+/** Python fnmatch as salt's key matching uses it (`*`, `?`, `[…]`, `[!…]`; a `[` without `]` is literal), case-sensitive. */
+export function fnmatch(pattern: string, name: string): boolean {
+  let re = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === '*') re += '.*'
+    else if (c === '?') re += '.'
+    else if (c === '[') {
+      let j = i + 1
+      if (pattern[j] === '!') j++
+      if (pattern[j] === ']') j++
+      while (j < pattern.length && pattern[j] !== ']') j++
+      if (j >= pattern.length) re += '\\['
+      else {
+        let body = pattern.slice(i + 1, j).replace(/[\\^\]]/g, '\\$&')
+        if (body.startsWith('!')) body = '^' + body.slice(1)
+        re += `[${body}]`
+        i = j
+      }
+    } else re += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
+  }
+  try {
+    return new RegExp(`^${re}$`, 's').test(name)
+  } catch {
+    return false // a class JavaScript refuses, such as the empty range `[z-a]`: it matches nothing in fnmatch either
+  }
+}
 
 /** The fake server and its knobs. */
 export class FakeSalt {
@@ -259,6 +292,15 @@ export class FakeSalt {
   private wheelCall(fun: string, c: Record<string, any>): unknown {
     const by = (k: FakeMinion['key']) => [...this.minions.values()].filter((m) => m.key === k).map((m) => m.id).sort()
     if (fun === 'key.list_all') return { minions: by('accepted'), minions_pre: by('pending'), minions_rejected: by('rejected'), minions_denied: by('denied'), local: ['master.pem', 'master.pub'] }
+    if (fun === 'key.finger') {
+      // salt's Key.name_match: a list of globs, or a string split at commas; every key directory that has a match.
+      const globs: string[] = Array.isArray(c.match) ? c.match.map(String) : String(c.match ?? '').split(',')
+      const dirs = { accepted: 'minions', pending: 'minions_pre', rejected: 'minions_rejected', denied: 'minions_denied' } as const
+      const out: Record<string, Record<string, string>> = {}
+      for (const m of [...this.minions.values()].sort((a, b) => (a.id < b.id ? -1 : 1)))
+        if (globs.some((g) => fnmatch(g, m.id))) (out[dirs[m.key]] ??= {})[m.id] = m.fingerprint ?? fakeFingerprint(m.id)
+      return out
+    }
     const m = this.minions.get(String(c.match))
     if (fun === 'key.accept' || fun === 'key.reject') {
       if (!m) return {}

@@ -176,7 +176,7 @@ def run(b: RunIn): return ok
 
 @app.get('/api/activity')
 def activity(since_minutes: Annotated[Optional[int], Query(ge=1, le=10080)] = None, hide_dispatch: bool = False, hide_routine: bool = False,
-             search: Annotated[Optional[str], Query(max_length=200)] = None,
+             search: Annotated[Optional[str], Query(max_length=200)] = None, minion: Annotated[Optional[str], Query(max_length=255)] = None,
              limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 

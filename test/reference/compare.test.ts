@@ -41,14 +41,15 @@ function bodies(method: string, path: string, valid: Record<string, unknown>, fi
   return out
 }
 
-/** Bad query strings for integer parameters. */
-function queries(path: string, ints: { name: string; min: number; max: number | null }[], enums: { name: string }[] = []): Req[] {
+/** Bad query strings for integer, enum and string parameters (a string one length over its maximum, and far over it). */
+function queries(path: string, ints: { name: string; min: number; max: number | null }[], enums: { name: string }[] = [], strs: { name: string; max: number }[] = []): Req[] {
   const out: Req[] = []
   for (const q of ints) {
     const vals = [String(q.min - 1), 'abc', '1.5', '', '1e3', 'true', '5__0', ...(q.max === null ? [] : [String(q.max + 1), `${q.max + 1}.0`])]
     for (const v of vals) out.push({ method: 'GET', path: `${path}?${q.name}=${encodeURIComponent(v)}` })
   }
   for (const e of enums) for (const v of ['bad', '', 'HEALTHY']) out.push({ method: 'GET', path: `${path}?${e.name}=${encodeURIComponent(v)}` })
+  for (const s of strs) for (const v of ['é'.repeat(s.max + 1), 'x'.repeat(s.max * 4)]) out.push({ method: 'GET', path: `${path}?${s.name}=${encodeURIComponent(v)}` })
   return out
 }
 
@@ -103,7 +104,7 @@ describe('422 bodies against FastAPI + pydantic', () => {
       ...['ping', 5, ['status']].map((presence_method): Req => ({ method: 'PUT', path: '/api/admin/settings/salt', body: { presence_method } })),
       ...bodies('POST', '/api/run', { tgt: '*', fun: 'test.ping' }, [{ name: 'fun', kind: 'str', min: 1, max: 255 }], ['tgt', 'fun']),
       ...[{ tgt: 5 }, { tgt: [] }, { tgt: [5] }, { tgt: '' }, { tgt_type: 'bad' }, { arg: 'x' }, { kwarg: [] }, { fun: 'a b' }].map((b): Req => ({ method: 'POST', path: '/api/run', body: { tgt: '*', fun: 'test.ping', ...b } })),
-      ...queries('/api/activity', [{ name: 'since_minutes', min: 1, max: 10080 }, { name: 'limit', min: 1, max: 500 }]),
+      ...queries('/api/activity', [{ name: 'since_minutes', min: 1, max: 10080 }, { name: 'limit', min: 1, max: 500 }], [], [{ name: 'search', max: 200 }, { name: 'minion', max: 255 }]),
       ...['maybe', '2', ''].map((v): Req => ({ method: 'GET', path: `/api/activity?hide_routine=${v}` })),
       ...queries('/api/inventory/packages', [{ name: 'limit', min: 1, max: 500 }], [{ name: 'sort' }, { name: 'order' }]),
       ...queries('/api/jobs', [{ name: 'limit', min: 1, max: 500 }, { name: 'offset', min: 0, max: null }]),

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
+import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
@@ -12,7 +13,7 @@ describe('keys and presence', () => {
     w = await saltWorld()
     w.salt.minions.get('db-01')!.key = 'pending'
     await w.rt.scheduler.run('keys')
-    expect(await w.get('/api/keys')).toEqual({ accepted: ['web-01', 'web-02'], pending: ['db-01'], rejected: [], denied: [] })
+    expect(await w.get('/api/keys')).toMatchObject({ accepted: ['web-01', 'web-02'], pending: ['db-01'], rejected: [], denied: [] })
     await w.rt.scheduler.run('keys')
     const ev = await w.get('/api/activity?category=key')
     expect(ev.events.map((e: any) => e.event_type).sort()).toEqual(['key.accept', 'key.accept', 'key.pend'])
@@ -20,6 +21,29 @@ describe('keys and presence', () => {
     await w.rt.scheduler.run('keys')
     expect((await w.get('/api/keys')).accepted).toEqual(['web-01'])
     expect((await w.get('/api/activity?event_type=key.delete')).events[0].summary).toBe('web-02 key deleted')
+  })
+  test('fingerprints: one key.finger call for the keys without one, each id as a glob of itself; pending again means asked again', async () => {
+    w = await saltWorld(['web-01', 'web[1]', 'db-*'])
+    w.salt.minions.get('db-*')!.key = 'pending'
+    w.salt.minions.get('web[1]')!.fingerprint = 'de:ad:be:ef'
+    // salt matches key.finger's ids as globs: 'web[1]' unescaped matches web1 and not itself, so web[1] would get none.
+    w.salt.addMinions(['web1'], { key: 'rejected' })
+    await w.rt.scheduler.run('keys')
+    const fingers = () => w.salt.calls.filter((c) => c.fun === 'key.finger')
+    expect(fingers()).toHaveLength(1)
+    const keys = await w.get('/api/keys')
+    expect(keys).toMatchObject({ accepted: ['web-01', 'web[1]'], pending: ['db-*'], rejected: ['web1'] })
+    expect(keys.fingerprints).toEqual({ 'db-*': fakeFingerprint('db-*'), 'web-01': fakeFingerprint('web-01'), 'web1': fakeFingerprint('web1'), 'web[1]': 'de:ad:be:ef' })
+    expect((await w.get('/api/minions/db-*')).key_fingerprint).toBe(fakeFingerprint('db-*'))
+    // Every key has one now: the next tick asks salt for none.
+    await w.rt.scheduler.run('keys')
+    expect(fingers()).toHaveLength(1)
+    // Deleted and offered again with a new key: the old fingerprint goes and the new one is read.
+    w.salt.minions.get('web-01')!.key = 'pending'
+    w.salt.minions.get('web-01')!.fingerprint = '11:22:33'
+    await w.rt.scheduler.run('keys')
+    expect(fingers()).toHaveLength(2)
+    expect((await w.get('/api/keys')).fingerprints['web-01']).toBe('11:22:33')
   })
   test('presence: a stopped minion goes offline, with one event', async () => {
     w = await saltWorld()

@@ -70,7 +70,16 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
       const k = (await api('GET', '/api/keys')).body
       return k.accepted.length === 3 ? k : null
     }, 'three accepted keys', BED)
-    expect(keys).toEqual({ accepted: ['db-01', 'web-01', 'web-02'], pending: [], rejected: [], denied: [] })
+    expect(keys).toMatchObject({ accepted: ['db-01', 'web-01', 'web-02'], pending: [], rejected: [], denied: [] })
+    // wheel key.finger, read by the keys poller after the list: salt's sha256 fingerprint, 32 hex pairs, one per key.
+    const fps = await until(async () => {
+      const f = (await api('GET', '/api/keys')).body.fingerprints
+      return Object.keys(f).length === 3 ? f : null
+    }, 'three key fingerprints', BED)
+    expect(Object.keys(fps).sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    for (const fp of Object.values(fps)) expect(fp).toMatch(/^([0-9a-f]{2}:){31}[0-9a-f]{2}$/)
+    expect(new Set(Object.values(fps)).size).toBe(3)
+    expect((await api('GET', '/api/minions/web-01')).body.key_fingerprint).toBe(fps['web-01'])
     const ev = (await api('GET', '/api/activity?event_type=key.accept')).body
     expect(ev.events.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
   }, 90_000)

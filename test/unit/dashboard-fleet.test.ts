@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { flagParam, intParam, oneOf, withChanges } from '../../src/dashboard/lib/query'
 import {
-  clip, duration, heartbeat, widenWindow, WIDGET_WINDOWS, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
+  clip, duration, fingerprintOf, heartbeat, widenWindow, WIDGET_WINDOWS, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
   MINION_STATUSES, type ActivityEvent, type WidgetConfig,
 } from '../../src/dashboard/lib/fleet'
 import { MINION_STATUSES as SERVER_MINION_STATUSES } from '../../src/features/minions/service'
@@ -123,4 +123,13 @@ test('duration reads as people expect', () => {
   expect(duration(850)).toBe('850 ms')
   expect(duration(12_345)).toBe('12.3 s')
   expect(duration(245_000)).toBe('4 min 5 s')
+})
+
+test('fingerprintOf reads own keys only: an id named like an Object property has no fingerprint unless the server sent one', () => {
+  const lists = { fingerprints: JSON.parse('{"web-01": "aa:bb", "__proto__": "cc:dd"}') as Record<string, string> }
+  expect(fingerprintOf(lists, 'web-01')).toBe('aa:bb')
+  expect(fingerprintOf(lists, '__proto__')).toBe('cc:dd')
+  expect(fingerprintOf(lists, 'constructor')).toBeNull()
+  expect(fingerprintOf(lists, 'toString')).toBeNull()
+  expect(fingerprintOf(lists, 'web-02')).toBeNull()
 })

@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { countRun, runStatus, RUN_STATUSES, type RunCounts } from '../../src/salt/returns'
 import { jidTime, parseStamp, parseStartTime } from '../../src/lib/salt-time'
+import { keyFingerprints, literalGlob } from '../../src/salt/replies'
 import { fixture, fixtureText, returnsOf } from '../helpers/fixtures'
 
 
@@ -250,4 +251,24 @@ describe('parseStartTime and jidTime', () => {
 test('parseStamp refuses a date that does not exist', () => {
   expect(parseStamp('2026-02-30T00:00:00', Date.parse('2026-11-21T00:00:00Z'))).toBeNull()
   expect(parseStamp('2026-02-28T00:00:00', Date.parse('2026-11-21T00:00:00Z'))).toBe(Date.parse('2026-02-28T00:00:00Z'))
+})
+
+describe('keyFingerprints (wheel key.finger)', () => {
+  test('reads each key directory as its key state, for the ids asked only; the master keys and odd values are left out', () => {
+    const reply = {
+      minions: { 'web-01': 'aa:bb', other: 'zz:zz', odd: 5 },
+      minions_pre: { 'web-03': 'cc:dd', huge: 'x'.repeat(300) },
+      minions_rejected: { bad: 'ee:ff' },
+      minions_denied: { 'web-01': '11:22' },
+      local: { 'master.pem': '33:44' },
+    }
+    expect(keyFingerprints(reply, ['web-01', 'web-03', 'bad', 'odd', 'huge', 'master.pem'])).toEqual([
+      { minionId: 'web-01', act: 'accept', fingerprint: 'aa:bb' },
+      { minionId: 'web-03', act: 'pend', fingerprint: 'cc:dd' },
+      { minionId: 'bad', act: 'reject', fingerprint: 'ee:ff' },
+      { minionId: 'web-01', act: 'denied', fingerprint: '11:22' },
+    ])
+  })
+  test.each([[null], ['error text'], [[]], [{ minions: ['web-01'] }]])('a reply of another shape (%p) gives nothing', (reply) => expect(keyFingerprints(reply, ['web-01'])).toEqual([]))
+  test('literalGlob puts *, ? and [ in classes of their own', () => expect(literalGlob("a*b?c[d]e'")).toBe("a[*]b[?]c[[]d]e'"))
 })

@@ -15,12 +15,14 @@ export function useQueryNav(path: string, query: URLSearchParams) {
  * keystrokes. The button or Enter commits at once. Follows the query when it changes
  * from outside (Back, a link).
  */
-export function SearchBox({ id, label, value, onCommit, placeholder, maxLength = 200 }: {
+export function SearchBox({ id, label, value, onCommit, placeholder, hint, maxLength = 200 }: {
   id: string
   label: string
   value: string
   onCommit: (v: string, replace: boolean) => void
   placeholder?: string
+  /** A line under the input saying what it accepts (tied to it with aria-describedby). */
+  hint?: string
   maxLength?: number
 }) {
   const [text, setText] = useState(value)
@@ -38,7 +40,8 @@ export function SearchBox({ id, label, value, onCommit, placeholder, maxLength =
     <form class="search" role="search" onSubmit={(e) => { e.preventDefault(); if (text !== value) onCommit(text, false) }}>
       <div class="field">
         <label for={id}>{label}</label>
-        <input id={id} type="search" value={text} onBlur={() => (spell.current = false)} maxLength={maxLength} placeholder={placeholder} onInput={(e) => setText(e.currentTarget.value)} />
+        <input id={id} type="search" value={text} onBlur={() => (spell.current = false)} maxLength={maxLength} placeholder={placeholder} aria-describedby={hint ? `${id}-hint` : undefined} onInput={(e) => setText(e.currentTarget.value)} />
+        {hint ? <small id={`${id}-hint`} class="muted">{hint}</small> : null}
       </div>
       <button type="submit">Search</button>
     </form>

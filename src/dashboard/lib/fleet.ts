@@ -34,6 +34,8 @@ export interface MinionSummary {
 }
 /** GET /api/minions/{id}. */
 export interface MinionDetail extends MinionSummary {
+  /** The key's fingerprint (wheel key.finger); null until the keys poller has read it. */
+  key_fingerprint: string | null
   grains: Record<string, unknown>
 }
 /** A list answer of GET /api/minions. */
@@ -115,7 +117,13 @@ export interface KeyLists {
   pending: string[]
   rejected: string[]
   denied: string[]
+  /** Key fingerprint by minion id, for the keys whose fingerprint the keys poller has read. */
+  fingerprints: Record<string, string>
 }
+
+/** The fingerprint of a key, or null; only an own property counts (an id such as `constructor` is data, not a lookup). */
+export const fingerprintOf = (lists: Pick<KeyLists, 'fingerprints'>, id: string): string | null =>
+  lists.fingerprints && Object.prototype.hasOwnProperty.call(lists.fingerprints, id) && typeof lists.fingerprints[id] === 'string' ? lists.fingerprints[id]! : null
 
 /** Badge tone of a run status or a minion's last-run status. */
 export function runTone(status: string | null | undefined): 'ok' | 'info' | 'bad' | 'warn' | 'muted' {

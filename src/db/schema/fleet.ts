@@ -5,6 +5,8 @@ import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from 'driz
 export const minions = sqliteTable('minions', {
   id: text('id').primaryKey(),
   keyState: text('key_state'),
+  /** The key's fingerprint as salt's wheel key.finger reports it; null until the keys poller has asked. */
+  keyFingerprint: text('key_fingerprint'),
   online: integer('online', { mode: 'boolean' }).notNull().default(false),
   lastSeen: integer('last_seen'),
   os: text('os'),

@@ -19,6 +19,7 @@ export const activityFilters = {
   categories: T.Optional(T.String({ maxLength: 200 })),
   event_type: T.Optional(T.String({ maxLength: 64 })),
   minion_id: T.Optional(T.String({ maxLength: 255 })),
+  minion: T.Optional(T.String({ maxLength: 255, description: 'Part of the minion id: a case-sensitive substring (a prefix is one too); `minion_id` is the exact match' })),
   jid: T.Optional(T.String({ maxLength: 64 })),
   search: T.Optional(T.String({ maxLength: 200 })),
   hide_dispatch: Default(T.Boolean(), false),

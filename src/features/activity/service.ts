@@ -129,6 +129,8 @@ export interface ActivityFilter {
   categories?: string
   event_type?: string
   minion_id?: string
+  /** A case-sensitive substring of minion_id. */
+  minion?: string
   jid?: string
   search?: string
   hide_dispatch?: boolean
@@ -157,6 +159,8 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.since_minutes) where.push(`ts >= ${arg(deps.clock.now() - f.since_minutes * 60_000)}`)
   if (f.event_type) where.push(`event_type = ${arg(f.event_type)}`)
   if (f.minion_id) where.push(`minion_id = ${arg(f.minion_id)}`)
+  // instr: an exact, case-sensitive substring (minion ids are case-sensitive in salt) with no pattern characters to escape.
+  if (f.minion) where.push(`instr(minion_id, ${arg(f.minion)}) > 0`)
   if (f.jid) where.push(`jid = ${arg(f.jid)}`)
   if (f.hide_dispatch) where.push(`event_type <> 'job.new'`)
   // coalesce: an unknown success is not routine, and NOT(NULL) would otherwise drop the row.

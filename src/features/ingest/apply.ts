@@ -11,7 +11,7 @@ import { recordEvents, type EventInput, type EventOut } from '../activity/servic
 import { publishActivity } from '../activity/feed'
 import { recordReturnedJobs, recordStartedJobs } from '../jobs/ingest'
 import { recordRun } from '../runs/service'
-import { recordKeyChanges, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
+import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
 
 const runFunsOf = new WeakMap<AppDeps, Set<string>>()
 
@@ -31,6 +31,7 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
     for (const b of batch) {
       if (b.keyList) recordKeyList(deps, b.keyList, events)
       recordKeyChanges(deps, b.keys, initiator, events)
+      if (b.keyFingerprints) recordKeyFingerprints(deps, b.keyFingerprints)
       for (const p of b.presence) recordPresence(deps, p.minionId, p.online, p.ts, events)
       if (b.presentList) recordPresentList(deps, b.presentList, events)
       for (const s of b.starts) recordStart(deps, s.minionId, s.ts, events)

@@ -18,7 +18,10 @@ export const jobRoutes = [
   }),
   route({
     method: 'GET', path: '/api/keys', tag: 'keys', summary: 'Minion keys by state', access: { verb: 'view', resource: 'key:*' },
-    response: T.Object({ accepted: T.Array(T.String()), pending: T.Array(T.String()), rejected: T.Array(T.String()), denied: T.Array(T.String()) }),
+    response: T.Object({
+      accepted: T.Array(T.String()), pending: T.Array(T.String()), rejected: T.Array(T.String()), denied: T.Array(T.String()),
+      fingerprints: T.Record(T.String(), T.String(), { description: 'Key fingerprint by minion id (wheel key.finger), for the keys the keys poller has read one of' }),
+    }),
     handler: ({ deps }) => listKeys(deps),
   }),
 ]

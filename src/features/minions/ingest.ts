@@ -1,10 +1,11 @@
 /**
- * Salt's key, presence and start facts into the minion rows (the one writer of key_state, online and last_seen) and
+ * Salt's key, presence and start facts into the minion rows (the one writer of key_state, key_fingerprint, online and
+ * last_seen) and
  * their activity events. Each change is compared with the stored state, so a poller repeating what the stream said
  * records nothing twice.
  */
 import type { AppDeps } from '../../deps'
-import type { KeyChange, SaltFacts } from '../../salt/facts'
+import type { KeyChange, KeyFingerprint, SaltFacts } from '../../salt/facts'
 import { startRecordedNear, type EventInput } from '../activity/service'
 import { ensureMinion } from './service'
 
@@ -22,7 +23,11 @@ export function recordKeyChanges(deps: AppDeps, keys: KeyChange[], initiator: st
     if (row && row.key_state === next) continue
     if (!row && next === null) continue
     ensureMinion(deps, k.minionId)
-    db.query('UPDATE minions SET key_state = ?2, online = CASE WHEN ?2 IS NULL THEN 0 ELSE online END, updated_at = ?3 WHERE id = ?1').run(k.minionId, next, deps.clock.now())
+    // Accepting or rejecting moves the same key file; a key pending again, deleted or denied may be another key, so its
+    // stored fingerprint goes and the keys poller asks for the new one.
+    const sameKey = k.act === 'accept' || k.act === 'reject' ? 1 : 0
+    db.query('UPDATE minions SET key_state = ?2, online = CASE WHEN ?2 IS NULL THEN 0 ELSE online END, key_fingerprint = CASE WHEN ?4 THEN key_fingerprint END, updated_at = ?3 WHERE id = ?1')
+      .run(k.minionId, next, deps.clock.now(), sameKey)
     // A denied key (same id, other key) is stored as a state; the contract's key events are pend/accept/reject/delete.
     if (k.act === 'denied') continue
     out.push({ ts: k.ts, category: 'key', event_type: `key.${k.act}`, minion_id: k.minionId, initiator, summary: `${k.minionId} key ${KEY_WORD[k.act]}` })
@@ -36,6 +41,12 @@ export function recordKeyList(deps: AppDeps, list: NonNullable<SaltFacts['keyLis
   for (const { id } of deps.db.$client.query<{ id: string }, []>('SELECT id FROM minions WHERE key_state IS NOT NULL').all())
     if (!listed.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
   recordKeyChanges(deps, changes, null, out)
+}
+
+/** Stores key fingerprints; one counts only for a minion whose stored key is in the state the fingerprint was read in. */
+export function recordKeyFingerprints(deps: AppDeps, fps: KeyFingerprint[]) {
+  const q = deps.db.$client.query('UPDATE minions SET key_fingerprint = ?3 WHERE id = ?1 AND key_state = ?2 AND key_fingerprint IS NOT ?3')
+  for (const f of fps) q.run(f.minionId, KEY_STATE[f.act], f.fingerprint)
 }
 
 /** A minion seen online (last_seen moves) or gone; minion.online/offline when that changes. */

@@ -27,13 +27,19 @@ const MinionSummary = {
 export const minionRoutes = [
   route({
     method: 'GET', path: '/api/minions', tag: 'minions', summary: 'List minions', access: view,
-    query: T.Object({ q: T.Optional(T.String({ maxLength: 255 })), status: T.Optional(OneOf(MINION_STATUSES)), ...paging(500, 100) }),
+    query: T.Object({
+      q: T.Optional(T.String({
+        maxLength: 255,
+        description: '`G@grain:glob` or `grain:glob`: a top-level grain, case-insensitive, any element of a list grain; text with `*`, `?` or `[`: salt glob on the whole id, case-sensitive; anything else: case-insensitive id substring',
+      })),
+      status: T.Optional(OneOf(MINION_STATUSES)), ...paging(500, 100),
+    }),
     response: T.Object({ total: T.Integer(), minions: T.Array(T.Object(MinionSummary)) }),
     handler: ({ deps, query }) => listMinions(deps, query),
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id', errors: [404], tag: 'minions', summary: 'One minion with its grains', access: view, params: MinionPath,
-    response: T.Object({ ...MinionSummary, grains: T.Record(T.String(), T.Unknown()) }),
+    response: T.Object({ ...MinionSummary, key_fingerprint: Nullable(T.String({ description: "The key's fingerprint as salt's wheel key.finger reports it; null until the keys poller has read it" })), grains: T.Record(T.String(), T.Unknown()) }),
     handler: ({ deps, params }) => minionDetail(deps, params.minion_id),
   }),
   route({

@@ -2,6 +2,7 @@
 import type { SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
+import { hasGlobChars, sqliteGlob } from '../../lib/glob'
 import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
 
@@ -79,13 +80,47 @@ function minionOut(r: MinionRow, known: boolean) {
   }
 }
 
-/** Lists minions by id with an id substring filter and a status filter. */
+/** A grain name in `q`'s `name:value` form: a word, as top-level grain names are. */
+const GRAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** ASCII lower case, as SQLite's lower() folds; salt folds grain values and patterns alike before matching. */
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase())
+/** A grain value as salt's grain matcher compares it (Python's str() lowered): JSON true/false/null as Python prints them. */
+const grainText = (t: string) => `CASE ${t}.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'none' ELSE lower(${t}.value) END`
+
+/**
+ * The minion list's `q` as an SQL condition with its arguments (bound, never spliced):
+ * - `G@name:glob` or `name:glob` (name a word): minions whose top-level grain `name` matches the glob, case-insensitively
+ *   (salt folds both sides); a list grain matches when any element does; `G@name` alone: minions that have the grain;
+ * - text with `*`, `?` or `[`: salt's glob on the whole id, case-sensitive;
+ * - anything else: a case-insensitive substring of the id.
+ */
+export function minionQuery(q: string): { sql: string; args: string[] } {
+  const grain = q.startsWith('G@') ? q.slice(2) : null
+  const colon = (grain ?? q).indexOf(':')
+  const name = colon < 0 ? grain : (grain ?? q).slice(0, colon)
+  if (name !== null && (grain !== null || GRAIN_NAME.test(name))) {
+    const each = 'SELECT 1 FROM json_each(minions.grains) AS g WHERE g.key = ?'
+    if (colon < 0) return { sql: `EXISTS (${each})`, args: [name] }
+    const glob = sqliteGlob(asciiLower((grain ?? q).slice(colon + 1)))
+    if (glob === null) return { sql: '0', args: [] }
+    const value = `CASE WHEN g.type = 'array' THEN EXISTS (SELECT 1 FROM json_each(g.value) AS e WHERE e.type <> 'object' AND ${grainText('e')} GLOB ?) WHEN g.type = 'object' THEN 0 ELSE ${grainText('g')} GLOB ? END`
+    return { sql: `EXISTS (${each} AND ${value})`, args: [name, glob, glob] }
+  }
+  if (hasGlobChars(q)) {
+    const glob = sqliteGlob(q)
+    return glob === null ? { sql: '0', args: [] } : { sql: 'id GLOB ?', args: [glob] }
+  }
+  return { sql: `id LIKE ? ESCAPE '\\'`, args: [containsPattern(q)] }
+}
+
+/** Lists minions by id, filtered by `q` (minionQuery: substring, salt glob or grain) and by status. */
 export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MINION_STATUSES)[number]; limit: number; offset: number }) {
   const where: string[] = []
   const args: string[] = []
   if (q.q) {
-    args.push(containsPattern(q.q))
-    where.push(`id LIKE ?1 ESCAPE '\\'`)
+    const m = minionQuery(q.q)
+    where.push(m.sql)
+    args.push(...m.args)
   }
   if (q.status) where.push(STATUS_SQL[q.status])
   const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
@@ -98,9 +133,11 @@ export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MIN
 
 /** One minion with its grains; 404 when unknown. */
 export function minionDetail(deps: AppDeps, id: string) {
-  const r = deps.db.$client.query<MinionRow & { grains: string | null }, [string]>(`SELECT ${SUMMARY}, grains FROM minions WHERE id = ?1`).get(id)
+  const r = deps.db.$client
+    .query<MinionRow & { grains: string | null; key_fingerprint: string | null }, [string]>(`SELECT ${SUMMARY}, key_fingerprint, grains FROM minions WHERE id = ?1`)
+    .get(id)
   if (!r) throw new NotFound('Minion')
-  return { ...minionOut(r, presenceKnown(deps)), grains: r.grains ? JSON.parse(r.grains) : {} }
+  return { ...minionOut(r, presenceKnown(deps)), key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
 }
 
 /** Accepted minions per Salt version (from their grains; null when grains have not arrived), most first. */
@@ -110,10 +147,24 @@ export function minionVersions(deps: AppDeps) {
     .all()
 }
 
-/** Minion ids by key state, each list sorted. */
+/** Minion ids by key state, each list sorted, and the fingerprints known of those keys (by id). */
 export function listKeys(deps: AppDeps) {
-  const out = { accepted: [] as string[], pending: [] as string[], rejected: [] as string[], denied: [] as string[] }
-  for (const r of deps.db.$client.query<{ id: string; key_state: keyof typeof out }, []>('SELECT id, key_state FROM minions WHERE key_state IS NOT NULL ORDER BY key_state, id').all())
-    out[r.key_state]?.push(r.id)
-  return out
+  const lists = { accepted: [] as string[], pending: [] as string[], rejected: [] as string[], denied: [] as string[] }
+  // No prototype: a minion id such as `__proto__` is an own key like any other.
+  const fingerprints: Record<string, string> = Object.create(null)
+  const rows = deps.db.$client
+    .query<{ id: string; key_state: keyof typeof lists; key_fingerprint: string | null }, []>('SELECT id, key_state, key_fingerprint FROM minions WHERE key_state IS NOT NULL ORDER BY key_state, id')
+    .all()
+  for (const r of rows) {
+    const list = lists[r.key_state]
+    if (!list) continue
+    list.push(r.id)
+    if (r.key_fingerprint !== null) fingerprints[r.id] = r.key_fingerprint
+  }
+  return { ...lists, fingerprints }
+}
+
+/** Ids of the keys whose fingerprint is not stored yet, sorted. */
+export function keysWithoutFingerprint(deps: AppDeps): string[] {
+  return deps.db.$client.query<{ id: string }, []>('SELECT id FROM minions WHERE key_state IS NOT NULL AND key_fingerprint IS NULL ORDER BY id').all().map((r) => r.id)
 }

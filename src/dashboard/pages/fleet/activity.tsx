@@ -27,6 +27,7 @@ function filtersOf(query: URLSearchParams) {
     categories: cats.length > 1 && cats.length < ACTIVITY_CATEGORIES.length ? cats.join(',') : undefined,
     event_type: oneOf(query, 'event_type', ACTIVITY_TYPES, '') || undefined,
     minion_id: query.get('minion_id') || undefined,
+    minion: query.get('minion') || undefined,
     jid: query.get('jid') || undefined,
     search: query.get('search') || undefined,
     hide_dispatch: flagParam(query, 'hide_dispatch') || undefined,
@@ -130,9 +131,12 @@ export function Activity({ query }: PageProps) {
               {ACTIVITY_TYPES.map((t) => <option value={t}>{t}</option>)}
             </select>
           </Field>
-          <Field id="act-minion" label="Minion id">
-            <input id="act-minion" value={f.minion_id ?? ''} maxLength={255} onChange={(e) => set({ minion_id: e.currentTarget.value.trim() })} />
+          <Field id="act-minion" label="Minion" hint="Part of the id (case-sensitive)">
+            <input id="act-minion" value={f.minion ?? ''} maxLength={255} placeholder="web-0" aria-describedby="act-minion-hint" onChange={(e) => set({ minion: e.currentTarget.value.trim() })} />
           </Field>
+          {f.minion_id ? (
+            <p class="field">Only minion <span class="mono">{f.minion_id}</span> <button type="button" onClick={() => set({ minion_id: undefined })}>Show all minions</button></p>
+          ) : null}
           <Field id="act-jid" label="Job id">
             <input id="act-jid" class="mono" value={f.jid ?? ''} maxLength={64} onChange={(e) => set({ jid: e.currentTarget.value.trim() })} />
           </Field>

@@ -1,9 +1,9 @@
-/** Minion keys by state (pending first) with Accept / Reject / Delete; lists are filtered and paged in the page, 100 rows at a time. */
+/** Minion keys by state (pending first) with their fingerprints and Accept / Reject / Delete (the last two confirmed); lists are filtered and paged in the page, 100 rows at a time. */
 import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
 import { count } from '../../lib/format'
-import { keyTone, pageOfList, type KeyLists } from '../../lib/fleet'
+import { fingerprintOf, keyTone, pageOfList, type KeyLists } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
@@ -19,10 +19,11 @@ type State = (typeof STATES)[number][0]
 type Act = 'accept' | 'reject' | 'delete'
 
 /** One state's list: a page of ids from the filtered list, each with the actions that make sense for that state. */
-function KeyList({ state, title, ids, filter, busy, onAct }: {
+function KeyList({ state, title, ids, fingerprint, filter, busy, onAct }: {
   state: State
   title: string
   ids: string[]
+  fingerprint: (id: string) => string | null
   filter: string
   busy: boolean
   onAct: (id: string, act: Act) => void
@@ -32,12 +33,14 @@ function KeyList({ state, title, ids, filter, busy, onAct }: {
   const page = pageOfList(ids, filter, offset, LIMIT)
   const columns: Column<string>[] = [
     { label: 'Minion', cell: (id) => (can('view', 'minion:*') ? <a href={href(`/minions/${encodeURIComponent(id)}`)}>{id}</a> : id) },
+    // Compare it with `salt-call --local key.finger` on the minion before accepting.
+    { label: 'Fingerprint', cell: (id) => { const fp = fingerprint(id); return fp ? <span class="mono fingerprint">{fp}</span> : <span class="muted">not read yet</span> } },
     {
       label: 'Actions',
       cell: (id) => (
         <div class="row-actions">
           {state !== 'accepted' && can('accept', 'key:*') ? <button type="button" class="primary" aria-label={`Accept ${id}`} disabled={busy} onClick={() => onAct(id, 'accept')}>Accept</button> : null}
-          {state !== 'rejected' && can('reject', 'key:*') ? <button type="button" aria-label={`Reject ${id}`} disabled={busy} onClick={() => onAct(id, 'reject')}>Reject</button> : null}
+          {state !== 'rejected' && can('reject', 'key:*') ? <ConfirmButton label="Reject" name={`Reject ${id}`} question={`Reject the key of ${id}?`} busy={busy} onConfirm={() => onAct(id, 'reject')} /> : null}
           {can('delete', 'key:*') ? <ConfirmButton label="Delete" name={`Delete ${id}`} question={`Delete the key of ${id}?`} busy={busy} onConfirm={() => onAct(id, 'delete')} /> : null}
         </div>
       ),
@@ -81,7 +84,7 @@ export function Keys({ query }: PageProps) {
       <p role="status" class="ok">{done}</p>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      {r.data ? STATES.map(([s, title]) => <KeyList key={s} state={s} title={title} ids={r.data![s]} filter={q} busy={act.busy} onAct={onAct} />) : null}
+      {r.data ? STATES.map(([s, title]) => <KeyList key={s} state={s} title={title} ids={r.data![s]} fingerprint={(id) => fingerprintOf(r.data!, id)} filter={q} busy={act.busy} onAct={onAct} />) : null}
     </Page>
   )
 }

@@ -124,6 +124,7 @@ export function Minion({ params, query }: PageProps) {
           <dl class="facts">
             <dt>Minion id</dt><dd class="mono">{m.id}</dd>
             <dt>Key</dt><dd>{m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—'}</dd>
+            <dt>Key fingerprint</dt><dd>{m.key_fingerprint ? <span class="mono fingerprint">{m.key_fingerprint}</span> : m.key_state ? 'not read yet' : '—'}</dd>
             <dt>Presence</dt><dd><PresenceBadge m={m} /></dd>
             <dt>Last seen</dt><dd>{dateTime(m.last_seen)} <span class="muted">({ago(m.last_seen)})</span></dd>
             <dt>OS</dt><dd>{[m.os, m.osrelease].filter(Boolean).join(' ') || '—'}</dd>

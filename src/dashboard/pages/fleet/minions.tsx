@@ -38,7 +38,8 @@ export function Minions({ query }: PageProps) {
   return (
     <Page title="Minions">
       <div class="toolbar">
-        <SearchBox id="minion-q" label="Search minions" value={q} onCommit={(v, replace) => set({ q: v }, replace)} placeholder="id contains…" maxLength={255} />
+        <SearchBox id="minion-q" label="Search minions" value={q} onCommit={(v, replace) => set({ q: v }, replace)} placeholder="web, web-*, os:Debian, G@role:db" maxLength={255}
+          hint="Text: id contains it. *, ? or [ ]: salt glob on the whole id (case-sensitive). grain:value or G@grain:value: a grain, the value may be a glob." />
         <Field id="minion-status" label="Status">
           <select id="minion-status" value={status} onChange={(e) => set({ status: e.currentTarget.value })}>
             <option value="">All</option>

@@ -1,0 +1,1 @@
+ALTER TABLE `minions` ADD `key_fingerprint` text;
