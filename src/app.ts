@@ -18,6 +18,7 @@ import { systemRoutes } from './features/system/routes'
 import { dashboardRoutes } from './features/dashboard/serve'
 import { metricsRoutes } from './features/metrics/routes'
 import { saltHealthRoutes } from './features/salt-health/routes'
+import { runRoutes } from './features/runs/routes'
 import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
 import { POLLER_NAMES } from './pollers/definitions'
@@ -31,7 +32,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

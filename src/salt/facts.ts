@@ -32,6 +32,8 @@ export interface JobReturned {
   ts: number
   /** `_stamp` of the return event (epoch ms), when there was one. */
   stampMs: number | null
+  /** The arguments the return reports (`fun_args`); undefined when it does not say. */
+  funArgs?: unknown
 }
 
 /** What salt does to a minion key; `denied` is a second key offered under an accepted id. */

@@ -47,7 +47,7 @@ export function normalize(tag: string, data: Record<string, unknown>, now: numbe
     // A minion's own schedule (return_job) publishes no job: its return names the schedule, and is the job's only trace.
     if (str(data.schedule))
       out.jobs.push({ jid, fun, target: minionId, tgtType: 'list', user: SCHEDULE_USER, arg: data.fun_args ?? null, minions: [minionId], startedAt: jidTime(jid) ?? ts, ts })
-    out.returns.push({ jid, minionId, fun, ret: data.return, retcode, success, ts, stampMs })
+    out.returns.push({ jid, minionId, fun, ret: data.return, retcode, success, ts, stampMs, funArgs: data.fun_args })
     return out
   }
   if (tag === 'salt/auth' || tag === 'salt/key') {

@@ -33,7 +33,7 @@ export function cachedJob(jid: string, reply: unknown, now: number): { job: JobS
   const fun = str(d?.Function)
   if (!d || !fun) return null
   const startedAt = jidTime(jid) ?? now
-  const job: JobStarted = { jid, fun, target: null, tgtType: null, user: null, minions: strList(d.Minions), startedAt, ts: startedAt }
+  const job: JobStarted = { jid, fun, target: null, tgtType: null, user: null, arg: (d as { Arguments?: unknown }).Arguments, minions: strList(d.Minions), startedAt, ts: startedAt }
   const returns = Object.entries(d.Result ?? {}).map(([minionId, r]): JobReturned => ({
     jid, minionId, fun, ret: r?.return, retcode: typeof r?.retcode === 'number' ? r.retcode : null,
     success: typeof r?.success === 'boolean' ? r.success : null, ts: now, stampMs: null,

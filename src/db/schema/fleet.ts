@@ -1,5 +1,5 @@
 /** Minions, jobs, state runs and activity events. */
-import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, text, integer, index, uniqueIndex, primaryKey, blob } from 'drizzle-orm/sqlite-core'
 
 /** What Saltdeck knows of one minion: key state, presence, grains summary, last run. */
 export const minions = sqliteTable('minions', {
@@ -20,7 +20,7 @@ export const minions = sqliteTable('minions', {
   /** Stored runs of this minion, kept by recordRun so the run list's total needs no count. */
   runCount: integer('run_count').notNull().default(0),
   updatedAt: integer('updated_at').notNull(),
-}, (t) => [index('minions_key_state').on(t.keyState, t.id)])
+}, (t) => [index('minions_key_state').on(t.keyState, t.id), index('minions_key_last_status').on(t.keyState, t.lastRunStatus)])
 
 /** The job index: one row per salt job seen on the stream or in the job cache. */
 export const jobs = sqliteTable('jobs', {
@@ -32,7 +32,21 @@ export const jobs = sqliteTable('jobs', {
   arg: text('arg'),
   minions: text('minions'),
   startedAt: integer('started_at').notNull(),
+  /** The Saltdeck user who dispatched it (salt's `user` is then the salt-api account); null for jobs started elsewhere. */
+  initiator: text('initiator'),
+  /** A job Saltdeck ran for itself (grains, inventory, presence pings): hidden unless asked for. */
+  internal: integer('internal', { mode: 'boolean' }).notNull().default(false),
+  killedAt: integer('killed_at'),
+  killedBy: text('killed_by'),
 }, (t) => [index('jobs_started').on(t.startedAt, t.jid), index('jobs_fun').on(t.fun, t.startedAt), index('jobs_user').on(t.user, t.startedAt)])
+
+/** What Saltdeck knows of a job before salt reports it: who dispatched it, or that Saltdeck runs it for itself. */
+export const jobMarks = sqliteTable('job_marks', {
+  jid: text('jid').primaryKey(),
+  initiator: text('initiator'),
+  internal: integer('internal', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('job_marks_created').on(t.createdAt)])
 
 /** One minion's return of a job; the return value is kept as bounded JSON text. */
 export const jobReturns = sqliteTable('job_returns', {
@@ -58,10 +72,14 @@ export const runs = sqliteTable('runs', {
   durationMs: integer('duration_ms').notNull(),
   blocked: integer('blocked', { mode: 'boolean' }).notNull(),
   status: text('status').notNull(),
+  /** A dry run (test=True): never a minion's last run, never in fleet counts. */
+  test: integer('test', { mode: 'boolean' }).notNull().default(false),
+  /** The state files the run applied (JSON list, from each state's __sls__). */
+  sls: text('sls').notNull().default('[]'),
 }, (t) => [
   uniqueIndex('runs_minion_jid').on(t.minionId, t.jid),
   // Covering: a minion's newest runs are read from the index alone, not from ~20 scattered table pages.
-  index('runs_minion_time_cover').on(t.minionId, t.completedAt, t.jid, t.id, t.fun, t.passCount, t.failCount, t.changeCount, t.totalCount, t.durationMs, t.blocked, t.status),
+  index('runs_minion_time_cover').on(t.minionId, t.completedAt, t.jid, t.id, t.fun, t.passCount, t.failCount, t.changeCount, t.totalCount, t.durationMs, t.blocked, t.status, t.test, t.sls),
   index('runs_minion_status_time').on(t.minionId, t.status, t.completedAt, t.jid),
 ])
 
@@ -92,3 +110,48 @@ export const activityCounts = sqliteTable('activity_counts', {
   category: text('category').primaryKey(),
   n: integer('n').notNull(),
 })
+
+/** A state's identity, stored once however many runs have it: salt's state key and its sls. */
+export const stateIdents = sqliteTable('state_idents', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  key: text('key').notNull(),
+  sls: text('sls').notNull(),
+  stateId: text('state_id').notNull(),
+  function: text('function').notNull(),
+  name: text('name').notNull(),
+}, (t) => [uniqueIndex('state_idents_key_sls').on(t.key, t.sls)])
+
+/** State comments, stored once each (most repeat run after run). */
+export const stateTexts = sqliteTable('state_texts', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  text: text('text').notNull(),
+}, (t) => [uniqueIndex('state_texts_text').on(t.text)])
+
+/** A run's per-state detail, kept for the newest SALTDECK_RUN_DETAIL_KEEP runs of each minion. */
+export const runDetails = sqliteTable('run_details', {
+  runId: text('run_id').primaryKey(),
+  minionId: text('minion_id').notNull(),
+  /** Packed states in run order: per state four little-endian u32 (identity, comment, duration ms, flags). */
+  states: blob('states'),
+  /** JSON object: run order → the state's changes, for the states that changed something. */
+  changes: text('changes'),
+  /** JSON list of render or compile errors, when the run returned those instead of states. */
+  errors: text('errors'),
+}, (t) => [index('run_details_minion').on(t.minionId)])
+
+/** Fleet health per UTC day: minions by the status of their last real run as it stood at the end of that day. */
+export const runTrend = sqliteTable('run_trend', {
+  day: text('day').primaryKey(),
+  healthy: integer('healthy').notNull(),
+  changed: integer('changed').notNull(),
+  unhealthy: integer('unhealthy').notNull(),
+  blocked: integer('blocked').notNull(),
+})
+
+/** States failing now: one row per (state, minion) whose last real run failed it, until a later run passes it. */
+export const stateFailures = sqliteTable('state_failures', {
+  identId: integer('ident_id').notNull(),
+  minionId: text('minion_id').notNull(),
+  failedAt: integer('failed_at').notNull(),
+  commentId: integer('comment_id'),
+}, (t) => [primaryKey({ columns: [t.identId, t.minionId] }), index('state_failures_time').on(t.failedAt)])

@@ -10,6 +10,7 @@ import { jidTime } from '../../lib/salt-time'
 import { recordEvents, type EventInput, type EventOut } from '../activity/service'
 import { publishActivity } from '../activity/feed'
 import { recordReturnedJobs, recordStartedJobs } from '../jobs/ingest'
+import { jobArgs } from '../jobs/service'
 import { recordRun } from '../runs/service'
 import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
 
@@ -24,9 +25,10 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
   db.transaction(() => {
     const events: EventInput[] = []
     const returns = batch.flatMap((b) => b.returns)
-    for (const r of returns)
-      if (runFuns!.has(r.fun)) recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid) })
     recordStartedJobs(deps, batch.flatMap((b) => b.jobs), events)
+    for (const r of returns)
+      if (runFuns!.has(r.fun))
+        recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? jobArgs(deps, r.jid) })
     recordReturnedJobs(deps, returns, runFuns!, events)
     for (const b of batch) {
       if (b.keyList) recordKeyList(deps, b.keyList, events)

@@ -30,6 +30,12 @@ export function upsertJobs(deps: AppDeps, jobs: JobInput[]): string[] {
   return fresh
 }
 
+/** A job's arguments as stored (undefined when the job is unknown or salt did not say). */
+export function jobArgs(deps: AppDeps, jid: string): unknown {
+  const a = deps.db.$client.query<{ arg: string | null }, [string]>('SELECT arg FROM jobs WHERE jid = ?1').get(jid)?.arg
+  return a ? JSON.parse(a) : undefined
+}
+
 /** One minion's return of a job. */
 export interface JobReturnInput {
   jid: string

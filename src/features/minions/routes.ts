@@ -1,10 +1,10 @@
 /** Minion list and detail, per-minion runs and packages (contract §7, §8). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Nullable, OneOf, paging } from '../../http/schemas'
+import { Default, Nullable, OneOf, paging } from '../../http/schemas'
 import { RUN_STATUSES } from '../../salt/returns'
 import { listMinions, minionDetail, MINION_STATUSES } from './service'
-import { listRuns } from '../runs/service'
+import { listRuns, runDiff, runWithDetail } from '../runs/service'
 import { minionPackages } from '../inventory/service'
 
 const view = { verb: 'view', resource: 'minion:*' }
@@ -14,7 +14,18 @@ const MinionPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255
 export const RunOut = T.Object({
   id: T.String({ format: 'uuid' }), jid: T.String(), fun: T.String(), completed_at: T.String({ format: 'date-time' }), pass_count: T.Integer(),
   fail_count: T.Integer(), change_count: T.Integer(), total_count: T.Integer(), duration_ms: T.Integer(), blocked: T.Boolean(), status: OneOf(RUN_STATUSES),
+  /** A dry run (test=True): never the minion's last run. */
+  test: T.Boolean(),
+  /** The state files the run applied. */
+  sls: T.Array(T.String()),
 })
+
+const StateOut = T.Object({
+  key: T.String(), id: T.String(), sls: T.String(), function: T.String(), name: T.String(), result: Nullable(T.Boolean()), changed: T.Boolean(),
+  comment: T.String(), changes: T.Record(T.String(), T.Unknown()), duration_ms: T.Integer(), order: T.Integer(),
+})
+const Outcome = Nullable(T.Object({ result: Nullable(T.Boolean()), changed: T.Boolean() }))
+const RunRef = T.Object({ ...RunOut.properties, detail_pruned: T.Boolean() })
 
 const MinionSummary = {
   id: T.String(), key_state: Nullable(T.String()), online: T.Boolean(),
@@ -44,9 +55,22 @@ export const minionRoutes = [
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/runs', tag: 'minions', summary: "A minion's state runs, newest first", access: view, params: MinionPath,
-    query: T.Object({ ...paging(200, 20), status: T.Optional(OneOf(RUN_STATUSES)) }),
+    query: T.Object({ ...paging(200, 20), status: T.Optional(OneOf(RUN_STATUSES)), test: T.Optional(T.Boolean()) }),
     response: T.Object({ minion_id: T.String(), total: T.Integer(), runs: T.Array(RunOut) }),
     handler: ({ deps, params, query }) => listRuns(deps, params.minion_id, query),
+  }),
+  route({
+    method: 'GET', path: '/api/minions/:minion_id/runs/:jid', errors: [404], tag: 'minions', summary: 'One run with its states in Salt\'s order (or its render errors)', access: view,
+    params: T.Object({ ...MinionPath.properties, jid: T.String({ minLength: 1, maxLength: 64 }) }),
+    response: T.Object({ ...RunOut.properties, minion_id: T.String(), states: Nullable(T.Array(StateOut)), errors: Nullable(T.Array(T.String())), detail_pruned: T.Boolean() }),
+    handler: ({ deps, params }) => runWithDetail(deps, params.minion_id, params.jid),
+  }),
+  route({
+    method: 'GET', path: '/api/minions/:minion_id/runs/:jid/diff', errors: [404], tag: 'minions', summary: 'The states whose outcome differs between two runs', access: view,
+    params: T.Object({ ...MinionPath.properties, jid: T.String({ minLength: 1, maxLength: 64 }) }),
+    query: T.Object({ against: Default(T.String({ minLength: 1, maxLength: 64 }), 'previous') }),
+    response: T.Object({ from: RunRef, to: RunRef, states: T.Array(T.Object({ key: T.String(), id: T.String(), sls: T.String(), before: Outcome, after: Outcome })) }),
+    handler: ({ deps, params, query }) => runDiff(deps, params.minion_id, params.jid, query.against),
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/packages', tag: 'minions', summary: "A minion's installed packages", access: view, params: MinionPath,

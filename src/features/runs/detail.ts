@@ -1,0 +1,134 @@
+/**
+ * A run's per-state detail, stored compactly: each state identity (salt key + sls) and each comment is stored once in
+ * state_idents / state_texts, and a run keeps one row whose `states` blob holds four u32 per state (identity, comment,
+ * duration, flags) in run order; changes are kept as JSON for the states that changed something. Only the newest
+ * SALTDECK_RUN_DETAIL_KEEP runs of a minion keep their detail.
+ */
+import type { AppDeps } from '../../deps'
+import type { RunDetail, StateResult } from '../../salt/states'
+
+/** Changes of one state longer than this (as JSON) are replaced by a note of their size. */
+const CHANGES_MAX = 16 * 1024
+/** Interned ids remembered in memory per service, at most. */
+const CACHE_MAX = 200_000
+const FIELDS = 4
+
+interface Interned {
+  idents: Map<string, number>
+  texts: Map<string, number>
+}
+const caches = new WeakMap<AppDeps, Interned>()
+const cacheOf = (deps: AppDeps) => {
+  let c = caches.get(deps)
+  if (!c) caches.set(deps, (c = { idents: new Map(), texts: new Map() }))
+  return c
+}
+const remember = (m: Map<string, number>, k: string, v: number) => {
+  if (m.size >= CACHE_MAX) m.clear()
+  m.set(k, v)
+  return v
+}
+
+/** The id of a state identity, stored once. */
+export function identId(deps: AppDeps, s: Pick<StateResult, 'key' | 'sls' | 'id' | 'function' | 'name'>): number {
+  const c = cacheOf(deps).idents
+  const k = `${s.sls}\0${s.key}`
+  const hit = c.get(k)
+  if (hit !== undefined) return hit
+  const row = deps.db.$client
+    .query<{ id: number }, [string, string, string, string, string]>(
+      'INSERT INTO state_idents (key, sls, state_id, function, name) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (key, sls) DO UPDATE SET key = excluded.key RETURNING id',
+    )
+    .get(s.key, s.sls, s.id, s.function, s.name)!
+  return remember(c, k, row.id)
+}
+
+/** The id of a comment, stored once; 0 for none. */
+export function textId(deps: AppDeps, text: string): number {
+  if (!text) return 0
+  const c = cacheOf(deps).texts
+  const hit = c.get(text)
+  if (hit !== undefined) return hit
+  const row = deps.db.$client
+    .query<{ id: number }, [string]>('INSERT INTO state_texts (text) VALUES (?1) ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id')
+    .get(text)!
+  return remember(c, text, row.id)
+}
+
+const RESULT = { false: 0, true: 1, null: 2 } as const
+
+/** Stores a run's detail and drops the detail of the minion's runs past the newest `keep`. */
+export function storeDetail(deps: AppDeps, runId: string, minionId: string, detail: RunDetail, keep: number) {
+  const db = deps.db.$client
+  let blob: Uint8Array | null = null
+  let changes: string | null = null
+  if (detail.states) {
+    const packed = new Uint32Array(detail.states.length * FIELDS)
+    const changed: Record<number, unknown> = {}
+    detail.states.forEach((s, i) => {
+      packed[i * FIELDS] = identId(deps, s)
+      packed[i * FIELDS + 1] = textId(deps, s.comment)
+      packed[i * FIELDS + 2] = Math.min(s.durationMs, 0xffffffff)
+      packed[i * FIELDS + 3] = RESULT[String(s.result) as keyof typeof RESULT] | (s.changed ? 4 : 0)
+      if (s.changed) {
+        const json = JSON.stringify(s.changes)
+        changed[i] = json.length > CHANGES_MAX ? { saltdeck_note: `changes of ${json.length} bytes not kept` } : s.changes
+      }
+    })
+    blob = new Uint8Array(packed.buffer)
+    changes = Object.keys(changed).length ? JSON.stringify(changed) : null
+  }
+  db.query('INSERT OR REPLACE INTO run_details (run_id, minion_id, states, changes, errors) VALUES (?1, ?2, ?3, ?4, ?5)').run(
+    runId, minionId, blob, changes, detail.errors ? JSON.stringify(detail.errors.map((e) => e.slice(0, CHANGES_MAX))) : null,
+  )
+  db.query(
+    `DELETE FROM run_details WHERE minion_id = ?1 AND run_id NOT IN
+       (SELECT id FROM runs WHERE minion_id = ?1 ORDER BY completed_at DESC, jid DESC LIMIT ?2)`,
+  ).run(minionId, keep)
+}
+
+/** One state as the API shows it. */
+export interface StateOut {
+  key: string
+  id: string
+  sls: string
+  function: string
+  name: string
+  result: boolean | null
+  changed: boolean
+  comment: string
+  changes: Record<string, unknown>
+  duration_ms: number
+  order: number
+}
+
+/** A run's stored detail: its states or its errors; null when the detail was pruned (or never stored). */
+export function readDetail(deps: AppDeps, runId: string): { states: StateOut[]; errors: null } | { states: null; errors: string[] } | null {
+  const db = deps.db.$client
+  const row = db.query<{ states: Uint8Array | null; changes: string | null; errors: string | null }, [string]>('SELECT states, changes, errors FROM run_details WHERE run_id = ?1').get(runId)
+  if (!row) return null
+  if (row.errors !== null) return { states: null, errors: JSON.parse(row.errors) as string[] }
+  const bytes = row.states ?? new Uint8Array(0)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const n = bytes.byteLength / (FIELDS * 4)
+  const at = (i: number, f: number) => view.getUint32((i * FIELDS + f) * 4, true)
+  const identIds = new Set<number>()
+  const textIds = new Set<number>()
+  for (let i = 0; i < n; i++) identIds.add(at(i, 0)), textIds.add(at(i, 1))
+  const idents = new Map(
+    db.query<{ id: number; key: string; sls: string; state_id: string; function: string; name: string }, []>(`SELECT id, key, sls, state_id, function, name FROM state_idents WHERE id IN (${[...identIds].join(',') || 0})`).all().map((r) => [r.id, r]),
+  )
+  const texts = new Map(db.query<{ id: number; text: string }, []>(`SELECT id, text FROM state_texts WHERE id IN (${[...textIds].join(',') || 0})`).all().map((r) => [r.id, r.text]))
+  const changes = row.changes ? (JSON.parse(row.changes) as Record<string, Record<string, unknown>>) : {}
+  const states: StateOut[] = []
+  for (let i = 0; i < n; i++) {
+    const id = idents.get(at(i, 0))
+    const flags = at(i, 3)
+    states.push({
+      key: id?.key ?? '', id: id?.state_id ?? '', sls: id?.sls ?? '', function: id?.function ?? '', name: id?.name ?? '',
+      result: (flags & 3) === 1 ? true : (flags & 3) === 0 ? false : null, changed: (flags & 4) !== 0,
+      comment: texts.get(at(i, 1)) ?? '', changes: changes[i] ?? {}, duration_ms: at(i, 2), order: i,
+    })
+  }
+  return { states, errors: null }
+}
