@@ -376,17 +376,15 @@ EOF
   [ "$id" = web-01 ] || return 0
   # A scheduled state run, so tests see jobs that no API call started: every
   # 60 s (the first one 60 s after the minion starts), returned to the master
-  # job cache. queue: True makes it wait for a state run that is in progress
-  # instead of being refused; see README.md ("Scheduled job") for why the
-  # suite's own state.apply cannot collide with it.
+  # job cache. No queue: a run that collides with another state run is refused
+  # ("running as PID"), which is one plain return; with queue: true every
+  # version reports a collision twice (README.md, "Scheduled job").
   cat >>"$B/conf/$id/minion" <<EOF
 schedule:
   demo-schedule:
     function: state.apply
     args:
       - demo
-    kwargs:
-      queue: true
     seconds: 60
     run_on_start: false
     return_job: true

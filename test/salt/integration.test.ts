@@ -87,7 +87,7 @@ describe.skipIf(unavailable)(`real salt ${process.env.SALT_BED_VERSION ?? '3006.
     await until(async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected, 'the event stream connected', BED)
     // A state run that starts while web-01's scheduled one runs is refused ("running as PID"), so start ours only
     // when the last scheduled run began at least 10 s ago and the next is at least 15 s away (period 60 s; ours
-    // takes ~1 s, and a scheduled run that fires during ours waits for it: queue: True).
+    // takes ~1 s, and a scheduled run that fires during ours is refused, which does not touch our run).
     await until(async () => { const n = nextScheduledRun(); return n >= 15 && n <= 50 }, 'a gap between scheduled runs', { ms: 90_000, every: 1_000 })
     const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply' })
     expect(run.status).toBe(202)
