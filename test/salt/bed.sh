@@ -439,6 +439,9 @@ EOF
 }
 
 write_env() {
+  # The version the venv really has (install checked it against SALT_VERSION).
+  local real
+  real=$("$VENV/bin/python" -c 'import salt.version; print(salt.version.__version__)') || real=$SALT_VERSION
   cat >"$B/bed.env.tmp" <<EOF
 SALT_URL=http://127.0.0.1:$API_PORT
 SALT_USER=$SALT_USER
@@ -446,7 +449,7 @@ SALT_PASSWORD=$SALT_PASSWORD
 SALT_EAUTH=sharedsecret
 SALT_BED_DIR=$B
 SALT_BED_MINIONS=$(IFS=,; echo "${MINION_IDS[*]}")
-SALT_BED_VERSION=$SALT_VERSION
+SALT_BED_VERSION=$real
 SALT_BED_FILE_USER=$FILE_USER
 SALT_BED_FILE_PASSWORD=$FILE_PASSWORD
 EOF
