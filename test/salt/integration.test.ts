@@ -38,6 +38,18 @@ const api = async (method: string, path: string, body?: unknown) => {
 }
 /** How long `until` waits here: real daemons answer in seconds, not milliseconds. */
 const BED: Patience = { ms: 60_000, every: 500 }
+/** Seconds until web-01's demo-schedule (state.apply demo every 60 s, bed.sh) fires next, by the minion's clock. */
+const nextScheduledRun = () => {
+  const r = bed('salt', bedDir, 'web-01', 'schedule.show_next_fire_time', 'demo-schedule', '--out=json', '--static')
+  const t = JSON.parse(r.stdout.toString())['web-01']?.next_fire_time as string | undefined
+  if (!t) throw new Error(`schedule.show_next_fire_time: ${r.stdout}${r.stderr}`)
+  return (new Date(t).getTime() - Date.now()) / 1000 // both local time: same host
+}
+/**
+ * Waits until web-01's scheduled run is 15–50 s away: a state run that starts while another runs on the minion is
+ * refused ("running as PID"), and queue=True answers twice (test/salt/README.md, "Scheduled job").
+ */
+const betweenScheduledRuns = () => until(async () => { const n = nextScheduledRun(); return n >= 15 && n <= 50 }, 'a gap between scheduled runs', { ms: 90_000, every: 1_000 })
 
 beforeAll(async () => {
   if (unavailable) return
@@ -96,7 +108,8 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
 
   test('a state.apply to all three gives three runs: changed, unhealthy, and the render error as a failed run', async () => {
     await until(async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected, 'the event stream connected', BED)
-    const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply', kwarg: { queue: true } })
+    await betweenScheduledRuns()
+    const run = await api('POST', '/api/run', { tgt: '*', fun: 'state.apply' })
     expect(run.status).toBe(202)
     expect(run.body.minions.sort()).toEqual(['db-01', 'web-01', 'web-02'])
     const jid = run.body.jid as string
@@ -194,9 +207,9 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
   }, 120_000)
 
   test('runs that happened while Saltdeck was stopped are read from the job cache when it starts, with the right counts', async () => {
+    await betweenScheduledRuns()
     await srv.stop()
-    // queue=True: web-01's schedule may be applying demo at this moment; queued, this run waits instead of being refused.
-    const cli = bed('salt', bedDir, '--show-jid', '*', 'state.apply', 'queue=True')
+    const cli = bed('salt', bedDir, '--show-jid', '*', 'state.apply')
     const jid = /jid: (\d{20})/.exec(cli.stdout.toString())?.[1]
     expect(jid, `${cli.stdout}\n${cli.stderr}`).toBeTruthy()
     await serve()
