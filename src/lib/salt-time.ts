@@ -28,3 +28,15 @@ export function jidTime(jid: string): number | null {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{3})/.exec(jid)
   return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!) : null
 }
+
+let jidSeq = 0
+/**
+ * A new jid in salt's own form (`YYYYMMDDhhmmssffffff`, UTC) for a job Saltdeck starts, so it can note the job before
+ * salt reports it; the last three digits count within the millisecond, so one process never repeats one.
+ */
+export function newJid(now = Date.now()): string {
+  const d = new Date(now)
+  const p = (n: number, w = 2) => String(n).padStart(w, '0')
+  jidSeq = (jidSeq + 1) % 1000
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}${p(d.getUTCMilliseconds(), 3)}${p(jidSeq, 3)}`
+}

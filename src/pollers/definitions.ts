@@ -10,7 +10,8 @@ import { manageStatusLies } from '../salt/versions'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
 import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
-import { jobsMissingReturns, returnedMinions } from '../features/jobs/service'
+import { internalJid, jobsMissingReturns, pruneJobMarks, returnedMinions } from '../features/jobs/service'
+import { pruneTrend } from '../features/runs/health'
 import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
@@ -77,7 +78,7 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
  */
 async function presentMinions(c: PollerContext): Promise<string[]> {
   if (presenceMethod(c.deps) !== 'status') return presentIds(await c.client.runner('manage.present'), false)
-  if (manageStatusLies(await c.masterVersion())) return pingedIds(await c.client.local('*', 'test.ping', { timeout: 5 }))
+  if (manageStatusLies(await c.masterVersion())) return pingedIds(await c.client.local('*', 'test.ping', { timeout: 5, jid: internalJid(c.deps) }))
   return presentIds(await c.client.runner('manage.status'), true)
 }
 
@@ -114,7 +115,7 @@ const POLLERS = {
     let n = 0
     for (let i = 0; i < all.length; i += GRAINS_BATCH) {
       const batch = all.slice(i, i + GRAINS_BATCH)
-      const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list' }), batch)
+      const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
       recordGrains(c.deps, facts)
       n += facts.length
     }
@@ -136,7 +137,11 @@ const POLLERS = {
     name: 'retention',
     intervalSeconds: () => 3600,
     initialDelaySeconds: () => 0,
-    tick: async () => pruneEvents(c.deps, setting(c, 'event_stream_retention_days') || 30),
+    tick: async () => {
+      pruneJobMarks(c.deps)
+      pruneTrend(c.deps)
+      return pruneEvents(c.deps, setting(c, 'event_stream_retention_days') || 30)
+    },
   }),
 }
 

@@ -40,6 +40,14 @@ export function shortReason(status: number, body: string): string {
   return text.length > 200 ? text.slice(0, 200) + '…' : text
 }
 
+/** Arguments of a local job; `jid` chooses the job's id (salt accepts one from its caller), so it can be noted first. */
+export interface JobOptions {
+  arg?: unknown[]
+  kwarg?: Record<string, unknown>
+  tgt_type?: string
+  jid?: string
+}
+
 /** A lowstate chunk: client, fun and the client's arguments. */
 export type Lowstate = Record<string, unknown> & { client: string; fun: string }
 
@@ -230,7 +238,7 @@ export class SaltClient {
   }
 
   /** `local` with the answer's body unread, for answers read as a stream (pkg.list_pkgs of a batch). */
-  localAnswer(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string; timeout?: number } = {}) {
+  localAnswer(tgt: string | string[], fun: string, opts: JobOptions & { timeout?: number } = {}) {
     return this.answer({ client: 'local', tgt, fun, ...opts }, opts.timeout ? (opts.timeout + 30) * 1000 : undefined)
   }
 
@@ -245,12 +253,12 @@ export class SaltClient {
   }
 
   /** `local`: a synchronous job; returns {minion: return}. */
-  local(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string; timeout?: number } = {}) {
+  local(tgt: string | string[], fun: string, opts: JobOptions & { timeout?: number } = {}) {
     return this.run({ client: 'local', tgt, fun, ...opts }, opts.timeout ? (opts.timeout + 30) * 1000 : undefined) as Promise<Record<string, unknown>>
   }
 
   /** `local_async`: starts a job; returns {jid, minions} (or {} when nothing matched). */
-  localAsync(tgt: string | string[], fun: string, opts: { arg?: unknown[]; kwarg?: Record<string, unknown>; tgt_type?: string } = {}) {
+  localAsync(tgt: string | string[], fun: string, opts: JobOptions = {}) {
     return this.run({ client: 'local_async', tgt, fun, ...opts }) as Promise<{ jid?: string; minions?: string[] }>
   }
 

@@ -18,6 +18,14 @@ export const RUN_STATUSES: RunStatus[] = ['healthy', 'changed', 'unhealthy', 'bl
 const REFUSED = /is running as PID \d+/
 const NO_RETURN = /^Minion did not return/
 
+/**
+ * True for the notice a minion returns when it queues a state run behind another (`queue=True`):
+ * `{result: true, comment: "Job queued for execution", queued: true, __no_return__: true}`; the run's own return follows.
+ */
+export function isQueuedNotice(ret: unknown): boolean {
+  return !!ret && typeof ret === 'object' && !Array.isArray(ret) && ((ret as Record<string, unknown>).__no_return__ === true || (ret as Record<string, unknown>).queued === true)
+}
+
 /** True for a state-result dict: an object whose keys use Salt's `_|-` separator. */
 export function isStateDict(ret: unknown): ret is Record<string, unknown> {
   return !!ret && typeof ret === 'object' && !Array.isArray(ret) && Object.keys(ret).some((k) => k.includes('_|-'))

@@ -71,3 +71,15 @@ export function isTestRun(args: unknown): boolean {
     return false
   })
 }
+
+/** Functions whose first argument names state files (comma-separated): state.apply demo, state.sls a,b. */
+const SLS_FUNS = new Set(['state.apply', 'state.sls'])
+
+/** The state files a job asked for, from its arguments (`state.apply demo` → ["demo"]; a highstate → []). */
+export function slsArgs(fun: string, args: unknown): string[] {
+  if (!SLS_FUNS.has(fun) || !Array.isArray(args)) return []
+  const first = args.find((a) => typeof a === 'string' && !a.includes('=')) as string | undefined
+  if (first) return first.split(',').map((x) => x.trim()).filter(Boolean)
+  const kw = args.find((a) => a && typeof a === 'object' && typeof (a as Record<string, unknown>).mods === 'string') as { mods: string } | undefined
+  return kw ? kw.mods.split(',').map((x) => x.trim()).filter(Boolean) : []
+}

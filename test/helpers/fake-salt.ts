@@ -229,7 +229,8 @@ export class FakeSalt {
     if (!enabled.includes(c.client)) return html(400, '400 Bad Request', `Client disabled: '${c.client}'. Add to 'netapi_enable_clients' master config option to enable.`)
     if (c.client === 'local' || c.client === 'local_async') {
       const targets = this.match(c.tgt, c.tgt_type)
-      const jid = newJid()
+      // Salt takes the caller's jid when it sends one.
+      const jid = typeof c.jid === 'string' && c.jid ? c.jid : newJid()
       const job = { fun: c.fun, tgt: c.tgt, user: 'saltdeck', minions: targets.map((m) => m.id), returns: {} as Record<string, unknown>, start: Date.now() }
       this.jobs.set(jid, job)
       const ret = (m: FakeMinion) => (m.online ? this.exec(m, c.fun, c.kwarg, c.arg) : false)

@@ -52,7 +52,7 @@ describe('normalize + ingest of the recording', () => {
     expect(types).not.toContain('salt/presence/present')
     // No find_job noise, every job.new has a target and an initiator.
     expect(all.events.filter((e: any) => e.fun === 'saltutil.find_job')).toEqual([])
-    for (const e of all.events.filter((x: any) => x.event_type === 'job.new')) expect(e.summary).toMatch(/^\S+ dispatched to .+ \(\d+ minions?\)$/)
+    for (const e of all.events.filter((x: any) => x.event_type === 'job.new')) expect(e.summary).toMatch(/^\S+( [\w.,-]+)? dispatched to .+ \(\d+ minions?\)$/)
     // job.ret copies initiator and target from its job.
     const ret = all.events.find((e: any) => e.event_type === 'job.ret' && e.fun === 'test.ping')
     expect(ret.initiator).not.toBeNull()
@@ -89,6 +89,15 @@ describe('normalize + ingest of the recording', () => {
     expect(events.map((e) => [e.event_type, e.initiator])).toEqual([['job.new', 'schedule'], ['job.ret', 'schedule']])
     expect((await call(w, 'GET', `/api/jobs/${jid}`)).body).toMatchObject({ jid, fun: 'state.apply', user: 'schedule', target: 'web1' })
     expect((await call(w, 'GET', '/api/minions/web1/runs')).body.runs[0]).toMatchObject({ jid, status: 'healthy' })
+  })
+  test('the state files a job asked for follow its function in the summaries, so a search for them finds the job', async () => {
+    const w = await testWorld()
+    const jid = '20261121080000000004'
+    applyFacts(w.deps, [normalize(`salt/job/${jid}/new`, { jid, fun: 'state.apply', arg: ['demo'], tgt: 'web*', user: 'root', minions: ['web1'] }, 1_800_000_000_000)])
+    applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/web1`, { id: 'web1', fun: 'state.apply', fun_args: ['demo'], jid, retcode: 0, return: { 'a_|-b_|-c_|-d': { result: true, changes: {}, __sls__: 'demo' } } }, 1_800_000_000_000)])
+    const ev = (await call(w, 'GET', '/api/activity?search=demo')).body.events.map((e: any) => e.summary)
+    expect(ev).toEqual(['web1 returned state.apply demo: 1 ok, 0 failed, 0 changed', 'state.apply demo dispatched to web* (1 minion)'])
+    expect((await call(w, 'GET', `/api/jobs/${jid}`)).body.sls).toEqual(['demo'])
   })
   test('a non-state return has changed and duration null, and is no run', async () => {
     const w = await testWorld()

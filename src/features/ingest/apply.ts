@@ -7,6 +7,7 @@ import type { AppDeps } from '../../deps'
 import type { SaltFacts } from '../../salt/facts'
 import { runFunctions } from '../../config'
 import { jidTime } from '../../lib/salt-time'
+import { isQueuedNotice } from '../../salt/returns'
 import { recordEvents, type EventInput, type EventOut } from '../activity/service'
 import { publishActivity } from '../activity/feed'
 import { recordReturnedJobs, recordStartedJobs } from '../jobs/ingest'
@@ -27,7 +28,7 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
     const returns = batch.flatMap((b) => b.returns)
     recordStartedJobs(deps, batch.flatMap((b) => b.jobs), events)
     for (const r of returns)
-      if (runFuns!.has(r.fun))
+      if (runFuns!.has(r.fun) && !isQueuedNotice(r.ret))
         recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? jobArgs(deps, r.jid) })
     recordReturnedJobs(deps, returns, runFuns!, events)
     for (const b of batch) {

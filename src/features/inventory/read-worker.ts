@@ -11,7 +11,7 @@ import { PackageCatalog } from './catalog'
 import { PkgAnswerScanner } from './pkg-scan'
 
 /** Messages from the refresh. */
-export type ToWorker = { type: 'init'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'> } | { type: 'batch'; seq: number; ids: string[] }
+export type ToWorker = { type: 'init'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'> } | { type: 'batch'; seq: number; ids: string[]; jids: [string, string] }
 
 /** Messages to the refresh. `keys` are the catalog entries (name, version, arch) added since the previous batch. */
 export type FromWorker =
@@ -24,7 +24,7 @@ declare const self: Worker
 let client: SaltClient | null = null
 const cat = new PackageCatalog()
 let reported = 0
-const queue: { seq: number; ids: string[] }[] = []
+const queue: { seq: number; ids: string[]; jids: [string, string] }[] = []
 let busy = false
 
 self.onmessage = (ev: MessageEvent<ToWorker>) => {
@@ -61,9 +61,10 @@ async function pump() {
 }
 
 /** Sends one request's two salt calls. */
-function ask({ seq, ids }: { seq: number; ids: string[] }) {
-  const fams = client!.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list' })
-  const answer = client!.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list' })
+function ask({ seq, ids, jids }: { seq: number; ids: string[]; jids: [string, string] }) {
+  // The jids were noted as Saltdeck's own jobs by the refresh before it sent the batch.
+  const fams = client!.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list', jid: jids[0] })
+  const answer = client!.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list', jid: jids[1] })
   // Awaited later; a failure must not count as unhandled meanwhile.
   fams.catch(() => {})
   answer.catch(() => {})

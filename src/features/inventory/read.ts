@@ -14,11 +14,13 @@ import { PkgAnswerScanner, type ScannedSets } from './pkg-scan'
 import type { FromWorker, ToWorker } from './read-worker'
 import { workerUrl } from '../../lib/worker-thread'
 
-/** What a reader needs: the salt client, a log, and whether it may read on a worker thread. */
+/** What a reader needs: the salt client, a log, whether it may read on a worker thread, and jids for Saltdeck's own jobs. */
 export interface ReaderWiring {
   client: SaltClient
   log: Logger
   worker: boolean
+  /** A new jid, noted as a job Saltdeck runs for itself (hidden from the jobs list and the feed). */
+  internalJid(): string
 }
 
 /** One request as read: per asked minion, its os_family and its key indexes (null: no package list). */
@@ -56,8 +58,8 @@ async function scanAnswer(res: Response, cat: PackageCatalog): Promise<ScannedSe
 /** Reads on the main thread; the next request goes out when salt has answered this one. */
 function inlineReader(rt: ReaderWiring, batches: string[][], cat: PackageCatalog): BatchReader {
   const ask = (ids: string[]) => {
-    const fams = rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list' })
-    const answer = rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list' })
+    const fams = rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list', jid: rt.internalJid() })
+    const answer = rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list', jid: rt.internalJid() })
     // Awaited later; a failure must not count as unhandled meanwhile.
     fams.catch(() => {})
     answer.catch(() => {})
@@ -115,7 +117,7 @@ async function workerReader(rt: ReaderWiring, batches: string[][], cat: PackageC
     wake?.()
   }
   let asked = 0
-  const ask = () => asked < batches.length && post({ type: 'batch', seq: asked, ids: batches[asked++]! })
+  const ask = () => asked < batches.length && post({ type: 'batch', seq: asked, ids: batches[asked++]!, jids: [rt.internalJid(), rt.internalJid()] })
   for (let i = 0; i < window; i++) ask()
   // Worker key index → writer catalog key index.
   let xlate = new Int32Array(1024)

@@ -12,6 +12,7 @@ import { presentMinionIds } from '../minions/service'
 import { finishRefresh, progressRefresh, refreshStartedAt, sourceOf, startRefresh } from './service'
 import { PackageSetWriter } from './writer'
 import { openReader, type ReaderWiring } from './read'
+import { internalJid } from '../jobs/service'
 
 /** The longest the collected sets wait in memory before they are stored. */
 const FLUSH_MS = 10_000
@@ -24,7 +25,7 @@ export interface RefreshOptions extends ReaderWiring {
 
 /** The options a service uses by default: its configuration's batch and flush sizes, on a worker thread. */
 export const refreshOptions = (deps: AppDeps, client: ReaderWiring['client'], worker = true): RefreshOptions =>
-  ({ client, log: deps.log, worker, batch: deps.config.inventoryBatch, flushMinions: deps.config.inventoryFlushMinions })
+  ({ client, log: deps.log, worker, batch: deps.config.inventoryBatch, flushMinions: deps.config.inventoryFlushMinions, internalJid: () => internalJid(deps) })
 
 /** Runs one refresh (already started as `id`) of the minions matching a glob; returns the number of minions answered. */
 export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: string, target: string): Promise<number> {

@@ -3,46 +3,63 @@ import type { AppDeps } from '../../deps'
 import type { JobReturned, JobStarted } from '../../salt/facts'
 import { countRun, isStateDict } from '../../salt/returns'
 import type { EventInput } from '../activity/service'
-import { recordJobReturns, returnKey, upsertJobs, jobOrigin } from './service'
+import { internalJids, jobOrigin, recordJobReturns, returnKey, upsertJobs } from './service'
+import { slsArgs } from '../../salt/states'
+
+/** A function with the state files it was asked for: `state.apply demo`, or the function alone. */
+export const funLabel = (fun: string, args: unknown) => [fun, ...slsArgs(fun, args)].join(' ')
 
 /** The summary of a job.new event. */
 export const dispatchSummary = (fun: string, target: string | null, minions: number) =>
   `${fun} dispatched to ${target ?? 'unknown target'} (${minions} minion${minions === 1 ? '' : 's'})`
 
-/** Summary counts and flags of a job return. */
-export function describeReturn(minionId: string, fun: string, ret: unknown, runFuns: Set<string>) {
+/** Summary counts and flags of a job return; `label` names the function as the summary shows it. */
+export function describeReturn(minionId: string, fun: string, ret: unknown, runFuns: Set<string>, label = fun) {
   const stateResult = isStateDict(ret)
   const c = countRun(ret)
   const changed = stateResult ? c.change_count > 0 : null
   const durationMs = stateResult && c.total_count > 0 ? c.duration_ms : null
   const summary = runFuns.has(fun) && !c.blocked
-    ? `${minionId} returned ${fun}: ${c.pass_count} ok, ${c.fail_count} failed, ${c.change_count} changed`
-    : `${minionId} returned ${fun}`
+    ? `${minionId} returned ${label}: ${c.pass_count} ok, ${c.fail_count} failed, ${c.change_count} changed`
+    : `${minionId} returned ${label}`
   return { changed, durationMs, summary }
 }
 
-/** Indexes jobs; a job.new event for each job not known before (a job seen on the stream and in the cache is one). */
+/**
+ * Indexes jobs; a job.new event for each job not known before (a job seen on the stream and in the cache is one),
+ * none for Saltdeck's own jobs. The initiator is the Saltdeck user who dispatched it, else salt's user.
+ */
 export function recordStartedJobs(deps: AppDeps, jobs: JobStarted[], out: EventInput[]) {
   if (!jobs.length) return
   const fresh = new Set(upsertJobs(deps, jobs))
+  const internal = internalJids(deps, jobs.map((j) => j.jid))
   for (const j of jobs) {
-    if (!fresh.delete(j.jid)) continue
-    out.push({ ts: j.ts, category: 'job', event_type: 'job.new', jid: j.jid, fun: j.fun, target: j.target, initiator: j.user, summary: dispatchSummary(j.fun, j.target, j.minions?.length ?? 0) })
+    if (!fresh.delete(j.jid) || internal.has(j.jid)) continue
+    const o = jobOrigin(deps, j.jid)
+    out.push({
+      ts: j.ts, category: 'job', event_type: 'job.new', jid: j.jid, fun: j.fun, target: j.target, initiator: o?.user ?? j.user,
+      summary: dispatchSummary(funLabel(j.fun, j.arg), j.target, j.minions?.length ?? 0),
+    })
   }
 }
 
-/** Stores returns once per (jid, minion); a job.ret event for each new one, with its job's initiator and target. */
-export function recordReturnedJobs(deps: AppDeps, returns: JobReturned[], runFuns: Set<string>, out: EventInput[]): JobReturned[] {
-  if (!returns.length) return []
+/**
+ * Stores returns once per (jid, minion); a job.ret event for each new one, with its job's initiator and target.
+ * Returns of Saltdeck's own jobs are neither stored nor shown: the features that asked keep what they need of them.
+ */
+export function recordReturnedJobs(deps: AppDeps, all: JobReturned[], runFuns: Set<string>, out: EventInput[]): JobReturned[] {
+  if (!all.length) return []
+  const internal = internalJids(deps, all.map((r) => r.jid))
+  const returns = internal.size ? all.filter((r) => !internal.has(r.jid)) : all
   const fresh = recordJobReturns(deps, returns.map((r) => ({ jid: r.jid, minionId: r.minionId, success: success(r), retcode: r.retcode, ret: r.ret, receivedAt: r.ts })))
-  const origins = new Map<string, { user: string | null; target: string | null } | null>()
+  const origins = new Map<string, ReturnType<typeof jobOrigin>>()
   const stored: JobReturned[] = []
   for (const r of returns) {
     if (!fresh.delete(returnKey(r.jid, r.minionId))) continue
     stored.push(r)
     let o = origins.get(r.jid)
     if (o === undefined) origins.set(r.jid, (o = jobOrigin(deps, r.jid)))
-    const d = describeReturn(r.minionId, r.fun, r.ret, runFuns)
+    const d = describeReturn(r.minionId, r.fun, r.ret, runFuns, funLabel(r.fun, r.funArgs ?? o?.arg))
     out.push({
       ts: r.ts, category: 'job', event_type: 'job.ret', minion_id: r.minionId, jid: r.jid, fun: r.fun, success: success(r),
       changed: d.changed, duration_ms: d.durationMs, initiator: o?.user ?? null, target: o?.target ?? null, summary: d.summary,

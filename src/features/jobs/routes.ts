@@ -1,14 +1,14 @@
 /** The job reads and the key list (contract §7); the actions (run, kill, key accept/reject/delete) are in features/salt-actions/routes.ts. */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { paging } from '../../http/schemas'
+import { Default, paging } from '../../http/schemas'
 import { jobDetail, listJobs } from './service'
 import { listKeys } from '../minions/service'
 
 export const jobRoutes = [
   route({
     method: 'GET', path: '/api/jobs', tag: 'jobs', summary: 'Jobs, newest first', access: { verb: 'view', resource: 'job:*' },
-    query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })), ...paging(500, 100) }),
+    query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })), include_internal: Default(T.Boolean(), false), ...paging(500, 100) }),
     handler: ({ deps, query }) => listJobs(deps, query),
   }),
   route({

@@ -4,6 +4,45 @@ import type { AppDeps } from '../../deps'
 import { NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import type { JobStarted } from '../../salt/facts'
+import { slsArgs } from '../../salt/states'
+import { newJid } from '../../lib/salt-time'
+
+/** A job is no longer waited for once this old (a minion that is down never answers). */
+export const JOB_WAIT_MS = 3600_000
+/** Marks of jobs salt has not reported are dropped after this long. */
+const MARK_KEEP_MS = 86_400_000
+
+/** Notes before dispatch who started a job through Saltdeck, or that Saltdeck runs it for itself. */
+export function markJob(deps: AppDeps, jid: string, mark: { initiator?: string | null; internal?: boolean }) {
+  deps.db.$client
+    .query('INSERT OR REPLACE INTO job_marks (jid, initiator, internal, created_at) VALUES (?1, ?2, ?3, ?4)')
+    .run(jid, mark.initiator ?? null, mark.internal ? 1 : 0, deps.clock.now())
+}
+
+/** A new jid for a job Saltdeck runs for itself, noted as internal before salt reports it. */
+export function internalJid(deps: AppDeps): string {
+  const jid = newJid(deps.clock.now())
+  markJob(deps, jid, { internal: true })
+  return jid
+}
+
+/** Drops old job marks (the retention poller calls it). */
+export function pruneJobMarks(deps: AppDeps) {
+  return deps.db.$client.query('DELETE FROM job_marks WHERE created_at < ?1').run(deps.clock.now() - MARK_KEEP_MS).changes
+}
+
+/** Records that a job was killed through Saltdeck. */
+export function markKilled(deps: AppDeps, jid: string, who: string) {
+  deps.db.$client.query('UPDATE jobs SET killed_at = ?2, killed_by = ?3 WHERE jid = ?1').run(jid, deps.clock.now(), who)
+}
+
+/** Which of these jids are Saltdeck's own jobs (marked before dispatch). */
+export function internalJids(deps: AppDeps, jids: Iterable<string>): Set<string> {
+  const q = deps.db.$client.prepare<{ n: number }, [string]>('SELECT 1 AS n FROM job_marks WHERE jid = ?1 AND internal = 1')
+  const out = new Set<string>()
+  for (const j of new Set(jids)) if (q.get(j)) out.add(j)
+  return out
+}
 
 /** A job as the stream (`salt/job/<jid>/new`) or the job cache describes it. */
 export type JobInput = Omit<JobStarted, 'ts' | 'minions'> & { minions?: string[] | null }
@@ -15,7 +54,9 @@ export const MAX_RETURN_CHARS = 64 * 1024
 export function upsertJobs(deps: AppDeps, jobs: JobInput[]): string[] {
   const db = deps.db.$client
   const fresh: string[] = []
-  const ins = db.prepare(`INSERT INTO jobs (jid, fun, target, tgt_type, user, arg, minions, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+  // Who dispatched it through Saltdeck, or that Saltdeck runs it for itself, comes from the mark set before dispatch.
+  const ins = db.prepare(`INSERT INTO jobs (jid, fun, target, tgt_type, user, arg, minions, started_at, initiator, internal)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, (SELECT initiator FROM job_marks WHERE jid = ?1), coalesce((SELECT internal FROM job_marks WHERE jid = ?1), 0))
     ON CONFLICT (jid) DO UPDATE SET fun = coalesce(jobs.fun, excluded.fun), target = coalesce(jobs.target, excluded.target),
       tgt_type = coalesce(jobs.tgt_type, excluded.tgt_type), user = coalesce(jobs.user, excluded.user), arg = coalesce(jobs.arg, excluded.arg),
       minions = coalesce(jobs.minions, excluded.minions)`)
@@ -75,7 +116,12 @@ interface JobRow {
   arg: string | null
   minions: string | null
   started_at: number
+  initiator: string | null
+  internal: number
+  killed_at: number | null
+  killed_by: string | null
   returned?: number
+  failed?: number
 }
 
 /** A row of job_returns. */
@@ -93,11 +139,14 @@ interface ReturnRow {
  */
 export function jobsMissingReturns(deps: AppDeps, jids: { jid: string; startedAt: number }[], now: number, windowMs: number): string[] {
   const db = deps.db.$client
-  const minions = db.prepare<{ minions: string | null }, [string]>('SELECT minions FROM jobs WHERE jid = ?1')
+  const job = db.prepare<{ minions: string | null; internal: number; killed_at: number | null }, [string]>('SELECT minions, internal, killed_at FROM jobs WHERE jid = ?1')
   const returned = db.prepare<{ n: number }, [string]>('SELECT count(*) AS n FROM job_returns WHERE jid = ?1')
   return jids.filter((j) => {
     if (now - j.startedAt > windowMs) return false
-    const m = minions.get(j.jid)?.minions
+    const row = job.get(j.jid)
+    // Saltdeck's own jobs store their results elsewhere; a killed job answers no more.
+    if (row?.internal || row?.killed_at) return false
+    const m = row?.minions
     return !m || returned.get(j.jid)!.n < (JSON.parse(m) as string[]).length
   }).map((j) => j.jid)
 }
@@ -109,9 +158,10 @@ export function returnedMinions(deps: AppDeps, jid: string): Set<string> {
 
 const findJob = (deps: AppDeps, jid: string) => deps.db.$client.query<JobRow, [string]>('SELECT * FROM jobs WHERE jid = ?1').get(jid)
 
-/** Who started a job and on what target, for the events of its returns; null when the job is unknown. */
-export function jobOrigin(deps: AppDeps, jid: string): { user: string | null; target: string | null } | null {
-  return deps.db.$client.query<{ user: string | null; target: string | null }, [string]>('SELECT user, target FROM jobs WHERE jid = ?1').get(jid)
+/** Who started a job (the Saltdeck user, else salt's user) and on what target, for the events of its returns; null when unknown. */
+export function jobOrigin(deps: AppDeps, jid: string): { user: string | null; target: string | null; fun: string | null; arg: unknown } | null {
+  const r = deps.db.$client.query<{ user: string | null; target: string | null; fun: string | null; arg: string | null }, [string]>('SELECT coalesce(initiator, user) AS user, target, fun, arg FROM jobs WHERE jid = ?1').get(jid)
+  return r ? { ...r, arg: r.arg ? JSON.parse(r.arg) : undefined } : null
 }
 
 /** The minions a job was sent to (empty when unknown); NotFound when the job is not indexed. */
@@ -121,24 +171,33 @@ export function jobMinions(deps: AppDeps, jid: string): string[] {
   return j.minions ? (JSON.parse(j.minions) as string[]) : []
 }
 
-const jobOut = (r: JobRow) => ({
-  jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, started_at: iso(r.started_at),
-  arg: r.arg ? JSON.parse(r.arg) : null, minions: r.minions ? JSON.parse(r.minions) : null, returned: r.returned ?? 0,
-})
+function jobOut(deps: AppDeps, r: JobRow) {
+  const arg = r.arg ? JSON.parse(r.arg) : null
+  const minions = r.minions ? (JSON.parse(r.minions) as string[]) : null
+  const returned = r.returned ?? 0
+  return {
+    jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, initiator: r.initiator ?? r.user, internal: r.internal === 1,
+    started_at: iso(r.started_at), arg, minions, returned, failed: r.failed ?? 0, sls: r.fun ? slsArgs(r.fun, arg) : [],
+    killed_at: r.killed_at === null ? null : iso(r.killed_at), killed_by: r.killed_by,
+    // Waiting for returns: not killed, not all expected minions answered, and not given up on.
+    running: r.killed_at === null && (minions === null || returned < minions.length) && deps.clock.now() - r.started_at < JOB_WAIT_MS,
+  }
+}
 
-/** Jobs newest first, filtered by function and user. */
-export function listJobs(deps: AppDeps, q: { fun?: string; user?: string; limit: number; offset: number }) {
+const COUNTS = `(SELECT count(*) FROM job_returns r WHERE r.jid = j.jid) AS returned, (SELECT count(*) FROM job_returns r WHERE r.jid = j.jid AND r.success = 0) AS failed`
+
+/** Jobs newest first, filtered by function and user; Saltdeck's own jobs only when asked for. */
+export function listJobs(deps: AppDeps, q: { fun?: string; user?: string; include_internal?: boolean; limit: number; offset: number }) {
   const where: string[] = []
   const args: string[] = []
   if (q.fun) where.push(`fun = ?${args.push(q.fun)}`)
-  if (q.user) where.push(`user = ?${args.push(q.user)}`)
+  if (q.user) where.push(`coalesce(initiator, user) = ?${args.push(q.user)}`)
+  if (!q.include_internal) where.push('internal = 0')
   const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
   const db = deps.db.$client
   const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM jobs ${w}`).get(...args)!.n
-  const rows = db.query<JobRow, SQLQueryBindings[]>(
-    `SELECT j.*, (SELECT count(*) FROM job_returns r WHERE r.jid = j.jid) AS returned FROM jobs j ${w} ORDER BY started_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
-  ).all(...args)
-  return { total, jobs: rows.map(jobOut) }
+  const rows = db.query<JobRow, SQLQueryBindings[]>(`SELECT j.*, ${COUNTS} FROM jobs j ${w} ORDER BY started_at DESC, jid DESC LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
+  return { total, jobs: rows.map((r) => jobOut(deps, r)) }
 }
 
 /** One job with its per-minion returns; 404 when unknown. */
@@ -147,7 +206,7 @@ export function jobDetail(deps: AppDeps, jid: string) {
   if (!j) throw new NotFound('Job')
   const rets = deps.db.$client.query<ReturnRow, [string]>('SELECT minion_id, success, retcode, ret, received_at FROM job_returns WHERE jid = ?1 ORDER BY minion_id').all(jid)
   return {
-    ...jobOut({ ...j, returned: rets.length }),
+    ...jobOut(deps, { ...j, returned: rets.length, failed: rets.filter((r) => r.success === 0).length }),
     returns: rets.map((r) => ({ minion_id: r.minion_id, success: r.success === null ? null : r.success === 1, retcode: r.retcode, return: JSON.parse(r.ret ?? 'null'), received_at: iso(r.received_at) })),
   }
 }

@@ -8,7 +8,8 @@ import { SaltNotConfigured, errorText, isSaltError } from '../../salt/errors'
 import { NotFound } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
-import { jobMinions } from '../jobs/service'
+import { jobMinions, markJob, markKilled } from '../jobs/service'
+import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
@@ -93,8 +94,11 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       arg: Default(T.Array(T.Unknown(), { maxItems: 100 }), []),
       kwarg: Default(T.Record(T.String(), T.Unknown()), {}),
     }, { additionalProperties: false }),
-    async handler({ deps, body }) {
-      const r = await salt(deps).client.localAsync(body.tgt, body.fun, { tgt_type: body.tgt_type, arg: body.arg, kwarg: body.kwarg })
+    async handler({ deps, body, principal }) {
+      // The job is noted with its Saltdeck user before salt publishes it: salt reports the salt-api account as its user.
+      const jid = newJid(deps.clock.now())
+      markJob(deps, jid, { initiator: principal.username })
+      const r = await salt(deps).client.localAsync(body.tgt, body.fun, { tgt_type: body.tgt_type, arg: body.arg, kwarg: body.kwarg, jid })
       if (!r?.jid) throw new NotFound('Minion', 'No minions matched the target')
       return { jid: String(r.jid), minions: r.minions ?? [] }
     },
@@ -106,9 +110,12 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
   route({
     method: 'POST', path: '/api/jobs/:jid/kill', errors: [404, 502, 503], tag: 'jobs', summary: 'Kill a running job on its minions', access: { verb: 'kill', resource: 'job:*' }, status: 202,
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
-    async handler({ deps, params }) {
+    async handler({ deps, params, principal }) {
       const minions = jobMinions(deps, params.jid)
-      const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob' })
+      const jid = newJid(deps.clock.now())
+      markJob(deps, jid, { initiator: principal.username })
+      const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob', jid })
+      markKilled(deps, params.jid, principal.username)
       return { jid: params.jid, kill_jid: r?.jid ? String(r.jid) : null, minions: r?.minions ?? [] }
     },
     audit: { action: 'job.kill', target: (c) => c.params.jid },
