@@ -116,7 +116,8 @@ export class SaltRuntime implements SaltSide {
     }
     if (section === 'salt' || section === 'pollers') {
       this.scheduler.reschedule()
-      await this.stream.reload()
+      // New credentials need a new stream; a poller interval change leaves a running stream alone.
+      if (section === 'salt' || this.stream.enabled() !== this.stream.running) await this.stream.reload()
     }
   }
 

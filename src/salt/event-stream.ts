@@ -106,6 +106,11 @@ export class EventStream {
     if (this.enabled()) await this.start()
   }
 
+  /** Whether a reader runs (on either thread). */
+  get running() {
+    return this.loop !== null || this.worker !== null
+  }
+
   /** Whether a worker thread reads the stream. */
   get threaded() {
     return this.worker !== null

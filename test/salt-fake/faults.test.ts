@@ -69,7 +69,7 @@ describe('salt 3008.2: /events fails at once with a traceback (#69958)', () => {
     await until(() => w.salt.streamCount === 1, 'the stream open again', { ms: 5000 })
     w.salt.publish('salt/presence/present', { present: ['web-01', 'web-02', 'db-01'] })
     await until(() => w.rt.stream.state === 'connected', 'the stream connected')
-    expect(await pollersStatus('jobs')).toMatchObject({ enabled: false, interval_seconds: 0 })
+    expect(await pollersStatus('jobs')).toMatchObject({ enabled: true, interval_seconds: 300 })
     expect((await w.get('/api/salt/health')).event_stream.polling_covers).toBe(false)
   })
 })
@@ -144,7 +144,9 @@ describe('salt-api going away and coming back', () => {
     await w.rt.scheduler.run('keys')
     await w.rt.scheduler.run('presence')
     expect((await w.get('/api/minions')).minions.map((m: any) => m.presence)).toEqual(['online', 'online', 'online'])
+    // salt-api dies: its event stream ends with it.
     w.salt.down = true
+    w.salt.closeStreams()
     await w.rt.scheduler.run('presence')
     expect((await pollersStatus('presence')).last_error).toContain('Salt API unavailable')
     expect((await w.get('/api/minions')).minions.map((m: any) => m.presence)).toEqual(['unknown', 'unknown', 'unknown'])

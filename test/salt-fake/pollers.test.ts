@@ -166,6 +166,8 @@ describe('jobs and actions', () => {
 describe('scheduler', () => {
   test('interval 0 is off; a settings change reschedules at once; errors are counted and the loop goes on', async () => {
     w = await saltWorld()
+    // Without the stream (on by default) the jobs poller has no catch-up interval to cover for it.
+    await call(w, 'PUT', '/api/admin/settings/pollers', { body: { jobs_poll_interval_seconds: 0, event_stream_enabled: false } })
     w.rt.scheduler.start()
     const status = async () => ((await w.get('/api/admin/pollers')).pollers as any[]).find((p) => p.name === 'jobs')
     expect(await status()).toMatchObject({ enabled: false, next_run_at: null })

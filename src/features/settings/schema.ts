@@ -7,16 +7,16 @@ const bool = () => T.Boolean()
 
 /** Poller fields: schema and default. */
 export const POLLER_FIELDS = {
-  inventory_refresh_minutes: [int(0, 1440), 0],
-  inventory_refresh_initial_delay_s: [int(0, 3600), 30],
-  fleet_poll_interval_seconds: [int(0, 86400), 0],
-  jobs_poll_interval_seconds: [int(0, 86400), 0],
+  inventory_refresh_minutes: [int(0, 1440), 360],
+  inventory_refresh_initial_delay_s: [int(0, 3600), 60],
+  fleet_poll_interval_seconds: [int(0, 86400), 300],
+  jobs_poll_interval_seconds: [int(0, 86400), 300],
   minion_state_keys_interval_seconds: [int(0, 86400), 300],
   minion_state_presence_interval_seconds: [int(0, 86400), 60],
   minion_state_grains_interval_seconds: [int(0, 86400), 300],
   /** Wait before the first tick of the keys, presence and grains pollers, and also of the jobs and fleet pollers. */
   minion_state_initial_delay_seconds: [int(0, 3600), 10],
-  event_stream_enabled: [bool(), false],
+  event_stream_enabled: [bool(), true],
   event_stream_retention_days: [int(1, 365), 30],
 } as const satisfies Record<string, [TSchema, unknown]>
 
