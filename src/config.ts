@@ -45,7 +45,7 @@ export const OPTIONS = {
     doc: `Comma list of functions stored as state runs, added to \`${BASE_RUN_FUNCTIONS.join(', ')}\`.`,
   },
   presenceMethod: { env: 'SALTDECK_PRESENCE_METHOD', kind: 'string', default: null, doc: 'Presence poll, written over the stored salt setting `presence_method` at start: `present` reads the master\'s connections, `status` pings (exact when minions share an address).' },
-  runDetailKeep: { env: 'SALTDECK_RUN_DETAIL_KEEP', kind: 'int', default: 20, doc: 'Runs per minion whose per-state detail is kept (older runs keep their counts).' },
+  runDetailKeep: { env: 'SALTDECK_RUN_DETAIL_KEEP', kind: 'int', default: 20, doc: 'Runs per minion whose per-state detail is kept (older runs keep their counts); `0` stores no detail.' },
   inventoryBatch: {
     env: 'SALTDECK_INVENTORY_BATCH', kind: 'int', default: 200,
     doc: 'Minions whose `pkg.list_pkgs` returns are held at once: asked in half batches, one in flight while the other is read.',

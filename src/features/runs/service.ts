@@ -50,7 +50,7 @@ export function recordRun(deps: AppDeps, raw: RawRun): boolean {
     stored = r.changes > 0
     if (!stored) return
     db.query('UPDATE minions SET run_count = run_count + 1 WHERE id = ?1').run(raw.minionId)
-    if (detail) storeDetail(deps, id, raw.minionId, detail, deps.config.runDetailKeep)
+    if (detail && deps.config.runDetailKeep > 0) storeDetail(deps, id, raw.minionId, detail, deps.config.runDetailKeep)
     if (test) return
     // The minion's last run is the head of its real runs (completed_at desc, then jid desc): one indexed lookup.
     db.query(
