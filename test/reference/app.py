@@ -191,7 +191,7 @@ def user_roles(user_id: UUID, b: RolesPut): return ok
 
 @app.get('/api/jobs')
 def jobs(fun: Annotated[Optional[str], Query(max_length=255)] = None, user: Annotated[Optional[str], Query(max_length=255)] = None,
-         limit: Limit(500) = 100, offset: Offset = 0): return ok
+         include_internal: bool = False, limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 
 @app.get('/api/audit')
@@ -202,7 +202,19 @@ def audit(user: Annotated[Optional[str], Query(max_length=64)] = None, action: A
 
 @app.get('/api/minions/{minion_id}/runs')
 def runs(minion_id: str, limit: Limit(200) = 20, offset: Offset = 0,
-         status: Optional[Literal['healthy', 'changed', 'unhealthy', 'blocked']] = None): return ok
+         status: Optional[Literal['healthy', 'changed', 'unhealthy', 'blocked']] = None, test: Optional[bool] = None): return ok
+
+
+@app.get('/api/minions/{minion_id}/runs/{jid}/diff')
+def run_diff(minion_id: str, jid: str, against: Annotated[str, Query(min_length=1, max_length=64)] = 'previous'): return ok
+
+
+@app.get('/api/runs/trend')
+def trend(days: Annotated[int, Query(ge=1, le=365)] = 30): return ok
+
+
+@app.get('/api/runs/failing-states')
+def failing(since_minutes: Annotated[Optional[int], Query(ge=1, le=525600)] = None, limit: Limit(200) = 20): return ok
 
 
 client = TestClient(app)

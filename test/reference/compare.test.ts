@@ -110,6 +110,11 @@ describe('422 bodies against FastAPI + pydantic', () => {
       ...queries('/api/jobs', [{ name: 'limit', min: 1, max: 500 }, { name: 'offset', min: 0, max: null }]),
       ...queries('/api/audit', [{ name: 'since_minutes', min: 1, max: 525600 }, { name: 'limit', min: 1, max: 500 }]),
       ...queries('/api/minions/web-01/runs', [{ name: 'limit', min: 1, max: 200 }], [{ name: 'status' }]),
+      ...['maybe', '2', ''].flatMap((v): Req[] => [{ method: 'GET', path: `/api/minions/web-01/runs?test=${v}` }, { method: 'GET', path: `/api/jobs?include_internal=${v}` }]),
+      ...queries('/api/minions/web-01/runs/20261121080000000000/diff', [], [], [{ name: 'against', max: 64 }]),
+      { method: 'GET', path: '/api/minions/web-01/runs/20261121080000000000/diff?against=' },
+      ...queries('/api/runs/trend', [{ name: 'days', min: 1, max: 365 }]),
+      ...queries('/api/runs/failing-states', [{ name: 'since_minutes', min: 1, max: 525600 }, { name: 'limit', min: 1, max: 200 }]),
       ...BAD_UUIDS.map((id): Req => ({ method: 'PATCH', path: `/api/roles/${id}`, body: { description: 5 } })),
     ]
     const theirs = await reference(reqs)

@@ -182,6 +182,39 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect((await api('GET', '/api/activity?event_type=key.delete&minion_id=ghost-01')).body.total).toBe(1)
   }, 90_000)
 
+  test('state.apply demo, then its dry run, then state.sls broken on web-01: the dry run leaves the last run alone, the state table is salt\'s, the diff lists the demo states', async () => {
+    const runJob = async (fun: string, arg: string[]) => {
+      await betweenScheduledRuns()
+      const r = await api('POST', '/api/run', { tgt: 'web-01', fun, arg })
+      expect(r.status).toBe(202)
+      return until(() => runOf('web-01', r.body.jid), `the run of ${fun} ${arg.join(' ')}`, BED)
+    }
+    const demo = await runJob('state.apply', ['demo'])
+    expect(demo).toMatchObject({ status: 'changed', test: false, sls: ['demo'] })
+    const last = (await api('GET', '/api/minions/web-01')).body.last_run
+    expect(last.status).toBe('changed')
+    const dry = await runJob('state.apply', ['demo', 'test=True'])
+    expect(dry).toMatchObject({ test: true, sls: ['demo'] })
+    expect((await api('GET', '/api/minions/web-01')).body.last_run).toEqual(last)
+    // The state table is salt's own return, in salt's order: ids, results and comments.
+    const detail = (await api('GET', `/api/minions/web-01/runs/${demo.jid}`)).body
+    const raw = (await api('GET', `/api/jobs/${demo.jid}`)).body.returns.find((r: any) => r.minion_id === 'web-01').return
+    const salts = Object.values(raw as Record<string, any>).sort((a, b) => a.__run_num__ - b.__run_num__).map((x) => [x.__id__, x.result, x.comment])
+    expect(detail.states.map((x: any) => [x.id, x.result, x.comment])).toEqual(salts)
+    expect(detail.states.map((x: any) => x.id)).toEqual(['demo-file', 'demo-ok'])
+    const dryStates = (await api('GET', `/api/minions/web-01/runs/${dry.jid}`)).body.states
+    expect(dryStates.find((x: any) => x.id === 'demo-file').result).toBeNull()
+    const broken = await runJob('state.sls', ['broken'])
+    expect(broken).toMatchObject({ status: 'unhealthy', test: false })
+    const bd = (await api('GET', `/api/minions/web-01/runs/${broken.jid}`)).body
+    expect(bd.states).toBeNull()
+    expect(bd.errors[0]).toContain("Rendering SLS 'base:broken' failed")
+    const diff = (await api('GET', `/api/minions/web-01/runs/${broken.jid}/diff?against=${demo.jid}`)).body
+    expect(diff.states.map((x: any) => [x.id, x.before, x.after])).toEqual([['demo-file', { result: true, changed: true }, null], ['demo-ok', { result: true, changed: false }, null]])
+    const prev = (await api('GET', `/api/minions/web-01/runs/${broken.jid}/diff?against=last_good`)).body
+    expect(prev.from.test).toBe(false)
+  }, 300_000)
+
   test('salt-api killed: presence is unknown, not online; back: Saltdeck notices within seconds and the poller error clears', async () => {
     expect(bed('stop-api', bedDir).exitCode).toBe(0)
     await api('POST', '/api/admin/pollers/presence/run')
