@@ -128,7 +128,15 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     const rets = ev.filter((e: any) => e.event_type === 'job.ret')
     expect(rets.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
     expect(rets.find((e: any) => e.minion_id === 'db-01')).toMatchObject({ success: false, changed: true, summary: 'db-01 returned state.apply: 2 ok, 1 failed, 1 changed' })
-    expect(rets.find((e: any) => e.minion_id === 'web-01')).toMatchObject({ success: true, changed: true, initiator: env.SALT_USER, target: '*' })
+    expect(rets.find((e: any) => e.minion_id === 'web-01')).toMatchObject({ success: true, changed: true, initiator: 'admin', target: '*' })
+    // Saltdeck's user, not the salt-api account salt reports; the job record keeps both.
+    expect((await api('GET', `/api/jobs/${jid}`)).body).toMatchObject({ initiator: 'admin', user: env.SALT_USER, internal: false })
+    // Saltdeck's own jobs (grains polls) are hidden from the jobs list unless asked for.
+    const internal = (await api('GET', '/api/jobs?include_internal=true&fun=grains.items')).body
+    expect(internal.total).toBeGreaterThan(0)
+    expect(internal.jobs.every((j: any) => j.internal)).toBe(true)
+    expect((await api('GET', '/api/jobs?fun=grains.items')).body.total).toBe(0)
+    expect((await api('GET', '/api/activity?search=grains.items')).body.total).toBe(0)
   }, 180_000)
 
   test('pkg.list_pkgs yields inventory rows with correct counts', async () => {
