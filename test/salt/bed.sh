@@ -10,6 +10,7 @@
 #   bed.sh stop-api <dir>           stop only salt-api
 #   bed.sh start-api <dir>          start salt-api again and wait until /login answers
 #   bed.sh salt <dir> <args...>     run the venv's salt CLI against that bed's master
+#   bed.sh salt-run <dir> <args...> run the venv's salt-run against that bed's master (orchestrations)
 #   bed.sh status <dir>             show which daemons of that bed run
 #
 # SALT_BED_VERSION picks the salt release: 3006.28 (default), 3007.15, 3008.3.
@@ -50,7 +51,7 @@ log() { echo "bed: $*" >&2; }
 die() { echo "bed: ERROR: $*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -436,6 +437,14 @@ slow-sleep:
   cmd.run:
     - name: sleep 6
 EOF
+  # An orchestration (runner state.orchestrate orch.demo): the master applies demo to web-02 as a job of its own.
+  mkdir -p "$srv/orch"
+  cat >"$srv/orch/demo.sls" <<'EOF'
+orch-demo:
+  salt.state:
+    - tgt: web-02
+    - sls: demo
+EOF
 }
 
 write_env() {
@@ -674,6 +683,14 @@ cmd_salt() {
   exec "$VENV/bin/salt" -c "$MASTER_CONF" "$@"
 }
 
+# The venv's salt-run against this bed's master, e.g. `bed.sh salt-run <dir> state.orchestrate orch.demo`.
+cmd_salt_run() {
+  set_bed_dir "${1:-}"
+  shift
+  read_ports
+  exec "$VENV/bin/salt-run" -c "$MASTER_CONF" "$@"
+}
+
 cmd_status() {
   set_bed_dir "${1:-}"
   local id p rc=0
@@ -701,6 +718,7 @@ main() {
     stop-api) cmd_stop_api "$@" ;;
     start-api) cmd_start_api "$@" ;;
     salt) cmd_salt "$@" ;;
+    salt-run) cmd_salt_run "$@" ;;
     status) cmd_status "$@" ;;
     *) usage ;;
   esac

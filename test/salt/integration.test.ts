@@ -270,6 +270,18 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(rets.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
   }, 180_000)
 
+  test('an orchestration\'s state run (salt-run state.orchestrate) is captured as a run of the minion it targets', async () => {
+    const out = bed('salt-run', bedDir, '--out=json', 'state.orchestrate', 'orch.demo')
+    const text = out.stdout.toString()
+    const jid = /"__jid__":\s*"(\d{20})"/.exec(text)?.[1]
+    expect(jid, `${text}\n${out.stderr}`).toBeTruthy()
+    const run = await until(() => runOf('web-02', jid!), 'the orchestrated run of web-02', BED)
+    expect(run).toMatchObject({ fun: 'state.sls', status: 'changed', sls: ['demo'], test: false, pass_count: 2 })
+    const job = (await api('GET', `/api/jobs/${jid}`)).body
+    expect(job).toMatchObject({ fun: 'state.sls', sls: ['demo'], internal: false })
+    expect(job.initiator).toBeTruthy()
+  }, 120_000)
+
   test('a minion\'s own schedule (return_job) is captured as a run with initiator schedule', async () => {
     const ev = await until(async () => {
       const e = (await api('GET', '/api/activity?event_type=job.ret&minion_id=web-01&limit=500')).body.events.find((x: any) => x.initiator === 'schedule')
