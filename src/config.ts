@@ -45,6 +45,7 @@ export const OPTIONS = {
     doc: `Comma list of functions stored as state runs, added to \`${BASE_RUN_FUNCTIONS.join(', ')}\`.`,
   },
   presenceMethod: { env: 'SALTDECK_PRESENCE_METHOD', kind: 'string', default: null, doc: 'Presence poll, written over the stored salt setting `presence_method` at start: `present` reads the master\'s connections, `status` pings (exact when minions share an address).' },
+  alertGroupSeconds: { env: 'SALTDECK_ALERT_GROUP_SECONDS', kind: 'int', default: 30, doc: 'Alert transitions of one rule within this many seconds go out as one notification.' },
   runDetailKeep: { env: 'SALTDECK_RUN_DETAIL_KEEP', kind: 'int', default: 20, doc: 'Runs per minion whose per-state detail is kept (older runs keep their counts); `0` stores no detail.' },
   inventoryBatch: {
     env: 'SALTDECK_INVENTORY_BATCH', kind: 'int', default: 200,

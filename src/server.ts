@@ -15,6 +15,8 @@ import { applyEnvSalt, readSection } from './features/settings/service'
 import { MAX_BODY } from './http/security'
 import { SaltRuntime } from './runtime'
 import { SearchIndexer } from './features/activity/search-indexer'
+import { DeliverySender } from './features/alerts/sender'
+import { send } from './features/alerts/send'
 import { instrument } from './http/instrument'
 import { closeActivityStreams } from './features/activity/stream'
 
@@ -69,6 +71,9 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   // The search index follows the activity table within a couple of seconds, whatever wrote the events.
   const search = new SearchIndexer(deps)
   void search.start()
+  // Alert deliveries go out from the outbox whatever wrote it; they survive restarts in the database.
+  const alerts = new DeliverySender(deps, send)
+  alerts.start()
   const app = createApp(deps)
   const server = Bun.serve({
     hostname: config.host,
@@ -101,6 +106,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       if (late) await server.stop(true)
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
       await salt.stop()
+      await alerts.stop()
       await search.stop()
       checkpoint(deps.db)
       deps.db.$client.close()

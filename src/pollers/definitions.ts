@@ -12,6 +12,11 @@ import { applyFacts } from '../features/ingest/apply'
 import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
 import { internalJid, jobsMissingReturns, pruneJobMarks, returnedMinions } from '../features/jobs/service'
 import { pruneTrend } from '../features/runs/health'
+import { watchTime } from '../features/alerts/watch'
+import { groupTransitions, renotify } from '../features/alerts/notify'
+
+/** How often the alert rules that depend on time are judged and the outbox is grouped. */
+const ALERT_TICK_SECONDS = 5
 import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
@@ -131,6 +136,17 @@ const POLLERS = {
     intervalSeconds: () => setting(c, 'inventory_refresh_minutes') * 60,
     initialDelaySeconds: () => setting(c, 'inventory_refresh_initial_delay_s'),
     tick: () => startInventoryRefresh(c.deps, c.inventory()).done,
+  }),
+  /** alerts: the time-based rules, then the outbox grouped into notifications and re-sends of still-firing alerts. */
+  alerts: (c: PollerContext): Poller => ({
+    name: 'alerts',
+    intervalSeconds: () => ALERT_TICK_SECONDS,
+    initialDelaySeconds: () => ALERT_TICK_SECONDS,
+    tick: async () => {
+      watchTime(c.deps)
+      renotify(c.deps)
+      return groupTransitions(c.deps, c.deps.config.alertGroupSeconds)
+    },
   }),
   /** retention: deletes activity events older than event_stream_retention_days, at start and hourly. */
   retention: (c: PollerContext): Poller => ({

@@ -27,7 +27,7 @@ const RETS = {
 
 /** Records a run with a stamp, defaulting the function to state.apply. */
 const rec = (w: World, minionId: string, jid: string, ret: unknown, stampMs: number | null = T0, extra: Partial<RawRun> = {}) =>
-  recordRun(w.deps, { minionId, jid, fun: 'state.apply', ret, stampMs, ...extra })
+  recordRun(w.deps, { minionId, jid, fun: 'state.apply', ret, stampMs, ...extra }) !== null
 const runs = (w: World, minion: string, qs = '', who: 'viewer' | 'admin' = 'viewer') => call(w, 'GET', `/api/minions/${minion}/runs${qs}`, { who })
 
 describe('recordRun', () => {

@@ -12,7 +12,8 @@ import { recordEvents, type EventInput, type EventOut } from '../activity/servic
 import { publishActivity } from '../activity/feed'
 import { recordReturnedJobs, recordStartedJobs } from '../jobs/ingest'
 import { jobArgs } from '../jobs/service'
-import { recordRun } from '../runs/service'
+import { recordRun, type StoredRun } from '../runs/service'
+import { watchEvents, watchRuns } from '../alerts/watch'
 import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
 
 const runFunsOf = new WeakMap<AppDeps, Set<string>>()
@@ -27,9 +28,12 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
     const events: EventInput[] = []
     const returns = batch.flatMap((b) => b.returns)
     recordStartedJobs(deps, batch.flatMap((b) => b.jobs), events)
-    for (const r of returns)
-      if (runFuns!.has(r.fun) && !isQueuedNotice(r.ret))
-        recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? jobArgs(deps, r.jid) })
+    const runs: StoredRun[] = []
+    for (const r of returns) {
+      if (!runFuns!.has(r.fun) || isQueuedNotice(r.ret)) continue
+      const run = recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? jobArgs(deps, r.jid) })
+      if (run) runs.push(run)
+    }
     recordReturnedJobs(deps, returns, runFuns!, events)
     for (const b of batch) {
       if (b.keyList) recordKeyList(deps, b.keyList, events)
@@ -42,6 +46,9 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
     // A stable sort: events of one time keep the order in which they were made.
     events.sort((a, b) => a.ts - b.ts)
     stored = recordEvents(deps, events)
+    // Alert rules judge the facts in the same transaction, so a transition and its outbox entry land with them.
+    watchRuns(deps, runs)
+    watchEvents(deps, stored)
   })()
   publishActivity(deps, stored)
   return stored

@@ -8,6 +8,7 @@ import { dbSizeBytes } from '../../db/client'
 import { Exposition } from './registry'
 import { searchPending } from '../activity/search-index'
 import { activityStored } from '../activity/feed'
+import { alertStats } from '../alerts/service'
 
 const STREAM_STATES = ['connected', 'reconnecting', 'broken', 'disabled'] as const
 
@@ -33,6 +34,9 @@ export function metricsText(deps: AppDeps): string {
     x.family('saltdeck_salt_api_up', 'gauge', '1 while salt-api answers, 0 while it does not (absent before the first exchange).', health.reachability.up === null ? [] : [[{}, health.reachability.up ? 1 : 0]])
     x.family('saltdeck_poller_lag_seconds', 'gauge', 'Seconds since the poller last succeeded (absent until it has).', health.pollers.filter((p) => p.lagSeconds !== null).map((p) => [{ poller: p.name }, p.lagSeconds!]))
   }
+  const al = alertStats(deps)
+  x.family('saltdeck_alerts_firing', 'gauge', 'Alerts firing, by rule kind.', al.firing.map((r) => [{ kind: r.kind }, r.n]))
+  x.family('saltdeck_alert_deliveries', 'gauge', 'Alert notification deliveries, by status.', al.deliveries.map((r) => [{ status: r.status }, r.n]))
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])

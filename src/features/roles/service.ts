@@ -17,11 +17,11 @@ export const BUILTIN_ROLES: Record<string, { description: string; grants: [strin
   admin: { description: 'Full access', grants: [['*', '*']] },
   operator: {
     description: 'Runs jobs, manages keys and collects inventory',
-    grants: [['view', '*'], ['run', '*'], ['accept', 'key:*'], ['reject', 'key:*'], ['delete', 'key:*'], ['execute', 'salt:*'], ['kill', 'job:*'], ['collect', 'inventory:*']],
+    grants: [['view', '*'], ['run', '*'], ['accept', 'key:*'], ['reject', 'key:*'], ['delete', 'key:*'], ['execute', 'salt:*'], ['kill', 'job:*'], ['collect', 'inventory:*'], ['ack', 'alert:*']],
   },
   viewer: {
     description: 'Reads the fleet',
-    grants: [['view', 'minion:*'], ['view', 'key:*'], ['view', 'job:*'], ['view', 'inventory:*'], ['view', 'event:*']],
+    grants: [['view', 'minion:*'], ['view', 'key:*'], ['view', 'job:*'], ['view', 'inventory:*'], ['view', 'event:*'], ['view', 'alert:*']],
   },
 }
 

@@ -26,11 +26,21 @@ export interface RawRun {
 
 const endOfDay = (ms: number) => Date.parse(`${dayOf(ms)}T00:00:00Z`) + 86_400_000
 
+/** A run just stored: what the features that react to runs (alerts) need of it. */
+export interface StoredRun {
+  minionId: string
+  jid: string
+  fun: string
+  status: RunStatus
+  test: boolean
+  completedAt: number
+}
+
 /**
  * Parses and stores a run once per (minion, jid): its counts, whether it was a dry run, its state files and detail;
- * a real run also moves the minion's last run, the fleet trend and its failing states. Returns true when stored.
+ * a real run also moves the minion's last run, the fleet trend and its failing states. Returns the run when stored.
  */
-export function recordRun(deps: AppDeps, raw: RawRun): boolean {
+export function recordRun(deps: AppDeps, raw: RawRun): StoredRun | null {
   const c = countRun(raw.ret)
   const status = runStatus(c)
   const completedAt = raw.stampMs ?? (raw.jobStartMs != null ? raw.jobStartMs + c.duration_ms : deps.clock.now())
@@ -61,7 +71,7 @@ export function recordRun(deps: AppDeps, raw: RawRun): boolean {
     moveInTrend(deps, raw.minionId, completedAt, before, statusBefore(deps, raw.minionId, endOfDay(completedAt)))
     if (detail?.states && last?.id === id) recordFailures(deps, raw.minionId, completedAt, detail.states, sls)
   })()
-  return stored
+  return stored ? { minionId: raw.minionId, jid: raw.jid, fun: raw.fun, status, test, completedAt } : null
 }
 
 /** A row of the run list (LIST). */

@@ -1,0 +1,126 @@
+/** The alerts API (contract §11): rules, alerts, silences, channels and deliveries; every write audited. */
+import { Type as T, type TSchema } from '@sinclair/typebox'
+import { route } from '../../http/route'
+import { Default, Nullable, OneOf, PlainText, paging } from '../../http/schemas'
+import { checkPart } from '../../http/validation'
+import { ValidationFailed } from '../../http/errors'
+import { CHANNEL_TYPES, channelForSend, createChannel, deleteChannel, getChannel, listChannels, updateChannel, type ChannelType } from './channel-store'
+import {
+  RULE_KINDS, ackAlert, createRule, createSilence, deleteRule, deleteSilence, getAlert, getRule, listAlerts, listDeliveries, listRules, listSilences, updateRule,
+} from './service'
+import { testSend } from './send'
+
+const view = { verb: 'view', resource: 'alert:*' }
+const manage = { verb: 'manage', resource: 'alert:*' }
+const Id = T.Object({ id: T.String({ format: 'uuid' }) })
+const Glob = T.String({ minLength: 1, maxLength: 255 })
+const Params = T.Object({ fun_glob: T.Optional(Glob), for_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 10080 })) }, { additionalProperties: false })
+const RuleFields = {
+  name: PlainText(1, 128, true), minion_glob: Glob, params: Params, channel_ids: T.Array(T.String({ format: 'uuid' }), { maxItems: 50 }),
+  enabled: T.Boolean(), renotify_minutes: T.Integer({ minimum: 0, maximum: 10080 }),
+}
+const Secret = T.String({ minLength: 1, maxLength: 1024, writeOnly: true })
+const HttpUrl = T.String({ format: 'http-url', maxLength: 2048 })
+/** Each channel type's config, checked once the type is known. */
+const CONFIG: Record<ChannelType, TSchema> = {
+  webhook: T.Object({ url: HttpUrl, secret: T.Optional(Secret) }, { additionalProperties: false }),
+  slack: T.Object({ url: HttpUrl }, { additionalProperties: false }),
+  email: T.Object({
+    host: T.String({ minLength: 1, maxLength: 255 }), port: T.Integer({ minimum: 1, maximum: 65535 }), security: OneOf(['none', 'starttls', 'tls'] as const),
+    username: T.Optional(T.String({ minLength: 1, maxLength: 255 })), password: T.Optional(Secret),
+    from: T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), to: T.Array(T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), { minItems: 1, maxItems: 50 }),
+  }, { additionalProperties: false }),
+}
+/** A channel config checked against its type's schema, as a 422 on body.config when it does not fit. */
+function configOf(type: ChannelType, config: unknown) {
+  const r = checkPart('body', T.Object({ config: CONFIG[type] }), { config })
+  if (r.errors.length) throw new ValidationFailed(r.errors)
+  return (r.value as { config: Record<string, unknown> }).config
+}
+/** salt_unreachable counts minutes up to a day. */
+function checkParams(kind: string, params: { for_minutes?: number } | undefined) {
+  if (kind === 'salt_unreachable' && (params?.for_minutes ?? 0) > 1440)
+    throw new ValidationFailed([{ type: 'less_than_equal', loc: ['body', 'params', 'for_minutes'], msg: 'Input should be less than or equal to 1440', input: params!.for_minutes, ctx: { le: 1440 } }])
+}
+
+export const alertRoutes = [
+  route({ method: 'GET', path: '/api/alerts/rules', tag: 'alerts', summary: 'Alert rules', access: view, handler: ({ deps }) => listRules(deps) }),
+  route({
+    method: 'POST', path: '/api/alerts/rules', tag: 'alerts', summary: 'Create an alert rule', access: manage, status: 201, errors: [409],
+    body: T.Object({
+      name: RuleFields.name, kind: OneOf(RULE_KINDS), minion_glob: Default(Glob, '*'), params: Default(Params, {}), channel_ids: Default(RuleFields.channel_ids, []),
+      enabled: Default(T.Boolean(), true), renotify_minutes: Default(RuleFields.renotify_minutes, 0),
+    }, { additionalProperties: false }),
+    handler: ({ deps, body }) => (checkParams(body.kind, body.params), createRule(deps, body)),
+    audit: { action: 'alert_rule.create', target: (_, r) => r.id, detail: (c) => c.body.name },
+  }),
+  route({ method: 'GET', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'One alert rule', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getRule(deps, params.id) }),
+  route({
+    method: 'PATCH', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'Change an alert rule', access: manage, params: Id, errors: [404, 409],
+    body: T.Object(Object.fromEntries(Object.entries(RuleFields).map(([k, s]) => [k, T.Optional(s)])), { additionalProperties: false }) as TSchema,
+    handler: ({ deps, params, body }) => {
+      const b = body as Parameters<typeof updateRule>[2]
+      checkParams(getRule(deps, params.id).kind, b.params)
+      return updateRule(deps, params.id, b)
+    },
+    audit: { action: 'alert_rule.update', target: (c) => c.params.id },
+  }),
+  route({
+    method: 'DELETE', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'Delete an alert rule and its alerts', access: manage, params: Id, status: 204, errors: [404],
+    handler: ({ deps, params }) => deleteRule(deps, params.id),
+    audit: { action: 'alert_rule.delete', target: (c) => c.params.id },
+  }),
+  route({
+    method: 'GET', path: '/api/alerts', tag: 'alerts', summary: 'Alerts, newest first', access: view,
+    query: T.Object({ state: Default(OneOf(['firing', 'resolved', 'all'] as const), 'firing'), rule_id: T.Optional(T.String({ format: 'uuid' })), subject: T.Optional(T.String({ maxLength: 255 })), ...paging(500, 100) }),
+    handler: ({ deps, query }) => listAlerts(deps, query),
+  }),
+  route({ method: 'GET', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silences', access: view, handler: ({ deps }) => listSilences(deps) }),
+  route({
+    method: 'POST', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silence matching alerts until a time', access: manage, status: 201, errors: [404],
+    body: T.Object({ rule_id: Default(Nullable(T.String({ format: 'uuid' })), null), subject_glob: Default(Glob, '*'), ends_at: T.String({ format: 'date-time' }), comment: Default(PlainText(0, 500), '') }, { additionalProperties: false }),
+    handler: ({ deps, body, principal }) => createSilence(deps, principal.username, body),
+    audit: { action: 'alert_silence.create', target: (_, r) => r.id },
+  }),
+  route({
+    method: 'DELETE', path: '/api/alerts/silences/:id', tag: 'alerts', summary: 'End a silence', access: manage, params: Id, status: 204, errors: [404],
+    handler: ({ deps, params }) => deleteSilence(deps, params.id),
+    audit: { action: 'alert_silence.delete', target: (c) => c.params.id },
+  }),
+  route({ method: 'GET', path: '/api/alerts/channels', tag: 'alerts', summary: 'Channels (secrets never shown)', access: view, handler: ({ deps }) => listChannels(deps) }),
+  route({
+    method: 'POST', path: '/api/alerts/channels', tag: 'alerts', summary: 'Create a channel', access: manage, status: 201,
+    body: T.Object({ name: PlainText(1, 128, true), type: OneOf(CHANNEL_TYPES), config: T.Record(T.String(), T.Unknown()), enabled: Default(T.Boolean(), true) }, { additionalProperties: false }),
+    handler: ({ deps, body }) => createChannel(deps, { ...body, config: configOf(body.type, body.config) }),
+    audit: { action: 'alert_channel.create', target: (_, r) => r.id, detail: (c) => `${c.body.type} ${c.body.name}` },
+  }),
+  route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getChannel(deps, params.id) }),
+  route({
+    method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept)', access: manage, params: Id, errors: [404],
+    body: T.Object({ name: T.Optional(PlainText(1, 128, true)), config: T.Optional(T.Record(T.String(), T.Unknown())), enabled: T.Optional(T.Boolean()) }, { additionalProperties: false }),
+    handler: ({ deps, params, body }) => updateChannel(deps, params.id, { ...body, config: body.config ? configOf(getChannel(deps, params.id).type, body.config) : undefined }),
+    audit: { action: 'alert_channel.update', target: (c) => c.params.id },
+  }),
+  route({
+    method: 'DELETE', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Delete a channel no rule uses', access: manage, params: Id, status: 204, errors: [404, 409],
+    handler: ({ deps, params }) => deleteChannel(deps, params.id),
+    audit: { action: 'alert_channel.delete', target: (c) => c.params.id },
+  }),
+  route({
+    method: 'POST', path: '/api/alerts/channels/:id/test', tag: 'alerts', summary: 'Send a test message now', access: manage, params: Id, errors: [404],
+    response: T.Object({ ok: T.Boolean(), detail: T.String() }),
+    handler: ({ deps, params }) => testSend(deps, channelForSend(deps, params.id)),
+    audit: { action: 'alert_channel.test', target: (c) => c.params.id },
+  }),
+  route({
+    method: 'GET', path: '/api/alerts/deliveries', tag: 'alerts', summary: 'Notification deliveries and their attempts', access: view,
+    query: T.Object({ status: T.Optional(OneOf(['pending', 'sent', 'failed'] as const)), ...paging(500, 100) }),
+    handler: ({ deps, query }) => listDeliveries(deps, query),
+  }),
+  route({ method: 'GET', path: '/api/alerts/:id', tag: 'alerts', summary: 'One alert', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getAlert(deps, params.id) }),
+  route({
+    method: 'POST', path: '/api/alerts/:id/ack', tag: 'alerts', summary: 'Acknowledge an alert', access: { verb: 'ack', resource: 'alert:*' }, params: Id, errors: [404],
+    handler: ({ deps, params, principal }) => ackAlert(deps, params.id, principal.username),
+    audit: { action: 'alert.ack', target: (c) => c.params.id },
+  }),
+]

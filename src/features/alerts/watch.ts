@@ -1,0 +1,88 @@
+/**
+ * Rule evaluation where the facts land (contract §11): runs and key/presence events as applyFacts stores them, and a
+ * periodic tick for the rules that depend on time (minion_offline, salt_unreachable). A rule only judges what happens
+ * after it exists: runs completed before the rule was created never fire it.
+ */
+import type { AppDeps } from '../../deps'
+import { globMatch } from '../../lib/glob'
+import type { StoredRun } from '../runs/service'
+import type { EventOut } from '../activity/service'
+import { enabledRules, fire, firingSubjects, occurrence, paramsOf, resolve, type RuleRow } from './state'
+
+const RUN_KINDS = ['run_failed', 'run_blocked', 'run_changed']
+
+const funOk = (rule: RuleRow, fun: string) => globMatch(String(paramsOf(rule).fun_glob ?? '*'), fun)
+
+/** The newest real run time of a minion (a backfilled older run must not overturn what a newer one said). */
+const lastRunAt = (deps: AppDeps, minionId: string) =>
+  deps.db.$client.query<{ t: number | null }, [string]>('SELECT last_run_completed_at AS t FROM minions WHERE id = ?1').get(minionId)?.t ?? null
+
+/** Judges stored runs against the run rules; dry runs never count. */
+export function watchRuns(deps: AppDeps, runs: StoredRun[]) {
+  const real = runs.filter((r) => !r.test)
+  if (!real.length) return
+  const rules = enabledRules(deps, RUN_KINDS)
+  if (!rules.length) return
+  for (const run of real) {
+    const newest = lastRunAt(deps, run.minionId)
+    if (newest !== null && run.completedAt < newest) continue
+    const details = { jid: run.jid, function: run.fun, status: run.status }
+    for (const rule of rules) {
+      if (run.completedAt < rule.created_at || !globMatch(rule.minion_glob, run.minionId) || !funOk(rule, run.fun)) continue
+      if (rule.kind === 'run_failed') {
+        if (run.status === 'unhealthy') fire(deps, rule, run.minionId, `${run.minionId}: ${run.fun} failed (jid ${run.jid})`, details, run.completedAt)
+        else if (run.status === 'healthy' || run.status === 'changed') resolve(deps, rule, run.minionId, run.completedAt)
+      } else if (rule.kind === 'run_blocked') {
+        if (run.status === 'blocked') fire(deps, rule, run.minionId, `${run.minionId}: ${run.fun} did not run (jid ${run.jid})`, details, run.completedAt)
+        else resolve(deps, rule, run.minionId, run.completedAt)
+      } else if (run.status === 'changed') occurrence(deps, rule, run.minionId, `${run.minionId}: ${run.fun} changed something (jid ${run.jid})`, details, run.completedAt)
+    }
+  }
+}
+
+/** Judges stored key and presence events: a pending key fires key_pending; its decision, or the minion online, resolves. */
+export function watchEvents(deps: AppDeps, events: EventOut[]) {
+  const keyEvents = events.filter((e) => e.category === 'key' || e.event_type === 'minion.online')
+  if (!keyEvents.length) return
+  const rules = enabledRules(deps, ['key_pending', 'minion_offline'])
+  for (const e of keyEvents) {
+    const id = e.minion_id
+    if (!id) continue
+    const at = Date.parse(e.ts)
+    for (const rule of rules) {
+      if (!globMatch(rule.minion_glob, id)) continue
+      if (rule.kind === 'key_pending' && e.event_type === 'key.pend' && at >= rule.created_at) fire(deps, rule, id, `${id}: key pending`, { event: e.event_type }, at)
+      else if (rule.kind === 'key_pending' && e.category === 'key' && e.event_type !== 'key.pend') resolve(deps, rule, id, at)
+      else if (rule.kind === 'minion_offline' && e.event_type === 'minion.online') resolve(deps, rule, id, at)
+    }
+  }
+}
+
+/** The time-based rules: minions offline for long enough, salt-api unreachable for long enough. */
+export function watchTime(deps: AppDeps) {
+  const now = deps.clock.now()
+  for (const rule of enabledRules(deps, ['minion_offline'])) {
+    const forMs = Number(paramsOf(rule).for_minutes ?? 10) * 60_000
+    const firing = firingSubjects(deps, rule.id)
+    const offline = deps.db.$client
+      .query<{ id: string; since: number }, []>("SELECT id, coalesce(last_seen, updated_at) AS since FROM minions WHERE key_state = 'accepted' AND online = 0")
+      .all()
+      .filter((m) => globMatch(rule.minion_glob, m.id))
+    const still = new Set<string>()
+    for (const m of offline) {
+      still.add(m.id)
+      // Offline since before the rule existed counts from the rule's creation.
+      const since = Math.max(m.since, rule.created_at)
+      if (now - since < forMs) continue
+      fire(deps, rule, m.id, `${m.id}: offline for ${Math.floor((now - m.since) / 60_000)} min`, { minutes_offline: Math.floor((now - m.since) / 60_000), last_seen: m.since }, now)
+    }
+    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now)
+  }
+  const reach = deps.salt?.health().reachability
+  for (const rule of enabledRules(deps, ['salt_unreachable'])) {
+    const forMs = Number(paramsOf(rule).for_minutes ?? 5) * 60_000
+    if (reach?.up === false && reach.since !== null && now - Math.max(reach.since, rule.created_at) >= forMs)
+      fire(deps, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now)
+    else if (reach?.up) resolve(deps, rule, 'salt-api', now)
+  }
+}
