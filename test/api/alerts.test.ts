@@ -1,0 +1,182 @@
+// Contract §11: rules, evaluation where the facts land, one open alert per (rule, subject), grouping into one
+// notification per rule and window, silences, and the outbox drained by the sender to a real HTTP receiver.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import { call, testWorld } from '../helpers/app'
+import { normalize } from '../../src/salt/normalize'
+import { applyFacts } from '../../src/features/ingest/apply'
+import { watchTime } from '../../src/features/alerts/watch'
+import { groupTransitions } from '../../src/features/alerts/notify'
+import { DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
+import { send } from '../../src/features/alerts/send'
+
+type World = Awaited<ReturnType<typeof testWorld>>
+let seq = 0
+const failing = { 'test_|-x_|-x_|-fail_without_changes': { result: false, changes: {}, comment: 'Failure!', __run_num__: 0 } }
+const passing = { 'test_|-x_|-x_|-succeed_without_changes': { result: true, changes: {}, comment: 'Success!', __run_num__: 0 } }
+/** A state.apply return of a minion, stored through the ingest path at the world's time. */
+function run(w: World, minion: string, ret: unknown, args: unknown[] = []) {
+  const jid = new Date(w.clock.now()).toISOString().replace(/\D/g, '').slice(0, 17) + String(seq++ % 1000).padStart(3, '0')
+  applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: args, _stamp: new Date(w.clock.now()).toISOString().replace('Z', ''), return: ret }, w.clock.now())])
+  return jid
+}
+const rule = async (w: World, body: Record<string, unknown>) => {
+  const r = await call(w, 'POST', '/api/alerts/rules', { body })
+  expect(r.status).toBe(201)
+  return r.body
+}
+const firing = async (w: World) => (await call(w, 'GET', '/api/alerts')).body.alerts
+
+/** A real HTTP receiver that records what it gets; `mode` decides its answer. */
+function receiver() {
+  const got: { body: string; signature: string | null }[] = []
+  const r = { got, mode: 'ok' as 'ok' | 'fail' | 'hang', server: null as unknown as ReturnType<typeof Bun.serve> }
+  r.server = Bun.serve({
+    port: 0, hostname: '127.0.0.1', idleTimeout: 0,
+    async fetch(req) {
+      const body = await req.text()
+      if (r.mode === 'hang') return new Promise<Response>(() => {})
+      if (r.mode === 'fail') return new Response('down for maintenance', { status: 500 })
+      got.push({ body, signature: req.headers.get('x-saltdeck-signature') })
+      return new Response('ok')
+    },
+  })
+  return r
+}
+let recv: ReturnType<typeof receiver> | null = null
+afterEach(() => recv?.server.stop(true))
+
+describe('rules', () => {
+  test('create, read, change and delete; names unique case-insensitively; unknown channels and bad params are 422', async () => {
+    const w = await testWorld()
+    const r = await rule(w, { name: 'Failed runs', kind: 'run_failed' })
+    expect(r).toMatchObject({ name: 'Failed runs', kind: 'run_failed', minion_glob: '*', params: { fun_glob: '*' }, channel_ids: [], enabled: true, renotify_minutes: 0 })
+    expect(await call(w, 'POST', '/api/alerts/rules', { body: { name: 'FAILED RUNS', kind: 'run_failed' } })).toMatchObject({ status: 409, body: { detail: 'Alert rule name already exists' } })
+    const bad = await call(w, 'POST', '/api/alerts/rules', { body: { name: 'x', kind: 'run_failed', channel_ids: ['0190f0f0-0000-7000-8000-000000000000'] } })
+    expect(bad.status).toBe(422)
+    expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'channel_ids', 0], msg: 'Value error, unknown channel id' })
+    expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'y', kind: 'salt_unreachable', params: { for_minutes: 1441 } } })).status).toBe(422)
+    expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'z', kind: 'vulnerable' } })).status).toBe(422)
+    expect((await call(w, 'PATCH', `/api/alerts/rules/${r.id}`, { body: { enabled: false, minion_glob: 'web*' } })).body).toMatchObject({ enabled: false, minion_glob: 'web*' })
+    expect((await call(w, 'GET', '/api/alerts/rules')).body.rules).toHaveLength(1)
+    expect((await call(w, 'DELETE', `/api/alerts/rules/${r.id}`)).status).toBe(204)
+    expect((await call(w, 'GET', `/api/alerts/rules/${r.id}`)).status).toBe(404)
+    expect((await call(w, 'GET', '/api/audit?action=alert_rule.create')).body.total).toBe(1)
+  })
+})
+
+describe('evaluation where the facts land', () => {
+  test('run_failed: one open alert per minion, a repeat bumps count, a passing run resolves; dry runs, other minions and history never fire', async () => {
+    const w = await testWorld()
+    run(w, 'web-01', failing) // before the rule exists: history
+    w.clock.advance(1000)
+    await rule(w, { name: 'web failures', kind: 'run_failed', minion_glob: 'web*' })
+    w.clock.advance(1000)
+    expect(await firing(w)).toEqual([])
+    run(w, 'web-01', failing)
+    run(w, 'db-01', failing)
+    run(w, 'web-02', failing, ['test=True'])
+    let a = await firing(w)
+    expect(a.map((x: any) => [x.subject, x.count, x.kind])).toEqual([['web-01', 1, 'run_failed']])
+    expect(a[0].details).toMatchObject({ function: 'state.apply', status: 'unhealthy' })
+    w.clock.advance(1000)
+    run(w, 'web-01', failing)
+    a = await firing(w)
+    expect(a.map((x: any) => [x.subject, x.count])).toEqual([['web-01', 2]])
+    w.clock.advance(1000)
+    run(w, 'web-01', passing)
+    expect(await firing(w)).toEqual([])
+    const resolved = (await call(w, 'GET', '/api/alerts?state=resolved')).body.alerts
+    expect(resolved.map((x: any) => [x.subject, x.state, x.count])).toEqual([['web-01', 'resolved', 2]])
+    expect(resolved[0].resolved_at).toBe(new Date(w.clock.now()).toISOString())
+  })
+  test('key_pending fires when a key waits and resolves when it is decided; minion_offline fires after for_minutes and resolves when the minion is back', async () => {
+    const w = await testWorld()
+    await rule(w, { name: 'pending keys', kind: 'key_pending' })
+    await rule(w, { name: 'offline', kind: 'minion_offline', params: { for_minutes: 10 } })
+    applyFacts(w.deps, [normalize('salt/auth', { act: 'pend', id: 'new-01', result: true }, w.clock.now())])
+    expect((await firing(w)).map((x: any) => [x.kind, x.subject])).toEqual([['key_pending', 'new-01']])
+    applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'new-01', result: true }, w.clock.now())])
+    expect(await firing(w)).toEqual([])
+    applyFacts(w.deps, [normalize('salt/presence/change', { new: ['db-01'], lost: [] }, w.clock.now())])
+    applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'db-01', result: true }, w.clock.now())])
+    applyFacts(w.deps, [normalize('salt/presence/change', { new: [], lost: ['db-01'] }, w.clock.now())])
+    w.clock.advance(9 * 60_000)
+    watchTime(w.deps)
+    expect(await firing(w)).toEqual([])
+    w.clock.advance(2 * 60_000)
+    watchTime(w.deps)
+    watchTime(w.deps)
+    const a = await firing(w)
+    expect(a.map((x: any) => [x.kind, x.subject, x.count])).toEqual([['minion_offline', 'db-01', 2]])
+    expect(a[0].details.minutes_offline).toBe(11)
+    applyFacts(w.deps, [normalize('salt/presence/change', { new: ['db-01'], lost: [] }, w.clock.now())])
+    expect(await firing(w)).toEqual([])
+  })
+  test('ack records who and when; the alert keeps firing', async () => {
+    const w = await testWorld()
+    await rule(w, { name: 'f', kind: 'run_failed' })
+    run(w, 'web-01', failing)
+    const [a] = await firing(w)
+    const acked = await call(w, 'POST', `/api/alerts/${a.id}/ack`, { who: 'operator' })
+    expect(acked.body).toMatchObject({ state: 'firing', acked_by: 'oper' })
+    expect((await call(w, 'POST', `/api/alerts/${a.id}/ack`, { who: 'viewer' })).status).toBe(403)
+  })
+})
+
+describe('notifications', () => {
+  test('transitions of one rule within the group window go out as one notification listing every subject, once per channel; silenced alerts send nothing', async () => {
+    const w = await testWorld()
+    const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook', secret: 's3' } } })).body
+    expect(ch.config).toEqual({ url: 'http://127.0.0.1:9/hook', secret_set: true })
+    const r = await rule(w, { name: 'fleet failures', kind: 'run_failed', channel_ids: [ch.id] })
+    for (let i = 0; i < 20; i++) run(w, `web-${String(i).padStart(2, '0')}`, failing)
+    expect(groupTransitions(w.deps, 30)).toBe(0) // the window has not passed
+    w.clock.advance(31_000)
+    expect(groupTransitions(w.deps, 30)).toBe(1)
+    const d = (await call(w, 'GET', '/api/alerts/deliveries')).body
+    expect(d.deliveries.map((x: any) => [x.channel_id, x.status, x.attempts])).toEqual([[ch.id, 'pending', 0]])
+    const body = JSON.parse(w.deps.db.$client.query<{ body: string }, []>('SELECT body FROM alert_notifications').get()!.body)
+    expect(body).toMatchObject({ rule: { id: r.id, name: 'fleet failures', kind: 'run_failed' }, status: 'firing' })
+    expect(body.alerts).toHaveLength(20)
+    // Silenced: web-0* fires again later, nothing is sent.
+    expect((await call(w, 'POST', '/api/alerts/silences', { body: { subject_glob: 'db-*', ends_at: new Date(w.clock.now() + 3600_000).toISOString(), comment: 'maintenance' } })).status).toBe(201)
+    run(w, 'db-01', failing)
+    w.clock.advance(31_000)
+    expect(groupTransitions(w.deps, 30)).toBe(0)
+    expect((await firing(w)).map((x: any) => x.subject)).toContain('db-01')
+  })
+})
+
+describe('delivery', () => {
+  test('a real receiver gets the signed JSON once; a 500 is retried after the backoff; every attempt is recorded', async () => {
+    const w = await testWorld()
+    recv = receiver()
+    const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: `http://127.0.0.1:${recv.server.port}/hook`, secret: 'topsecret' } } })).body
+    await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
+    run(w, 'web-01', failing)
+    w.clock.advance(31_000)
+    groupTransitions(w.deps, 30)
+    const sender = new DeliverySender(w.deps, send, { concurrency: 2, timeoutMs: 2000, everyMs: 1_000_000 })
+    recv.mode = 'fail'
+    await sender.tick()
+    let d = (await call(w, 'GET', '/api/alerts/deliveries')).body.deliveries[0]
+    expect(d).toMatchObject({ status: 'pending', attempts: 1 })
+    expect(d.last_error).toContain('500')
+    expect(d.next_attempt_at).toBe(new Date(w.clock.now() + RETRY_FIRST_MS).toISOString())
+    recv.mode = 'ok'
+    await sender.tick() // not due yet
+    expect(recv.got).toHaveLength(0)
+    w.clock.advance(RETRY_FIRST_MS)
+    await sender.tick()
+    d = (await call(w, 'GET', '/api/alerts/deliveries')).body.deliveries[0]
+    expect(d).toMatchObject({ status: 'sent', attempts: 2, last_error: null })
+    expect(recv.got).toHaveLength(1)
+    const sig = createHmac('sha256', 'topsecret').update(recv.got[0]!.body).digest('hex')
+    expect(recv.got[0]!.signature).toBe(`sha256=${sig}`)
+    expect(JSON.parse(recv.got[0]!.body)).toMatchObject({ status: 'firing', rule: { name: 'f' } })
+    await sender.tick()
+    expect(recv.got).toHaveLength(1)
+    expect(w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM alert_attempts').get()!.n).toBe(2)
+  })
+})
