@@ -51,7 +51,7 @@ describe('login', () => {
     const w = await testWorld()
     const r = await login(w, 'oper', 'password-123')
     expect(r.body.permissions).toEqual([
-      { verb: 'accept', resource_glob: 'key:*' }, { verb: 'collect', resource_glob: 'inventory:*' }, { verb: 'delete', resource_glob: 'key:*' },
+      { verb: 'accept', resource_glob: 'key:*' }, { verb: 'ack', resource_glob: 'alert:*' }, { verb: 'collect', resource_glob: 'inventory:*' }, { verb: 'delete', resource_glob: 'key:*' },
       { verb: 'execute', resource_glob: 'salt:*' }, { verb: 'kill', resource_glob: 'job:*' }, { verb: 'reject', resource_glob: 'key:*' },
       { verb: 'run', resource_glob: '*' }, { verb: 'view', resource_glob: '*' },
     ])
@@ -296,7 +296,7 @@ describe('first start', () => {
     a.deps.db.$client.query("DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE name = 'viewer')").run()
     await bootstrap(a.deps, a.dir, () => {})
     expect(a.deps.db.$client.query('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 })
-    expect(a.deps.db.$client.query("SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'").get()).toEqual({ n: 5 })
+    expect(a.deps.db.$client.query("SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'").get()).toEqual({ n: 6 })
   })
 })
 

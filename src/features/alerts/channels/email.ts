@@ -1,0 +1,53 @@
+/**
+ * The email channel: SMTP through nodemailer (the maintained SMTP client for Node; STARTTLS, TLS and login are a
+ * protocol not to write again). A plain-text and an HTML part; every piece of alert data is escaped in the HTML.
+ */
+import { createTransport } from 'nodemailer'
+import { alertsLink, headline, listed, type Notification, type SendOptions, type SendResult } from './types'
+
+/** An email channel's settings. */
+export interface EmailConfig {
+  host: string
+  port: number
+  security: 'none' | 'starttls' | 'tls'
+  username?: string
+  password?: string
+  from: string
+  to: string[]
+}
+
+/** HTML's five special characters, escaped. */
+export const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+
+/** The text and HTML bodies of a notification. */
+export function mailBodies(n: Notification, o: SendOptions) {
+  const { shown, more } = listed(n)
+  const link = alertsLink(o)
+  const text = [headline(n), '', ...shown.map((a) => `- ${a.subject}: ${a.summary}`), ...(more ? [`...and ${more.toLocaleString('en-US')} more`] : []), ...(link ? ['', `See the alerts in Saltdeck: ${link}`] : [])].join('\n')
+  const html = [
+    `<p><strong>${escapeHtml(headline(n))}</strong></p>`,
+    `<ul>${shown.map((a) => `<li><code>${escapeHtml(a.subject)}</code>: ${escapeHtml(a.summary)}</li>`).join('')}</ul>`,
+    more ? `<p>…and ${more.toLocaleString('en-US')} more</p>` : '',
+    link ? `<p><a href="${escapeHtml(link)}">See the alerts in Saltdeck</a></p>` : '',
+  ].join('')
+  return { text, html }
+}
+
+/** Sends one mail; `tlsInsecure` (tests only) accepts a self-signed certificate. */
+export async function sendEmail(c: EmailConfig, n: Notification, o: SendOptions & { tlsInsecure?: boolean }): Promise<SendResult> {
+  const transport = createTransport({
+    host: c.host, port: c.port, secure: c.security === 'tls', requireTLS: c.security === 'starttls', ignoreTLS: c.security === 'none',
+    auth: c.username ? { user: c.username, pass: c.password ?? '' } : undefined,
+    connectionTimeout: o.timeoutMs, greetingTimeout: o.timeoutMs, socketTimeout: o.timeoutMs,
+    tls: o.tlsInsecure ? { rejectUnauthorized: false } : undefined,
+  })
+  try {
+    const { text, html } = mailBodies(n, o)
+    const info = await transport.sendMail({ from: c.from, to: c.to, subject: `[Saltdeck] ${headline(n)}`, text, html, headers: { 'X-Saltdeck-Notification': n.id } })
+    return { ok: true, detail: `Delivered: the mail server accepted the message for ${info.accepted.length} recipient${info.accepted.length === 1 ? '' : 's'}.` }
+  } catch (e) {
+    return { ok: false, detail: `The mail server did not take the message: ${(e as Error).message}.` }
+  } finally {
+    transport.close()
+  }
+}
