@@ -25,9 +25,17 @@ export class ValidationFailed extends Error {
   }
 }
 
+/**
+ * A rule a validator adds (`value_error`): as FastAPI answers a pydantic validator's ValueError, whose ctx.error is
+ * the exception object serialised as `{}`. `input` is left out when undefined (a secret field).
+ */
+export function valueErrorEntry(loc: (string | number)[], sentence: string, input?: unknown): ErrorEntry {
+  return { type: 'value_error', loc, msg: `Value error, ${sentence}`, ...(input === undefined ? {} : { input }), ctx: { error: {} } }
+}
+
 /** A cross-field rule broken by an otherwise valid body (`value_error`, loc ["body"]). */
 export function valueError(sentence: string, input: unknown): ValidationFailed {
-  return new ValidationFailed([{ type: 'value_error', loc: ['body'], msg: `Value error, ${sentence}`, input, ctx: { error: sentence } }])
+  return new ValidationFailed([valueErrorEntry(['body'], sentence, input)])
 }
 
 /** The contract's answer to a domain or salt error; null for anything else (a bug: 500). */

@@ -5,12 +5,13 @@ answered in process by FastAPI's TestClient. Handlers do nothing: only validatio
 """
 import json
 import sys
+from datetime import datetime
 from typing import Annotated, Literal, Optional, Union
 from uuid import UUID
 
 from fastapi import FastAPI, Query
 from fastapi.testclient import TestClient
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StringConstraints, UrlConstraints
+from pydantic import BaseModel, field_validator, ConfigDict, Field, HttpUrl, StringConstraints, UrlConstraints
 
 # Contract §1.1 additions, in pydantic's own vocabulary: no control characters, names trimmed before their length.
 PLAIN = r'^[^\u0000-\u001f\u007f-\u009f]*$'
@@ -101,6 +102,58 @@ class SaltPatch(Strict):
     verify: Optional[bool] = None
     eauth: Optional[Literal['pam', 'sharedsecret', 'ldap', 'file', 'auto']] = None
     presence_method: Optional[Literal['present', 'status']] = None
+
+
+AlertGlob = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+
+
+class AlertParams(Strict):
+    fun_glob: Optional[AlertGlob] = None
+    for_minutes: Optional[Int(1, 10080)] = None
+
+
+class AlertRuleCreate(Strict):
+    name: Plain(1, 128, True)
+    kind: Literal['run_failed', 'run_blocked', 'run_changed', 'minion_offline', 'key_pending', 'salt_unreachable']
+    minion_glob: AlertGlob = '*'
+    params: AlertParams = AlertParams()
+    channel_ids: Annotated[list[UUID], Field(max_length=50)] = []
+    enabled: bool = True
+    renotify_minutes: Int(0, 10080) = 0
+
+
+class AlertRulePatch(Strict):
+    name: Optional[Plain(1, 128, True)] = None
+    minion_glob: Optional[AlertGlob] = None
+    params: Optional[AlertParams] = None
+    channel_ids: Optional[Annotated[list[UUID], Field(max_length=50)]] = None
+    enabled: Optional[bool] = None
+    renotify_minutes: Optional[Int(0, 10080)] = None
+
+
+class SilenceCreate(Strict):
+    rule_id: Optional[UUID] = None
+    subject_glob: AlertGlob = '*'
+    ends_at: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    comment: Plain(0, 500) = ''
+
+    @field_validator('ends_at')
+    @classmethod
+    def aware(cls, v):
+        try:
+            d = datetime.fromisoformat(v)
+        except ValueError:
+            d = None
+        if d is None or d.tzinfo is None:
+            raise ValueError('ends_at must be a date and time with its zone, e.g. 2030-01-01T00:00:00Z')
+        return v
+
+
+class ChannelCreate(Strict):
+    name: Plain(1, 128, True)
+    type: Literal['webhook', 'slack', 'email']
+    config: dict
+    enabled: bool = True
 
 
 class RunIn(Strict):
@@ -215,6 +268,31 @@ def trend(days: Annotated[int, Query(ge=1, le=365)] = 30): return ok
 
 @app.get('/api/runs/failing-states')
 def failing(since_minutes: Annotated[Optional[int], Query(ge=1, le=525600)] = None, limit: Limit(200) = 20): return ok
+
+
+@app.post('/api/alerts/rules')
+def alert_rule_create(b: AlertRuleCreate): return ok
+
+
+@app.patch('/api/alerts/rules/{rule_id}')
+def alert_rule_patch(rule_id: UUID, b: AlertRulePatch): return ok
+
+
+@app.post('/api/alerts/silences')
+def silence_create(b: SilenceCreate): return ok
+
+
+@app.post('/api/alerts/channels')
+def channel_create(b: ChannelCreate): return ok
+
+
+@app.get('/api/alerts')
+def alerts_list(state: Literal['firing', 'resolved', 'all'] = 'firing', rule_id: Optional[UUID] = None,
+                subject: Annotated[Optional[str], Query(max_length=255)] = None, limit: Limit(500) = 100, offset: Offset = 0): return ok
+
+
+@app.get('/api/alerts/deliveries')
+def deliveries(status: Optional[Literal['pending', 'sent', 'failed']] = None, limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 
 client = TestClient(app)

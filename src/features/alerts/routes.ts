@@ -3,7 +3,7 @@ import { Type as T, type TSchema } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import { Default, Nullable, OneOf, PlainText, paging } from '../../http/schemas'
 import { checkPart } from '../../http/validation'
-import { ValidationFailed } from '../../http/errors'
+import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { CHANNEL_TYPES, channelForSend, createChannel, deleteChannel, getChannel, listChannels, updateChannel, type ChannelType } from './channel-store'
 import {
   RULE_KINDS, ackAlert, createRule, createSilence, deleteRule, deleteSilence, getAlert, getRule, listAlerts, listDeliveries, listRules, listSilences, updateRule,
@@ -37,6 +37,14 @@ function configOf(type: ChannelType, config: unknown) {
   if (r.errors.length) throw new ValidationFailed(r.errors)
   return (r.value as { config: Record<string, unknown> }).config
 }
+const ZONED = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/i
+/** A date and time with its zone (RFC 3339), as epoch ms; a 422 value_error on body.ends_at otherwise. */
+function zonedTime(s: string): number {
+  const t = ZONED.test(s) ? Date.parse(s.replace(' ', 'T')) : NaN
+  if (Number.isFinite(t)) return t
+  throw new ValidationFailed([valueErrorEntry(['body', 'ends_at'], 'ends_at must be a date and time with its zone, e.g. 2030-01-01T00:00:00Z', s)])
+}
+
 /** salt_unreachable counts minutes up to a day. */
 function checkParams(kind: string, params: { for_minutes?: number } | undefined) {
   if (kind === 'salt_unreachable' && (params?.for_minutes ?? 0) > 1440)
@@ -57,9 +65,10 @@ export const alertRoutes = [
   route({ method: 'GET', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'One alert rule', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getRule(deps, params.id) }),
   route({
     method: 'PATCH', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'Change an alert rule', access: manage, params: Id, errors: [404, 409],
-    body: T.Object(Object.fromEntries(Object.entries(RuleFields).map(([k, s]) => [k, T.Optional(s)])), { additionalProperties: false }) as TSchema,
+    // As every PATCH here: null leaves a field alone.
+    body: T.Object(Object.fromEntries(Object.entries(RuleFields).map(([k, s]) => [k, T.Optional(Nullable(s))])), { additionalProperties: false }) as TSchema,
     handler: ({ deps, params, body }) => {
-      const b = body as Parameters<typeof updateRule>[2]
+      const b = Object.fromEntries(Object.entries(body as object).filter(([, v]) => v !== null)) as Parameters<typeof updateRule>[2]
       checkParams(getRule(deps, params.id).kind, b.params)
       return updateRule(deps, params.id, b)
     },
@@ -78,8 +87,8 @@ export const alertRoutes = [
   route({ method: 'GET', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silences', access: view, handler: ({ deps }) => listSilences(deps) }),
   route({
     method: 'POST', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silence matching alerts until a time', access: manage, status: 201, errors: [404],
-    body: T.Object({ rule_id: Default(Nullable(T.String({ format: 'uuid' })), null), subject_glob: Default(Glob, '*'), ends_at: T.String({ format: 'date-time' }), comment: Default(PlainText(0, 500), '') }, { additionalProperties: false }),
-    handler: ({ deps, body, principal }) => createSilence(deps, principal.username, body),
+    body: T.Object({ rule_id: Default(Nullable(T.String({ format: 'uuid' })), null), subject_glob: Default(Glob, '*'), ends_at: T.String({ minLength: 1, maxLength: 64 }), comment: Default(PlainText(0, 500), '') }, { additionalProperties: false }),
+    handler: ({ deps, body, principal }) => createSilence(deps, principal.username, { ...body, ends_at: zonedTime(body.ends_at) }),
     audit: { action: 'alert_silence.create', target: (_, r) => r.id },
   }),
   route({

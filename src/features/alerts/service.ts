@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps'
 import { Conflict, NotFound } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { ValidationFailed } from '../../http/errors'
+import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { unknownChannels } from './channel-store'
 
 /** The rule kinds Saltdeck evaluates. */
@@ -48,7 +48,7 @@ export const getRule = (deps: AppDeps, id: string) => ruleOut(ruleRow(deps, id))
 /** Refuses unknown channel ids as the contract says (422 on body.channel_ids[i]). */
 function checkChannels(deps: AppDeps, ids: string[]) {
   const bad = unknownChannels(deps, ids)
-  if (bad.length) throw new ValidationFailed(bad.map((id) => ({ type: 'value_error', loc: ['body', 'channel_ids', ids.indexOf(id)], msg: 'Value error, unknown channel id', input: id, ctx: { error: 'unknown channel id' } })))
+  if (bad.length) throw new ValidationFailed(bad.map((id) => valueErrorEntry(['body', 'channel_ids', ids.indexOf(id)], 'unknown channel id', id)))
 }
 
 const nameTaken = (deps: AppDeps, name: string, except = '') =>
@@ -157,10 +157,10 @@ const silenceOut = (r: SilenceRow) => ({ id: r.id, rule_id: r.rule_id, subject_g
 export const listSilences = (deps: AppDeps) => ({ silences: deps.db.$client.query<SilenceRow, []>('SELECT * FROM alert_silences ORDER BY ends_at DESC, id').all().map(silenceOut) })
 
 /** Creates a silence. */
-export function createSilence(deps: AppDeps, who: string, b: { rule_id: string | null; subject_glob: string; ends_at: string; comment: string }) {
+export function createSilence(deps: AppDeps, who: string, b: { rule_id: string | null; subject_glob: string; ends_at: number; comment: string }) {
   if (b.rule_id) ruleRow(deps, b.rule_id)
   const id = newId()
-  deps.db.$client.query('INSERT INTO alert_silences (id, rule_id, subject_glob, ends_at, comment, created_by, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)').run(id, b.rule_id, b.subject_glob, Date.parse(b.ends_at), b.comment, who, deps.clock.now())
+  deps.db.$client.query('INSERT INTO alert_silences (id, rule_id, subject_glob, ends_at, comment, created_by, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)').run(id, b.rule_id, b.subject_glob, b.ends_at, b.comment, who, deps.clock.now())
   return silenceOut(deps.db.$client.query<SilenceRow, [string]>('SELECT * FROM alert_silences WHERE id = ?1').get(id)!)
 }
 

@@ -2,7 +2,7 @@
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import { NewPassword, Nullable, PlainText, UuidPath } from '../../http/schemas'
-import { ValidationFailed } from '../../http/errors'
+import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { changeOwnPassword } from '../users/service'
 import { checkLogin, createApiToken, createSession, deleteSession, listApiTokens, revokeApiToken, userSummary } from './service'
 
@@ -41,7 +41,7 @@ export const authRoutes = [
     body: T.Object({ current_password: T.String({ minLength: 1, maxLength: 1024, writeOnly: true }), new_password: NewPassword }, { additionalProperties: false }),
     async handler({ deps, principal, body }) {
       if (body.new_password.toLowerCase() === principal.username.toLowerCase())
-        throw new ValidationFailed([{ type: 'value_error', loc: ['body', 'new_password'], msg: 'Value error, the new password must not equal the username', ctx: { error: 'the new password must not equal the username' } }])
+        throw new ValidationFailed([valueErrorEntry(['body', 'new_password'], 'the new password must not equal the username')])
       await changeOwnPassword(deps, principal.userId, principal.sessionId, body.current_password, body.new_password)
     },
     audit: { action: 'auth.change_password', failures: true, target: (c) => c.principal.username },

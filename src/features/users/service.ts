@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { AppDeps } from '../../deps'
 import { roles, userRoles, users } from '../../db/schema'
-import { ValidationFailed } from '../../http/errors'
+import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { Conflict, Forbidden, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
@@ -43,7 +43,7 @@ export function listUsers(deps: AppDeps) {
 function checkRoleIds(deps: AppDeps, ids: string[], loc: (string | number)[]) {
   const bad = unknownRoleIds(deps, ids)
   if (bad.length)
-    throw new ValidationFailed(bad.map((id) => ({ type: 'value_error', loc: [...loc, ids.indexOf(id)], msg: 'Value error, unknown role id', input: id, ctx: { error: 'unknown role id' } })))
+    throw new ValidationFailed(bad.map((id) => valueErrorEntry([...loc, ids.indexOf(id)], 'unknown role id', id)))
 }
 
 /** Input of user creation. */
