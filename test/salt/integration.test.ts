@@ -21,7 +21,7 @@ let auth: Record<string, string> = {}
 const VERSION = process.env.SALT_BED_VERSION ?? '3006.28'
 /** Saltdeck's environment against the bed (the admin password is read at the first start only). */
 const serveEnv = () => ({
-  SALTDECK_ADMIN_PASSWORD: 'integration-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_PRESENCE_METHOD: 'status',
+  SALTDECK_ADMIN_PASSWORD: 'integration-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_PRESENCE_METHOD: 'status', SALTDECK_ALERT_GROUP_SECONDS: '1',
   SALTDECK_SALT_URL: env.SALT_URL!, SALTDECK_SALT_USERNAME: env.SALT_USER!, SALTDECK_SALT_PASSWORD: env.SALT_PASSWORD!, SALTDECK_SALT_EAUTH: env.SALT_EAUTH!,
 })
 /** Starts Saltdeck on the bed's data dir and logs in as admin. */
@@ -36,6 +36,9 @@ const api = async (method: string, path: string, body?: unknown) => {
   const r = await fetch(`${srv.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: r.status, body: (await r.json().catch(() => null)) as any }
 }
+/** A real HTTP receiver for the alert webhook: every notification it gets, by id. */
+const hooks: { id: string; status: string; rule: { kind: string }; alerts: { subject: string }[] }[] = []
+const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => (hooks.push(await req.json()), new Response('ok')) })
 /** How long `until` waits here: real daemons answer in seconds, not milliseconds. */
 const BED: Patience = { ms: 60_000, every: 500 }
 /** Seconds until web-01's demo-schedule (state.apply demo every 60 s, bed.sh) fires next, by the minion's clock. */
@@ -67,6 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (unavailable) return
   await srv?.stop()
+  receiver.stop(true)
   bed('stop', bedDir)
   rmSync(bedDir, { recursive: true, force: true })
 }, 60_000)
@@ -137,6 +141,22 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(internal.jobs.every((j: any) => j.internal)).toBe(true)
     expect((await api('GET', '/api/jobs?fun=grains.items')).body.total).toBe(0)
     expect((await api('GET', '/api/activity?search=grains.items')).body.total).toBe(0)
+  }, 180_000)
+
+  test('alerts: db-01\'s failing demo state fires run_failed once, and the webhook receives one notification naming it', async () => {
+    const ch = await api('POST', '/api/alerts/channels', { name: 'receiver', type: 'webhook', config: { url: `http://127.0.0.1:${receiver.port}/hook` } })
+    expect(ch.status).toBe(201)
+    expect((await api('POST', '/api/alerts/rules', { name: 'db failures', kind: 'run_failed', minion_glob: 'db-*', channel_ids: [ch.body.id] })).status).toBe(201)
+    expect((await api('POST', '/api/alerts/rules', { name: 'offline', kind: 'minion_offline', params: { for_minutes: 1 }, channel_ids: [ch.body.id] })).status).toBe(201)
+    await betweenScheduledRuns()
+    const run = await api('POST', '/api/run', { tgt: 'db-01', fun: 'state.apply' })
+    expect(run.status).toBe(202)
+    await until(() => runOf('db-01', run.body.jid), 'db-01\'s run', BED)
+    const a = await until(async () => (await api('GET', '/api/alerts')).body.alerts.find((x: any) => x.kind === 'run_failed') ?? null, 'the run_failed alert', BED)
+    expect(a).toMatchObject({ subject: 'db-01', rule_name: 'db failures', state: 'firing', details: { jid: run.body.jid, function: 'state.apply', status: 'unhealthy' } })
+    const n = await until(() => hooks.find((h) => h.rule.kind === 'run_failed') ?? null, 'the webhook', BED)
+    expect(n.alerts.map((x) => x.subject)).toEqual(['db-01'])
+    expect(hooks.filter((h) => h.rule.kind === 'run_failed')).toHaveLength(1)
   }, 180_000)
 
   test('pkg.list_pkgs yields inventory rows with correct counts', async () => {
@@ -299,5 +319,12 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     const ev = (await api('GET', '/api/activity?event_type=minion.offline&minion_id=db-01')).body
     expect(ev.total).toBeGreaterThanOrEqual(1)
     expect((await api('GET', '/api/minions/web-01')).body.online).toBe(true)
-  }, 120_000)
+    // Offline for a minute: minion_offline fires and is sent; back online, it resolves and that is sent too.
+    const off = await until(async () => (await api('GET', '/api/alerts')).body.alerts.find((x: any) => x.kind === 'minion_offline' && x.subject === 'db-01') ?? null, 'the offline alert', { ms: 150_000, every: 2000 })
+    expect(off.state).toBe('firing')
+    await until(() => hooks.find((h) => h.rule.kind === 'minion_offline' && h.status === 'firing') ?? null, 'the offline notification', BED)
+    expect(bed('start-minion', bedDir, 'db-01').exitCode).toBe(0)
+    await until(async () => (await api('GET', `/api/alerts/${off.id}`)).body.state === 'resolved' || null, 'the offline alert resolved', { ms: 90_000, every: 1000 })
+    await until(() => hooks.find((h) => h.rule.kind === 'minion_offline' && h.status === 'resolved') ?? null, 'the resolved notification', BED)
+  }, 420_000)
 })
