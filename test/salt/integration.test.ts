@@ -38,7 +38,7 @@ const api = async (method: string, path: string, body?: unknown) => {
 }
 /** A real HTTP receiver for the alert webhook: every notification it gets, by id. */
 const hooks: { id: string; status: string; rule: { kind: string }; alerts: { subject: string }[] }[] = []
-const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => (hooks.push(await req.json()), new Response('ok')) })
+const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (hooks.push((await req.json()) as (typeof hooks)[number]), new Response("ok")) })
 /** How long `until` waits here: real daemons answer in seconds, not milliseconds. */
 const BED: Patience = { ms: 60_000, every: 500 }
 /** Seconds until web-01's demo-schedule (state.apply demo every 60 s, bed.sh) fires next, by the minion's clock. */
