@@ -21,7 +21,7 @@ const runColumns = (minionId: string, canJobs: boolean): Column<Run>[] => [
     label: 'Completed',
     cell: (r) => <a href={runHref(minionId, r.jid)} aria-label={`Run of ${dateTime(r.completed_at)}${r.test ? ' (dry run)' : ''}`}><time datetime={r.completed_at} title={ago(r.completed_at)}>{dateTime(r.completed_at)}</time></a>,
   },
-  { label: 'Status', cell: (r) => <span class="badges"><Badge tone={runTone(r.status)}>{r.status}</Badge><DryRun test={r.test} /></span> },
+  { label: 'Status', cell: (r) => <span class="badges"><Badge tone={runTone(r.status)}>{r.status}</Badge>{r.test ? ' ' : null}<DryRun test={r.test} /></span> },
   { label: 'Function', cell: (r) => r.fun, class: 'mono' },
   { label: 'SLS', cell: (r) => ((r.sls ?? []).length ? r.sls.join(', ') : '—'), class: 'mono' },
   { label: 'OK', cell: (r) => count(r.pass_count), class: 'num' },
