@@ -41,10 +41,10 @@ export function ResultMark({ s, test }: { s: Pick<StateRow, 'result' | 'changed'
 
 const columns = (test: boolean): Column<StateRow>[] => [
   { label: 'Result', cell: (s) => <ResultMark s={s} test={test} />, class: 'nowrap' },
-  { label: 'ID', cell: (s) => s.id, class: 'mono' },
-  { label: 'Function', cell: (s) => s.function, class: 'mono nowrap' },
-  { label: 'Name', cell: (s) => s.name, class: 'mono' },
-  { label: 'SLS', cell: (s) => s.sls || '—', class: 'mono' },
+  { label: 'ID', cell: (s) => s.id, class: 'mono state-id' },
+  { label: 'Function', cell: (s) => s.function, class: 'mono' },
+  { label: 'Name', cell: (s) => s.name, class: 'mono state-name' },
+  { label: 'SLS', cell: (s) => s.sls || '—', class: 'mono state-sls' },
   { label: 'Comment', cell: (s) => (s.comment ? (s.comment.includes('\n') ? <Folded text={s.comment} label="comment" /> : s.comment) : '—'), class: 'comment' },
   { label: 'Duration', cell: (s) => duration(s.duration_ms), class: 'num nowrap' },
   { label: test ? 'Would change' : 'Changes', cell: (s) => <Changes s={s} />, class: 'changes' },
