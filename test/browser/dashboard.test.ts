@@ -311,6 +311,22 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await expectClean('job page')
   })
 
+  test('the jobs list shows each job\'s outcome and initiator, and offers the internal jobs', async () => {
+    await nav('Jobs')
+    const table = page.getByRole('main').getByRole('table', { name: 'Jobs' })
+    const headers = (await table.getByRole('columnheader').allInnerTexts()).map((s) => s.trim())
+    expect(headers).toEqual(['Job id', 'Function', 'Target', 'Initiator', 'Started', 'Outcome'])
+    // A state.apply of db-01 alone (the grains and inventory jobs target every minion).
+    const db = table.locator('tbody tr').filter({ has: page.locator('td:nth-child(3)', { hasText: /^db-01$/ }) }).first()
+    expect(await db.innerText()).toMatch(/root/)
+    expect(await db.innerText()).toMatch(/1 returned, (\d+ failed, )?0 not returned/)
+    await page.getByLabel(/Show internal jobs/).check()
+    await until(() => page.url().includes('internal=1'), 'the internal jobs asked for', PATIENT)
+    await page.getByLabel(/Show internal jobs/).uncheck()
+    await until(() => !page.url().includes('internal=1'), 'the internal jobs hidden again', PATIENT)
+    await expectClean('jobs list')
+  })
+
   test('the overview shows fleet compliance: the trend chart and the failing states, linking to unhealthy minions', async () => {
     await nav('Overview')
     const panel = page.getByRole('region', { name: 'Fleet compliance' })

@@ -147,7 +147,7 @@ export function JobPage({ params }: PageProps) {
               <dt>Initiator</dt><dd>{j.initiator ?? j.user ?? '—'}{j.internal ? <> <Badge tone="muted">internal</Badge></> : null}</dd>
               <dt>Salt user</dt><dd>{j.user ?? '—'}</dd>
               <dt>Started</dt><dd>{dateTime(j.started_at)}</dd>
-              <dt>State</dt><dd>{j.running === undefined ? '—' : j.running ? 'waiting for returns' : 'finished'}</dd>
+              {j.running !== undefined ? <><dt>State</dt><dd>{j.running ? 'waiting for returns' : 'finished'}</dd></> : null}
               <dt>Outcome</dt><dd>{jobOutcome({ returned: j.returns.length, minions: j.minions, failed: j.failed ?? j.returns.filter((x) => x.success === false).length })}</dd>
               <dt>Arguments</dt><dd>{j.arg === null || (Array.isArray(j.arg) && !j.arg.length) ? 'none' : <pre>{clip(prettyJson(j.arg), CLIP).text}</pre>}</dd>
             </dl>
