@@ -374,7 +374,11 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await until(async () => (await sys.api('GET', '/api/admin/settings')).pollers.jobs_poll_interval_seconds === 45, 'stored interval', PATIENT)
     // The page says so, and the scheduler took it.
     await page.getByRole('status').filter({ hasText: /saved/i }).first().waitFor()
-    const jobs = (await sys.api('GET', '/api/admin/pollers')).pollers.find((p: { name: string }) => p.name === 'jobs')
+    // Saving reloads the event stream; while it reconnects the jobs poller runs at its catch-up interval (30 s), then at 45.
+    const jobs = await until(async () => {
+      const j = (await sys.api('GET', '/api/admin/pollers')).pollers.find((p: { name: string }) => p.name === 'jobs')
+      return j?.interval_seconds === 45 ? j : null
+    }, 'the jobs poller at 45 s', PATIENT)
     expect(jobs).toMatchObject({ enabled: true, interval_seconds: 45 })
     await expectClean('pollers')
   })
