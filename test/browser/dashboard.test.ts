@@ -289,6 +289,18 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await expectClean('dry run')
   })
 
+  test("a run that returned errors instead of states lists them as text", async () => {
+    await page.goto(`${sys.url}/#/minions/web-01`)
+    const history = page.getByRole('region', { name: 'Run history' }).getByRole('table', { name: 'Runs' })
+    await until(async () => (await history.getByRole('row').count()) === 5, "web-01's four runs", PATIENT)
+    await history.locator('tbody tr').first().getByRole('link').first().click()
+    const states = page.getByRole('region', { name: 'States', exact: true })
+    await states.getByRole('heading', { name: 'Errors returned instead of states' }).waitFor()
+    expect(await states.locator('li pre').innerText()).toContain('is running as PID 4242')
+    expect(await states.getByRole('table').count()).toBe(0)
+    await expectClean('run errors')
+  })
+
   test('the job page of a state job shows the states per minion, the raw return one click away', async () => {
     const { runs } = await sys.api('GET', '/api/minions/db-01/runs?test=false')
     await page.goto(`${sys.url}/#/jobs/${runs[0].jid}`)

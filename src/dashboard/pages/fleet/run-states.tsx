@@ -67,7 +67,8 @@ export function RunBody({ run, failedOnly, caption }: { run: RunDetail; failedOn
     <>
       {run.errors?.length ? (
         <div class="render-errors">
-          <h3>Render errors</h3>
+          <h3>Errors returned instead of states</h3>
+          <p class="muted small">A render or compile error, or a refusal such as another state run in progress.</p>
           <ul>{run.errors.map((e, i) => <li key={i}><pre>{e}</pre></li>)}</ul>
         </div>
       ) : null}
