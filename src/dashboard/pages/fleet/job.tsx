@@ -118,6 +118,8 @@ export function JobPage({ params }: PageProps) {
   const doKill = () => kill.run(async () => {
     const out = await api<{ kill_jid: string | null; minions: string[] }>('POST', `/api/jobs/${encodeURIComponent(jid)}/kill`, {})
     setKilled(`Kill sent to ${out.minions.length} minion${out.minions.length === 1 ? '' : 's'}${out.kill_jid ? ` (job ${out.kill_jid})` : ''}.`)
+    // The job record now says who killed it (and, once the minions answer, that it no longer runs).
+    r.reload()
   })
   const returned = new Set(j?.returns.map((x) => x.minion_id))
   const missing = j?.minions ? j.minions.filter((m) => !returned.has(m)) : []

@@ -1,6 +1,6 @@
 /** The job list (function and user filters, paging) and, for those who may execute, the Run command form. */
 import { qs } from '../../lib/api'
-import { ago, count, dateTime } from '../../lib/format'
+import { ago, dateTime } from '../../lib/format'
 import { jobFunLabel, jobOutcome, type Job } from '../../lib/fleet'
 import { useQueryNav } from '../../lib/filters'
 import { useEffect, useState } from 'preact/hooks'
