@@ -11,8 +11,16 @@ import { definePollers } from './pollers/definitions'
 import { versionOf } from './salt/replies'
 import type { SaltHealthSnapshot } from './lib/poller-status'
 import { applyFacts } from './features/ingest/apply'
-import { readSection, saltCredentials } from './features/settings/service'
+import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
+import type { SaltFacts } from './salt/facts'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
+
+/**
+ * A stream batch without the master's presence events: salt/presence/present and /change come from the connection
+ * table, matched by address, as manage.present does; with presence method `status` the operator chose pings instead,
+ * and those events would mark a stopped minion online again every loop_interval.
+ */
+const withoutPresence = (f: SaltFacts): SaltFacts => (f.presentList || f.presence.length ? { ...f, presentList: undefined, presence: [] } : f)
 
 /** The salt side of one service. */
 export class SaltRuntime implements SaltSide {
@@ -38,7 +46,7 @@ export class SaltRuntime implements SaltSide {
     }))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
-      store: (batch) => void applyFacts(deps, batch),
+      store: (batch) => void applyFacts(deps, presenceMethod(deps) === 'status' ? batch.map(withoutPresence) : batch),
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,
     }, opts.streamBackoff)
     this.stream.onState = (state) => {

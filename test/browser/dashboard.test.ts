@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { missingTool } from '../helpers/tools'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
-import { CHROMIUM, HOSTILE_ID, HOSTILE_PKG, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
+import { copyFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { CHROMIUM, DB_STATES, HOSTILE_COMMENT, HOSTILE_ID, HOSTILE_PKG, HOSTILE_STATE, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
 
 // Like test:salt: without the browser the suite says why and skips, except under CI=true (.ci/run installs it).
 const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tests')
@@ -90,7 +92,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await page.reload()
     const card = (label: string) => page.getByRole('link', { name: new RegExp(`${label}$`) })
     // Each card loads its own count: wait until none shows the "…" placeholder.
-    await until(async () => !(await page.getByRole('region', { name: 'Fleet' }).innerText()).includes('…'), 'the four counts', PATIENT)
+    await until(async () => !(await page.getByRole('region', { name: 'Fleet', exact: true }).innerText()).includes('…'), 'the four counts', PATIENT)
     // 4 accepted minions answer; cache-01 is down (and the pending key's minion has never been seen).
     expect(await card('Minions online').innerText()).toMatch(/^\s*4\s/)
     expect(await card('Keys pending').innerText()).toMatch(/^\s*1\s/)
@@ -207,6 +209,157 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await expectClean('minion')
   })
 
+  test("the run page lists a run's states in Salt's order, filters the failed ones and compares with the previous run", async () => {
+    await nav('Minions')
+    await page.getByRole('link', { name: 'db-01', exact: true }).click()
+    await page.getByRole('heading', { name: 'Minion db-01' }).waitFor()
+    const history = page.getByRole('region', { name: 'Run history' }).getByRole('table', { name: 'Runs' })
+    await until(async () => (await history.getByRole('row').count()) === 4, "db-01's three runs", PATIENT)
+    // Newest first: the failing run, the good one, the dry run; each with its state files.
+    expect((await history.locator('tbody tr td:nth-child(2)').allInnerTexts()).map((s) => s.trim().replace(/\s+/g, ' '))).toEqual(['unhealthy', 'healthy', 'changed dry run'])
+    expect((await history.locator('tbody tr td:nth-child(4)').allInnerTexts()).map((s) => s.trim())).toEqual(['db.server, db.config, db.hostile', 'db.server, db.config', 'db.server, db.config'])
+    const { runs } = await sys.api('GET', '/api/minions/db-01/runs')
+    await history.locator('tbody tr').first().getByRole('link').first().click()
+    await page.getByRole('heading', { name: `Run ${runs[0].jid} on db-01` }).waitFor()
+    const main = page.getByRole('main')
+    const states = main.getByRole('table', { name: 'States', exact: true })
+    await states.waitFor()
+    const ids = async () => (await states.locator('tbody tr td:nth-child(2)').allInnerTexts()).map((s) => s.trim())
+    // The return listed its states out of order; the page follows __run_num__.
+    expect(await ids()).toEqual([...DB_STATES, HOSTILE_STATE])
+    expect((await states.locator('tbody tr td:nth-child(1)').allInnerTexts()).map((s) => s.trim())).toEqual(['✔ succeeded', '✔ succeeded', '✖ failed', '✖ failed'])
+    expect(await page.getByRole('region', { name: 'Run', exact: true }).innerText()).toContain('2 succeeded, 2 failed, 1 changed, 4 total')
+    expect(await page.getByRole('region', { name: 'Run', exact: true }).innerText()).toContain('db.server, db.config, db.hostile')
+    // The hostile state's id and comment are text.
+    expect(await states.getByText(HOSTILE_COMMENT).count()).toBe(1)
+    // pg_hba.conf's diff is a <pre>, its first lines shown and the rest folded.
+    const hba = states.locator('tbody tr').nth(1)
+    expect(await hba.locator('pre').first().innerText()).toContain('@@ -1,6 +1,8 @@')
+    expect(await hba.locator('details summary').first().innerText()).toMatch(/^3 more lines of diff$/)
+    expect(await hba.innerText()).toContain('"mode": "0640"')
+    // Compare with the previous (good) run.
+    await main.getByRole('link', { name: 'Compare with previous' }).click()
+    const diff = page.getByRole('region', { name: 'Compared with the previous run' })
+    const changes = diff.getByRole('table', { name: 'Differing states' })
+    await changes.waitFor()
+    const rows = async () => (await changes.locator('tbody tr').allInnerTexts()).map((s) => s.trim().replace(/\s+/g, ' '))
+    expect(await rows()).toEqual([
+      'pg_hba db.config succeeded changed succeeded → changed',
+      'postgresql-service db.server succeeded failed succeeded → failed',
+      `${HOSTILE_STATE} db.hostile absent failed absent → failed`,
+    ])
+    expect(await diff.innerText()).toContain(`run ${runs[1].jid}`)
+    const file = await shot(page, 'run-page')
+    if (process.env.SALTDECK_DOC_SHOTS) copyFileSync(file, resolve(import.meta.dir, '..', '..', 'docs', 'run-page.png'))
+    // Failed only keeps the two failing states, in order.
+    await main.getByLabel('Failed only').check()
+    await until(async () => JSON.stringify(await ids()) === JSON.stringify(['postgresql-service', HOSTILE_STATE]), 'only the failed states', PATIENT)
+    expect(page.url()).toContain('failed=1')
+    await main.getByLabel('Failed only').uncheck()
+    await until(async () => (await ids()).length === 4, 'all states again', PATIENT)
+    // The last good run is the previous one here as well.
+    await main.getByRole('link', { name: 'Compare with last good' }).click()
+    await page.getByRole('region', { name: 'Compared with the last good run' }).getByRole('table', { name: 'Differing states' }).waitFor()
+    await expectClean('run page')
+  })
+
+  test('a dry run carries its mark and Salt\'s "would change" wording; the history filters dry and real runs', async () => {
+    await page.getByRole('link', { name: 'Minion db-01', exact: true }).click()
+    const region = page.getByRole('region', { name: 'Run history' })
+    const history = region.getByRole('table', { name: 'Runs' })
+    await until(async () => (await history.getByRole('row').count()) === 4, 'three runs', PATIENT)
+    await region.getByRole('button', { name: 'Dry runs', exact: true }).click()
+    await until(async () => (await history.getByRole('row').count()) === 2, 'the dry run alone', PATIENT)
+    expect(await history.locator('tbody tr').innerText()).toContain('dry run')
+    expect(await history.locator('tbody tr').innerText()).toContain('would change')
+    await region.getByRole('button', { name: 'Real runs', exact: true }).click()
+    await until(async () => (await history.getByRole('row').count()) === 3, 'the two real runs', PATIENT)
+    expect(await history.innerText()).not.toContain('dry run')
+    await region.getByRole('button', { name: 'Dry runs', exact: true }).click()
+    await until(async () => (await history.getByRole('row').count()) === 2, 'the dry run alone', PATIENT)
+    await history.locator('tbody tr').first().getByRole('link').first().click()
+    const run = page.getByRole('region', { name: 'Run', exact: true })
+    await run.waitFor()
+    expect(await run.locator('.badge').allInnerTexts()).toEqual(['changed', 'dry run'])
+    expect(await run.innerText()).toContain('2 succeeded, 0 failed, 1 would change, 3 total')
+    const states = page.getByRole('table', { name: 'States', exact: true })
+    expect((await states.locator('tbody tr td:nth-child(1)').allInnerTexts()).map((s) => s.trim())).toEqual(['✔ succeeded', '— would change', '✔ succeeded'])
+    expect(await states.getByRole('columnheader', { name: 'Would change' }).count()).toBe(1)
+    await shot(page, 'run-page-dry')
+    await expectClean('dry run')
+  })
+
+  test("a run that returned errors instead of states lists them as text", async () => {
+    await page.goto(`${sys.url}/#/minions/web-01`)
+    const history = page.getByRole('region', { name: 'Run history' }).getByRole('table', { name: 'Runs' })
+    await until(async () => (await history.getByRole('row').count()) === 5, "web-01's four runs", PATIENT)
+    await history.locator('tbody tr').first().getByRole('link').first().click()
+    const states = page.getByRole('region', { name: 'States', exact: true })
+    await states.getByRole('heading', { name: 'Errors returned instead of states' }).waitFor()
+    expect(await states.locator('li pre').innerText()).toContain('is running as PID 4242')
+    expect(await states.getByRole('table').count()).toBe(0)
+    await expectClean('run errors')
+  })
+
+  test('the job page of a state job shows the states per minion, the raw return one click away', async () => {
+    const { runs } = await sys.api('GET', '/api/minions/db-01/runs?test=false')
+    await page.goto(`${sys.url}/#/jobs/${runs[0].jid}`)
+    await page.getByRole('heading', { name: `Job ${runs[0].jid}` }).waitFor()
+    const job = page.getByRole('region', { name: 'Job', exact: true })
+    await job.waitFor()
+    expect(await job.innerText()).toMatch(/Initiator\s+root/)
+    expect(await job.innerText()).toMatch(/1 returned.*0 not returned/)
+    const returns = page.getByRole('region', { name: 'Returns' })
+    const states = returns.getByRole('table', { name: 'States of db-01' })
+    await states.waitFor()
+    expect((await states.locator('tbody tr td:nth-child(2)').allInnerTexts()).map((s) => s.trim())).toEqual([...DB_STATES, HOSTILE_STATE])
+    const raw = returns.locator('details.raw')
+    expect(await raw.locator('pre').isVisible()).toBe(false)
+    await raw.getByText('Raw return').click()
+    expect(await raw.locator('pre').innerText()).toContain('"__run_num__"')
+    await returns.getByLabel('Failed states only').check()
+    await until(async () => (await states.locator('tbody tr').count()) === 2, 'the failed states', PATIENT)
+    await shot(page, 'job-state')
+    await expectClean('job page')
+  })
+
+  test('the jobs list shows each job\'s outcome and initiator, and offers the internal jobs', async () => {
+    await nav('Jobs')
+    const table = page.getByRole('main').getByRole('table', { name: 'Jobs' })
+    const headers = (await table.getByRole('columnheader').allInnerTexts()).map((s) => s.trim())
+    expect(headers).toEqual(['Job id', 'Function', 'Target', 'Initiator', 'Started', 'Outcome'])
+    // A state.apply of db-01 alone (the grains and inventory jobs target every minion).
+    const db = table.locator('tbody tr').filter({ has: page.locator('td:nth-child(3)', { hasText: /^db-01$/ }) }).first()
+    expect(await db.innerText()).toMatch(/root/)
+    expect(await db.innerText()).toMatch(/1 returned, (\d+ failed, )?0 not returned/)
+    await page.getByLabel(/Show internal jobs/).check()
+    await until(() => page.url().includes('internal=1'), 'the internal jobs asked for', PATIENT)
+    await page.getByLabel(/Show internal jobs/).uncheck()
+    await until(() => !page.url().includes('internal=1'), 'the internal jobs hidden again', PATIENT)
+    await expectClean('jobs list')
+  })
+
+  test('the overview shows fleet compliance: the trend chart and the failing states, linking to unhealthy minions', async () => {
+    await nav('Overview')
+    const panel = page.getByRole('region', { name: 'Fleet compliance' })
+    const chart = panel.getByRole('img')
+    await chart.waitFor()
+    const today = new Date().toISOString().slice(0, 10)
+    // web-01 blocked, web-02 changed, db-01 unhealthy, the hostile minion healthy; cache-01 and new-01 never ran.
+    expect(await chart.getAttribute('aria-label')).toMatch(new RegExp(`over 30 days .* on ${today}: 1 healthy, 1 changed, 1 unhealthy, 1 blocked, \\d+ never run\\.$`))
+    expect(await panel.locator('.legend').innerText()).toContain('1 unhealthy')
+    const failing = panel.locator('ol.failing')
+    await failing.waitFor()
+    expect(await failing.innerText()).toContain(HOSTILE_STATE)
+    expect(await failing.innerText()).toContain('Service postgresql failed to start')
+    await shot(page, 'overview-compliance')
+    await failing.getByRole('link', { name: 'postgresql-service' }).click()
+    await page.getByRole('heading', { name: 'Minions', exact: true }).waitFor()
+    expect(page.url()).toContain('#/minions?status=unhealthy')
+    await page.getByRole('link', { name: 'db-01', exact: true }).waitFor()
+    await expectClean('overview compliance')
+  })
+
   test('search packages and open the versions of one', async () => {
     await nav('Packages')
     const main = page.getByRole('main')
@@ -233,7 +386,11 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await until(async () => (await sys.api('GET', '/api/admin/settings')).pollers.jobs_poll_interval_seconds === 45, 'stored interval', PATIENT)
     // The page says so, and the scheduler took it.
     await page.getByRole('status').filter({ hasText: /saved/i }).first().waitFor()
-    const jobs = (await sys.api('GET', '/api/admin/pollers')).pollers.find((p: { name: string }) => p.name === 'jobs')
+    // Saving reloads the event stream; while it reconnects the jobs poller runs at its catch-up interval (30 s), then at 45.
+    const jobs = await until(async () => {
+      const j = (await sys.api('GET', '/api/admin/pollers')).pollers.find((p: { name: string }) => p.name === 'jobs')
+      return j?.interval_seconds === 45 ? j : null
+    }, 'the jobs poller at 45 s', PATIENT)
     expect(jobs).toMatchObject({ enabled: true, interval_seconds: 45 })
     await expectClean('pollers')
   })
@@ -285,7 +442,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       return h.problems.length === 0 && h.event_stream.state === 'connected'
     }, 'no problems left and the stream back', { ms: 15_000, every: 250 })
     await page.reload()
-    await until(async () => !(await page.getByRole('region', { name: 'Fleet' }).innerText()).includes('…'), 'the counts', PATIENT)
+    await until(async () => !(await page.getByRole('region', { name: 'Fleet', exact: true }).innerText()).includes('…'), 'the counts', PATIENT)
     expect(await panel.count()).toBe(0)
     // Four answered before, and new-01 was accepted on the Keys page above.
     expect(await page.getByRole("link", { name: /Minions online/ }).innerText()).toMatch(/^\s*5\s/)

@@ -15,6 +15,12 @@ import { until, type Patience } from '../helpers/until'
 export const HOSTILE_ID = '<img src=x onerror=alert(1)>'
 /** A package name with markup, shipped by the hostile minion: inventory rows are minion data too. */
 export const HOSTILE_PKG = '<svg/onload=alert(2)>'
+/** A state id with markup in db-01's failing run (issue 11): state data is minion data too. */
+export const HOSTILE_STATE = '<img src=x onerror=alert(3)>'
+/** That state's comment, markup as well. */
+export const HOSTILE_COMMENT = '<script>alert(4)</script><b>not bold</b>'
+/** db-01's state ids in Salt's run order (its failing run adds HOSTILE_STATE last). */
+export const DB_STATES = ['postgresql-pkg', 'pg_hba', 'postgresql-service']
 /** The key left pending for the accept test. */
 export const PENDING_ID = 'new-01'
 
@@ -125,14 +131,18 @@ export class System {
     await until(() => this.salt.streamCount > 0, 'event stream connected', PATIENT)
 
     const now = Date.now()
+    // db-01's runs with state detail, before the runs below (its failing run is the one of the list): a dry run, then a good run.
+    this.publishRun('db-01', 'changed', now - 12 * 60_000, { ret: dbReturn('dry'), args: ['test=True'] })
+    this.publishRun('db-01', 'healthy', now - 10 * 60_000, { ret: dbReturn('good') })
     const runs: [string, RunKind][] = [
       ['web-01', 'healthy'], ['web-01', 'changed'], ['web-01', 'unhealthy'], ['web-01', 'blocked'],
       ['web-02', 'changed'], ['db-01', 'unhealthy'], [HOSTILE_ID, 'healthy'],
     ]
-    runs.forEach(([id, kind], i) => this.publishRun(id, kind, now - (runs.length - i) * 60_000))
+    runs.forEach(([id, kind], i) => this.publishRun(id, kind, now - (runs.length - i) * 60_000, id === 'db-01' ? { ret: dbReturn('bad') } : {}))
     this.salt.publish(`salt/minion/${HOSTILE_ID}/start`, { id: HOSTILE_ID, cmd: '_minion_event', data: 'Minion started' })
     await until(async () => (await this.api('GET', '/api/minions/web-01/runs')).total === 4, 'runs stored', PATIENT)
     await until(async () => (await this.api('GET', `/api/minions/${encodeURIComponent(HOSTILE_ID)}/runs`)).total === 1, 'hostile run stored', PATIENT)
+    await until(async () => (await this.api('GET', '/api/minions/db-01/runs')).total === 3, "db-01's runs stored", PATIENT)
 
     await this.api('POST', '/api/inventory/refresh', {})
     await until(async () => {
@@ -148,14 +158,19 @@ export class System {
     if (r.status !== 202 && r.status !== 409) throw new Error(`run ${name}: ${r.status} ${await r.text()}`)
   }
 
-  /** Publishes a state.apply job (new + one return) on the fake's /events, shaped to give the run `kind`. */
-  publishRun(minionId: string, kind: RunKind, at: number) {
+  /**
+   * Publishes a state.apply job (new + one return) on the fake's /events, shaped to give the run `kind`, or with the
+   * return and arguments given (`['test=True']` makes it a dry run); returns its jid.
+   */
+  publishRun(minionId: string, kind: RunKind, at: number, o: { ret?: unknown; args?: unknown[] } = {}) {
     const jid = newJid(at)
-    const ret = stateReturn(kind)
+    const ret = o.ret ?? stateReturn(kind)
+    const args = o.args ?? []
     const stampAt = saltStamp(at)
-    this.salt.publish(`salt/job/${jid}/new`, { jid, tgt_type: 'glob', tgt: minionId, user: 'root', fun: 'state.apply', arg: [], minions: [minionId], missing: [], _stamp: saltStamp(at - 5000) })
+    this.salt.publish(`salt/job/${jid}/new`, { jid, tgt_type: 'glob', tgt: minionId, user: 'root', fun: 'state.apply', arg: args, minions: [minionId], missing: [], _stamp: saltStamp(at - 5000) })
     const retcode = kind === 'healthy' || kind === 'changed' ? 0 : kind === 'blocked' ? 1 : 2
-    this.salt.publish(`salt/job/${jid}/ret/${minionId}`, { cmd: '_return', id: minionId, success: retcode === 0, return: ret, retcode, jid, fun: 'state.apply', fun_args: [], _stamp: stampAt })
+    this.salt.publish(`salt/job/${jid}/ret/${minionId}`, { cmd: '_return', id: minionId, success: retcode === 0, return: ret, retcode, jid, fun: 'state.apply', fun_args: args, _stamp: stampAt })
+    return jid
   }
 
   /** Stops the binary and the fake; keeps nothing but the screenshots. */
@@ -178,6 +193,31 @@ function stateReturn(kind: RunKind): unknown {
   if (kind === 'healthy') return state('nginx', true, {})
   if (kind === 'changed') return state('nginx', true, { nginx: { old: '1.22.1-9', new: '1.22.1-9+deb12u1' } })
   return { ...state('nginx', true, {}), ...state('postgresql-15', false, {}) }
+}
+
+/** The unified diff file.managed reports for pg_hba.conf: long enough to be folded. */
+export const PG_HBA_DIFF = ['--- ', '+++ ', '@@ -1,6 +1,8 @@', ' # TYPE  DATABASE  USER  ADDRESS  METHOD', ' local   all       postgres          peer',
+  ' local   all       all               peer', '-host    all       all   127.0.0.1/32  md5', '+host    all       all   127.0.0.1/32  scram-sha-256',
+  '+host    all       all   10.0.0.0/8    scram-sha-256', ' host    all       all   ::1/128       scram-sha-256', '+# managed by salt'].join('\n')
+
+/**
+ * db-01's state returns with Salt's per-state fields (`__id__`, `__sls__`, `__run_num__`), listed out of run order:
+ * `good` all succeed; `dry` (test=True) would change pg_hba.conf; `bad` changes it, fails the service and HOSTILE_STATE.
+ */
+function dbReturn(kind: 'good' | 'dry' | 'bad'): Record<string, unknown> {
+  const st = (key: string, id: string, sls: string, order: number, result: boolean | null, comment: string, changes: Record<string, unknown> = {}) =>
+    ({ [key]: { __id__: id, __sls__: sls, __run_num__: order, name: key.split('_|-')[2], result, comment, changes, duration: 10 + order, start_time: '09:00:00.000000' } })
+  const hba = '/etc/postgresql/15/main/pg_hba.conf'
+  const out = {
+    ...st('service_|-postgresql-service_|-postgresql_|-running', 'postgresql-service', 'db.server', 2,
+      kind === 'bad' ? false : true, kind === 'bad' ? 'Service postgresql failed to start\nJob for postgresql.service failed because the control process exited with error code.' : 'The service postgresql is already running'),
+    ...st(`file_|-pg_hba_|-${hba}_|-managed`, 'pg_hba', 'db.config', 1, kind === 'dry' ? null : true,
+      kind === 'good' ? `File ${hba} is in the correct state` : kind === 'dry' ? `The file ${hba} is set to be changed` : `File ${hba} updated`,
+      kind === 'good' ? {} : { diff: PG_HBA_DIFF, mode: '0640' }),
+    ...st('pkg_|-postgresql-pkg_|-postgresql-15_|-installed', 'postgresql-pkg', 'db.server', 0, true, 'All specified packages are already installed'),
+  }
+  if (kind === 'bad') Object.assign(out, st(`cmd_|-${HOSTILE_STATE}_|-echo hi_|-run`, HOSTILE_STATE, 'db.hostile', 3, false, HOSTILE_COMMENT))
+  return out
 }
 
 /** Salt's `_stamp` format (UTC, microseconds, no zone). */

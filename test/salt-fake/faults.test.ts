@@ -100,6 +100,24 @@ describe('salt 3007.0–3008.2: manage.status counts silent minions as up (#6958
   })
 })
 
+describe('presence method status', () => {
+  test("the master's presence events (matched by address) do not mark a minion online that the pings found down", async () => {
+    w = await saltWorld()
+    expect((await call(w, 'PUT', '/api/admin/settings/salt', { body: { presence_method: 'status' } })).status).toBe(200)
+    await until(() => w.rt.stream.status().connected, 'the stream connected')
+    await w.rt.scheduler.run('keys')
+    w.salt.minions.get('db-01')!.online = false
+    await w.rt.scheduler.run('presence')
+    expect((await w.get('/api/minions/db-01')).online).toBe(false)
+    // One host, three minions: the connection table still lists db-01 (test/salt/README.md, Quirks).
+    w.salt.publish('salt/presence/present', { present: ['web-01', 'web-02', 'db-01'] })
+    w.salt.publish('salt/presence/change', { new: ['db-01'], lost: [] })
+    w.salt.publish('salt/key', { act: 'pend', id: 'web-09', result: true })
+    await until(async () => (await w.get('/api/keys')).pending.includes('web-09'), 'the events after them stored')
+    expect((await w.get('/api/minions/db-01')).online).toBe(false)
+  })
+})
+
 describe('salt 3008: the split minion-data cache leaves cache.grains empty after an upgrade (#69775)', () => {
   test('grains still arrive, also on a first grains tick that runs before the keys poller has', async () => {
     w = await saltWorld()

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { flagParam, intParam, oneOf, withChanges } from '../../src/dashboard/lib/query'
 import {
-  clip, duration, fingerprintOf, heartbeat, widenWindow, WIDGET_WINDOWS, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
+  clip, duration, fingerprintOf, headLines, heartbeat, isStateFun, jobFunLabel, jobOutcome, outcomeWord, runCountsText, splitChanges, stateResult, trendBars, trendSummary, widenWindow, WIDGET_WINDOWS, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
   MINION_STATUSES, type ActivityEvent, type WidgetConfig,
 } from '../../src/dashboard/lib/fleet'
 import { MINION_STATUSES as SERVER_MINION_STATUSES } from '../../src/features/minions/service'
@@ -132,4 +132,52 @@ test('fingerprintOf reads own keys only: an id named like an Object property has
   expect(fingerprintOf(lists, 'constructor')).toBeNull()
   expect(fingerprintOf(lists, 'toString')).toBeNull()
   expect(fingerprintOf(lists, 'web-02')).toBeNull()
+})
+
+describe('runs (issue 11)', () => {
+  test('a state result reads as a symbol and a word; a dry run\'s undecided state would change', () => {
+    expect(stateResult(true, false)).toMatchObject({ symbol: '✔', word: 'succeeded' })
+    expect(stateResult(false, true)).toMatchObject({ symbol: '✖', word: 'failed' })
+    expect(stateResult(null, true, true)).toMatchObject({ symbol: '—', word: 'would change' })
+    expect(stateResult(null, false)).toMatchObject({ symbol: '—', word: 'not run' })
+  })
+  test('diff outcomes in words', () => {
+    const pairs = [[null, { result: true, changed: true }], [{ result: false, changed: false }, { result: true, changed: false }], [{ result: null, changed: true }, null]] as const
+    expect(pairs.map(([a, b]) => `${outcomeWord(a)} → ${outcomeWord(b)}`)).toEqual(['absent → changed', 'failed → succeeded', 'would change → absent'])
+  })
+  test('run counts use "would change" for a dry run', () => {
+    const c = { pass_count: 2, fail_count: 0, change_count: 1, total_count: 3 }
+    expect(runCountsText({ ...c, test: false })).toBe('2 succeeded, 0 failed, 1 changed, 3 total')
+    expect(runCountsText({ ...c, test: true })).toBe('2 succeeded, 0 failed, 1 would change, 3 total')
+  })
+  test('changes: a diff string apart, the rest as JSON; nothing when empty', () => {
+    expect(splitChanges({})).toBeNull()
+    expect(splitChanges({ diff: '--- a\n+++ b', mode: '0640' })).toEqual({ diff: '--- a\n+++ b', rest: '{\n  "mode": "0640"\n}' })
+    expect(splitChanges({ diff: 'x' })).toEqual({ diff: 'x', rest: null })
+    expect(splitChanges({ diff: { old: 1 } })).toEqual({ diff: null, rest: '{\n  "diff": {\n    "old": 1\n  }\n}' })
+  })
+  test('headLines keeps the first lines and counts the rest', () => {
+    expect(headLines('a\nb\nc', 3)).toEqual({ head: 'a\nb\nc', rest: 0 })
+    expect(headLines('a\nb\nc\nd', 2)).toEqual({ head: 'a\nb', rest: 2 })
+  })
+  test('job labels: state files beside state functions, outcome counts as far as known', () => {
+    expect(isStateFun('state.apply') && isStateFun('state.highstate') && isStateFun('state.sls')).toBe(true)
+    expect(isStateFun('state.running') || isStateFun('test.ping') || isStateFun(null)).toBe(false)
+    expect(jobFunLabel({ fun: 'state.apply', sls: ['demo', 'web'] })).toBe('state.apply demo,web')
+    expect(jobFunLabel({ fun: 'state.apply' })).toBe('state.apply')
+    expect(jobFunLabel({ fun: 'cmd.run', sls: ['x'] })).toBe('cmd.run')
+    expect(jobOutcome({ returned: 3, failed: 1, minions: ['a', 'b', 'c', 'd'] })).toBe('3 returned, 1 failed, 1 not returned')
+    expect(jobOutcome({ returned: 3, minions: null })).toBe('3 returned')
+  })
+  test('the trend: a summary of the newest point, stacked bars within the box', () => {
+    const p = (day: string, healthy: number, unhealthy: number) => ({ day, healthy, changed: 0, unhealthy, blocked: 0, never: 1 })
+    const t = { days: 2, points: [p('2026-11-22', 1, 0), p('2026-11-23', 2, 1)] }
+    expect(trendSummary(t)).toBe('Minions by last run over 2 days (2026-11-22 to 2026-11-23); on 2026-11-23: 2 healthy, 0 changed, 1 unhealthy, 0 blocked, 1 never run.')
+    expect(trendSummary({ days: 30, points: [] })).toBe('No run history yet.')
+    const bars = trendBars(t, 100, 40)
+    expect(bars.map((b) => [b.day, b.status, b.h])).toEqual([
+      ['2026-11-22', 'healthy', 10], ['2026-11-22', 'never', 10], ['2026-11-23', 'healthy', 20], ['2026-11-23', 'unhealthy', 10], ['2026-11-23', 'never', 10],
+    ])
+    expect(bars.every((b) => b.y >= 0 && b.y + b.h <= 40 + 1e-9 && b.x + b.w <= 100)).toBe(true)
+  })
 })

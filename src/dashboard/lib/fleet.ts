@@ -50,6 +50,64 @@ export interface Run extends RunCounts {
   fun: string
   completed_at: string
   status: string
+  /** A dry run (test=True): shown with its mark, never a minion's last run. */
+  test: boolean
+  /** The state files the run applied, in run order. */
+  sls: string[]
+}
+/** One state of a run, in Salt's order. */
+export interface StateRow {
+  key: string
+  id: string
+  sls: string
+  function: string
+  name: string
+  result: boolean | null
+  changed: boolean
+  comment: string
+  changes: Record<string, unknown>
+  duration_ms: number
+  order: number
+}
+/** GET /api/minions/{id}/runs/{jid}: the run with its states, or its render errors, or neither when pruned. */
+export interface RunDetail extends Run {
+  minion_id: string
+  states: StateRow[] | null
+  errors: string[] | null
+  detail_pruned: boolean
+}
+/** A state's outcome in one run of a diff. */
+export interface Outcome {
+  result: boolean | null
+  changed: boolean
+}
+/** GET /api/minions/{id}/runs/{jid}/diff. */
+export interface RunDiff {
+  from: Run & { detail_pruned: boolean }
+  to: Run & { detail_pruned: boolean }
+  states: { key: string; id: string; sls: string; before: Outcome | null; after: Outcome | null }[]
+}
+/** Counts of minions by their last real run's status (summary, and each trend point). */
+export interface StatusCounts {
+  healthy: number
+  changed: number
+  unhealthy: number
+  blocked: number
+  never: number
+}
+/** GET /api/runs/trend. */
+export interface Trend {
+  days: number
+  points: (StatusCounts & { day: string })[]
+}
+/** One item of GET /api/runs/failing-states. */
+export interface FailingState {
+  id: string
+  sls: string
+  function: string
+  minion_count: number
+  last_failed_at: string
+  sample_comment: string
 }
 /** One activity event. */
 export interface ActivityEvent {
@@ -88,6 +146,18 @@ export interface Job {
   arg: unknown
   minions: string[] | null
   returned: number
+  /** Who dispatched it: the Saltdeck user, else salt's user ('schedule' for a minion schedule). Absent on older servers. */
+  initiator?: string | null
+  /** A job Saltdeck ran for itself (grains, inventory, presence). */
+  internal?: boolean
+  killed_at?: string | null
+  killed_by?: string | null
+  /** Returns with success false. */
+  failed?: number
+  /** Still waiting for returns: Kill only makes sense while true. */
+  running?: boolean
+  /** State files of a state.apply/state.sls job, from its arguments. */
+  sls?: string[]
 }
 /** GET /api/jobs/{jid}. */
 export interface JobDetail extends Job {
@@ -262,4 +332,98 @@ export interface SaltHealth {
   pollers: { name: string; interval_seconds: number; last_success_at: string | null; lag_seconds: number | null; last_error: string | null; late: boolean }[]
   known_faults: { id: string; versions: string; issue: string; summary: string; handling: string }[]
   problems: string[]
+}
+
+/** Whether a job function runs states (its returns are state runs with a per-state detail). */
+export function isStateFun(fun: string | null | undefined): boolean {
+  return !!fun && /^state\.(apply|sls|highstate|sls_id|single|top|template|template_str|low|high)$/.test(fun)
+}
+
+/** The function with the state files of a state job beside it: "state.apply demo,web". */
+export function jobFunLabel(j: Pick<Job, 'fun' | 'sls'>): string {
+  const fun = j.fun ?? '—'
+  const sls = j.sls ?? []
+  return isStateFun(j.fun) && sls.length ? `${fun} ${sls.join(',')}` : fun
+}
+
+/** A job's outcome in words: "3 returned, 1 failed, 0 not returned" (not returned only when the expected minions are known). */
+export function jobOutcome(j: Pick<Job, 'returned' | 'minions' | 'failed'>): string {
+  const parts = [`${j.returned.toLocaleString()} returned`]
+  if (j.failed !== undefined) parts.push(`${j.failed.toLocaleString()} failed`)
+  if (j.minions) parts.push(`${Math.max(0, j.minions.length - j.returned).toLocaleString()} not returned`)
+  return parts.join(', ')
+}
+
+/** A state's result as a symbol and a word (never colour alone); a dry run's undecided state "would change". */
+export function stateResult(result: boolean | null, test: boolean, changed = false): { symbol: string; word: string; tone: 'ok' | 'bad' | 'info' | 'muted' } {
+  if (result === true) return { symbol: '✔', word: 'succeeded', tone: 'ok' }
+  if (result === false) return { symbol: '✖', word: 'failed', tone: 'bad' }
+  if (test) return { symbol: '—', word: changed ? 'would change' : 'would run', tone: 'info' }
+  return { symbol: '—', word: 'not run', tone: 'muted' }
+}
+
+/** One side of a diff in words: "absent", "failed", "succeeded", "changed", "would change". */
+export function outcomeWord(o: Outcome | null): string {
+  if (!o) return 'absent'
+  if (o.result === false) return 'failed'
+  if (o.result === null) return o.changed ? 'would change' : 'not run'
+  return o.changed ? 'changed' : 'succeeded'
+}
+
+/** A run's counts as the highstate outputter words them: a dry run "would change" rather than "changed". */
+export function runCountsText(r: Pick<Run, 'pass_count' | 'fail_count' | 'change_count' | 'total_count' | 'test'>): string {
+  const change = r.test ? 'would change' : 'changed'
+  return `${r.pass_count.toLocaleString()} succeeded, ${r.fail_count.toLocaleString()} failed, ${r.change_count.toLocaleString()} ${change}, ${r.total_count.toLocaleString()} total`
+}
+
+/** Text cut to its first `lines` lines: `rest` is how many lines were left out (0 when it fits). */
+export function headLines(text: string, lines: number): { head: string; rest: number } {
+  const all = text.split('\n')
+  return all.length <= lines ? { head: text, rest: 0 } : { head: all.slice(0, lines).join('\n'), rest: all.length - lines }
+}
+
+/**
+ * A state's changes split for display: unified diffs (a string under a `diff` key, as file.managed reports) apart,
+ * and the rest as pretty JSON; null when there are none.
+ */
+export function splitChanges(changes: Record<string, unknown> | null | undefined): { diff: string | null; rest: string | null } | null {
+  if (!changes || typeof changes !== 'object' || !Object.keys(changes).length) return null
+  const { diff, ...rest } = changes as Record<string, unknown>
+  if (typeof diff !== 'string') return { diff: null, rest: prettyJson(changes) }
+  return { diff, rest: Object.keys(rest).length ? prettyJson(rest) : null }
+}
+
+/** The trend's newest point in words, for the chart's accessible name. */
+export function trendSummary(t: Trend): string {
+  const last = t.points[t.points.length - 1]
+  if (!last) return 'No run history yet.'
+  const first = t.points[0]!
+  return `Minions by last run over ${t.points.length} day${t.points.length === 1 ? '' : 's'} (${first.day} to ${last.day}); on ${last.day}: ` +
+    `${last.healthy} healthy, ${last.changed} changed, ${last.unhealthy} unhealthy, ${last.blocked} blocked, ${last.never} never run.`
+}
+
+/** The order the trend chart stacks the statuses in, bottom up. */
+export const TREND_STATUSES = ['healthy', 'changed', 'blocked', 'unhealthy', 'never'] as const
+
+/**
+ * The stacked bars of the trend chart in a `width`×`height` box: one column per day, one rectangle per non-zero status,
+ * heights scaled to the largest day total.
+ */
+export function trendBars(t: Trend, width: number, height: number): { day: string; status: (typeof TREND_STATUSES)[number]; x: number; y: number; w: number; h: number }[] {
+  const n = t.points.length
+  if (!n) return []
+  const max = Math.max(1, ...t.points.map((p) => TREND_STATUSES.reduce((a, s) => a + p[s], 0)))
+  const step = width / n
+  const w = Math.max(1, step - (step > 4 ? 1 : 0))
+  const out: ReturnType<typeof trendBars> = []
+  t.points.forEach((p, i) => {
+    let y = height
+    for (const status of TREND_STATUSES) {
+      if (!p[status]) continue
+      const h = (p[status] / max) * height
+      y -= h
+      out.push({ day: p.day, status, x: Math.round(i * step * 100) / 100, y: Math.round(y * 100) / 100, w: Math.round(w * 100) / 100, h: Math.round(h * 100) / 100 })
+    }
+  })
+  return out
 }

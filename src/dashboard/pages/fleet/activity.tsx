@@ -58,6 +58,10 @@ export function Activity({ query }: PageProps) {
   const r = useGet<{ total: number; events: ActivityEvent[] }>(`/api/activity${qs({ ...f, limit: LIMIT, offset })}`)
   const [shown, setShown] = useState<{ total: number; events: ActivityEvent[] } | undefined>()
   const [paused, setPaused] = useState(false)
+  // The Minion field keeps what is typed until it is committed (change): a live event re-rendering the page meanwhile
+  // must not put the query's old value back into it.
+  const [minionText, setMinionText] = useState(f.minion ?? '')
+  useEffect(() => setMinionText(f.minion ?? ''), [f.minion])
   const [live, setLive] = useState<Live>('off')
   const top = useRef<number | undefined>(undefined)
 
@@ -132,7 +136,7 @@ export function Activity({ query }: PageProps) {
             </select>
           </Field>
           <Field id="act-minion" label="Minion" hint="Part of the id (case-sensitive)">
-            <input id="act-minion" value={f.minion ?? ''} maxLength={255} placeholder="web-0" aria-describedby="act-minion-hint" onChange={(e) => set({ minion: e.currentTarget.value.trim() })} />
+            <input id="act-minion" value={minionText} maxLength={255} placeholder="web-0" aria-describedby="act-minion-hint" onInput={(e) => setMinionText(e.currentTarget.value)} onChange={(e) => set({ minion: e.currentTarget.value.trim() })} />
           </Field>
           {f.minion_id ? (
             <p class="field">Only minion <span class="mono">{f.minion_id}</span> <button type="button" onClick={() => set({ minion_id: undefined })}>Show all minions</button></p>

@@ -3,6 +3,7 @@ import type { PageDef } from '../../lib/pages'
 import { Overview } from './overview'
 import { Minions } from './minions'
 import { Minion } from './minion'
+import { RunPage } from './run'
 import { Activity } from './activity'
 import { Inventory } from './inventory'
 import { PackageVersions } from './package'
@@ -16,6 +17,7 @@ export const fleetPages: PageDef[] = [
   { pattern: '/', title: 'Overview', component: Overview, nav: { label: 'Overview', section: 'Fleet' } },
   { pattern: '/minions', title: 'Minions', component: Minions, nav: { label: 'Minions', section: 'Fleet' }, needs: ['view', 'minion:*'] },
   { pattern: '/minions/:id', title: 'Minion', component: Minion, needs: ['view', 'minion:*'] },
+  { pattern: '/minions/:id/runs/:jid', title: 'Run', component: RunPage, needs: ['view', 'minion:*'] },
   { pattern: '/activity', title: 'Activity', component: Activity, nav: { label: 'Activity', section: 'Fleet' } },
   { pattern: '/inventory', title: 'Packages', component: Inventory, nav: { label: 'Packages', section: 'Fleet' }, needs: ['view', 'inventory:*'] },
   { pattern: '/inventory/:name', title: 'Package', component: PackageVersions, needs: ['view', 'inventory:*'] },

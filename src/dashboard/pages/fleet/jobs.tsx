@@ -1,15 +1,15 @@
 /** The job list (function and user filters, paging) and, for those who may execute, the Run command form. */
 import { qs } from '../../lib/api'
-import { ago, count, dateTime } from '../../lib/format'
-import type { Job } from '../../lib/fleet'
+import { ago, dateTime } from '../../lib/format'
+import { jobFunLabel, jobOutcome, type Job } from '../../lib/fleet'
 import { useQueryNav } from '../../lib/filters'
 import { useEffect, useState } from 'preact/hooks'
 import { useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
-import { intParam } from '../../lib/query'
+import { flagParam, intParam } from '../../lib/query'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { Badge, ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import { RunCommand } from './run-command'
 
 const LIMIT = 50
@@ -21,11 +21,22 @@ export function jobHref(jid: string) {
 
 const columns: Column<Job>[] = [
   { label: 'Job id', cell: (j) => <a href={jobHref(j.jid)}>{j.jid}</a>, class: 'mono' },
-  { label: 'Function', cell: (j) => j.fun ?? '—', class: 'mono' },
+  { label: 'Function', cell: (j) => jobFunLabel(j), class: 'mono' },
   { label: 'Target', cell: (j) => j.target ?? '—' },
-  { label: 'User', cell: (j) => j.user ?? '—' },
+  {
+    label: 'Initiator',
+    cell: (j) => <>{j.initiator ?? j.user ?? '—'}{j.internal ? <> <Badge tone="muted">internal</Badge></> : null}</>,
+  },
   { label: 'Started', cell: (j) => <time datetime={j.started_at} title={dateTime(j.started_at)}>{ago(j.started_at)}</time> },
-  { label: 'Returned', cell: (j) => (j.minions ? `${count(j.returned)} of ${count(j.minions.length)}` : count(j.returned)), class: 'num' },
+  {
+    label: 'Outcome',
+    cell: (j) => (
+      <span class="badges">
+        {jobOutcome(j)}
+        {j.killed_at || j.killed_by ? <Badge tone="warn">killed</Badge> : j.running ? <Badge tone="info">running</Badge> : null}
+      </span>
+    ),
+  },
 ]
 
 /** Exact-match filters on function and user, applied together with the Search button. */
@@ -51,13 +62,18 @@ export function Jobs({ query }: PageProps) {
   const { can } = useSession()
   const fun = query.get('fun') ?? ''
   const user = query.get('user') ?? ''
+  const internal = flagParam(query, 'internal')
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/jobs', query)
-  const r = useGet<{ total: number; jobs: Job[] }>(`/api/jobs${qs({ fun, user, limit: LIMIT, offset })}`)
+  const r = useGet<{ total: number; jobs: Job[] }>(`/api/jobs${qs({ fun, user, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
   return (
     <Page title="Jobs">
       {can('execute', 'salt:*') ? <RunCommand /> : null}
       <JobFilter fun={fun} user={user} onApply={(f, u) => set({ fun: f, user: u })} />
+      <label class="check">
+        <input type="checkbox" checked={internal} onChange={(e) => set({ internal: e.currentTarget.checked ? '1' : undefined })} />
+        Show internal jobs <span class="muted small">(grains, inventory and presence calls Saltdeck makes for itself)</span>
+      </label>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
       <div class="wide"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>

@@ -9,18 +9,24 @@ import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { PresenceBadge } from './presence'
+import { runHref } from './run'
+import { DryRun } from './run-states'
 import { Badge, ErrorBox, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
 
 const RUN_LIMIT = 20
 const PKG_LIMIT = 50
 
-const runColumns = (canJobs: boolean): Column<Run>[] => [
-  { label: 'Completed', cell: (r) => <time datetime={r.completed_at} title={ago(r.completed_at)}>{dateTime(r.completed_at)}</time> },
-  { label: 'Status', cell: (r) => <Badge tone={runTone(r.status)}>{r.status}</Badge> },
+const runColumns = (minionId: string, canJobs: boolean): Column<Run>[] => [
+  {
+    label: 'Completed',
+    cell: (r) => <a href={runHref(minionId, r.jid)} aria-label={`Run of ${dateTime(r.completed_at)}${r.test ? ' (dry run)' : ''}`}><time datetime={r.completed_at} title={ago(r.completed_at)}>{dateTime(r.completed_at)}</time></a>,
+  },
+  { label: 'Status', cell: (r) => <span class="badges"><Badge tone={runTone(r.status)}>{r.status}</Badge>{r.test ? ' ' : null}<DryRun test={r.test} /></span> },
   { label: 'Function', cell: (r) => r.fun, class: 'mono' },
+  { label: 'SLS', cell: (r) => ((r.sls ?? []).length ? r.sls.join(', ') : '—'), class: 'mono' },
   { label: 'OK', cell: (r) => count(r.pass_count), class: 'num' },
   { label: 'Failed', cell: (r) => count(r.fail_count), class: 'num' },
-  { label: 'Changed', cell: (r) => count(r.change_count), class: 'num' },
+  { label: 'Changed', cell: (r) => (r.test ? <>{count(r.change_count)} <span class="muted small">would change</span></> : count(r.change_count)), class: 'num' },
   { label: 'Total', cell: (r) => count(r.total_count), class: 'num' },
   { label: 'Duration', cell: (r) => duration(r.duration_ms), class: 'num' },
   { label: 'Job', cell: (r) => (canJobs ? <a href={href(`/jobs/${encodeURIComponent(r.jid)}`)}>{r.jid}</a> : r.jid), class: 'mono' },
@@ -34,13 +40,17 @@ const pkgColumns: Column<Pkg>[] = [
   { label: 'Source', cell: (p) => p.source || '—' },
 ]
 
-/** The run history with its status filter (badges as toggle buttons) and pager. */
+const RUN_KINDS = ['', 'false', 'true'] as const
+const RUN_KIND_LABEL = { '': 'Real and dry runs', false: 'Real runs', true: 'Dry runs' } as const
+
+/** The run history with its status filter (badges as toggle buttons), its dry/real filter and pager. */
 function Runs({ id, path, query }: { id: string; path: string; query: URLSearchParams }) {
   const { can } = useSession()
   const status = oneOf(query, 'run_status', RUN_STATUSES, '')
+  const test = oneOf(query, 'run_test', ['true', 'false'] as const, '')
   const offset = intParam(query, 'run_offset', 0)
   const set = useQueryNav(path, query)
-  const r = useGet<{ total: number; runs: Run[] }>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, limit: RUN_LIMIT, offset })}`)
+  const r = useGet<{ total: number; runs: Run[] }>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, test, limit: RUN_LIMIT, offset })}`)
   return (
     <Panel id="runs-h" title="Run history">
       <div class="toolbar" role="group" aria-label="Run status filter">
@@ -50,9 +60,16 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
           </button>
         ))}
       </div>
+      <div class="toolbar" role="group" aria-label="Dry run filter">
+        {RUN_KINDS.map((k) => (
+          <button type="button" class="chip" aria-pressed={test === k} onClick={() => set({ run_test: k, run_offset: undefined }, false)}>
+            {RUN_KIND_LABEL[k]}
+          </button>
+        ))}
+      </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.runs} columns={runColumns(can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
+      <div class="wide"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
       <Pager total={r.data?.total} limit={RUN_LIMIT} offset={offset} onChange={(o) => set({ run_offset: o }, false)} />
     </Panel>
   )

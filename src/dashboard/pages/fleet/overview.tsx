@@ -1,4 +1,4 @@
-/** The overview: fleet counts from the list endpoints' totals, the activity heartbeat and the recent-events widget. */
+/** The overview: fleet counts from the list endpoints' totals, fleet compliance, the activity heartbeat and the recent-events widget. */
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
 import { useEffect, useState } from 'preact/hooks'
@@ -7,6 +7,7 @@ import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Loading, Page, Panel } from '../../lib/ui'
+import { Compliance } from './compliance'
 import { EventRow } from './event-row'
 import { HEALTH_REFRESH_MS, SaltHealthPanel } from './salt-health'
 
@@ -91,6 +92,7 @@ export function Overview() {
           </div>
         </section>
       ) : null}
+      {minions ? <Compliance refreshMs={REFRESH_MS} /> : null}
       {anyEvents ? (
         <Panel id="ov-activity" title="Recent activity">
           <ErrorBox error={cfg.error} />
