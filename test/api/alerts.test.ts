@@ -6,7 +6,7 @@ import { call, testWorld } from '../helpers/app'
 import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { watchTime } from '../../src/features/alerts/watch'
-import { groupTransitions } from '../../src/features/alerts/notify'
+import { groupTransitions, renotify } from '../../src/features/alerts/notify'
 import { DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
 import { send } from '../../src/features/alerts/send'
 
@@ -146,6 +146,31 @@ describe('notifications', () => {
     w.clock.advance(31_000)
     expect(groupTransitions(w.deps, 30)).toBe(0)
     expect((await firing(w)).map((x: any) => x.subject)).toContain('db-01')
+  })
+})
+
+describe('renotify', () => {
+  test('a rule with renotify_minutes tells again about an alert still firing, once per period; none without it', async () => {
+    const w = await testWorld()
+    const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
+    await rule(w, { name: 'again', kind: 'run_failed', minion_glob: 'web-*', renotify_minutes: 60, channel_ids: [ch.id] })
+    await rule(w, { name: 'once', kind: 'run_failed', minion_glob: 'db-*', channel_ids: [ch.id] })
+    run(w, 'web-01', failing)
+    run(w, 'db-01', failing)
+    w.clock.advance(31_000)
+    expect(groupTransitions(w.deps, 30)).toBe(2)
+    const notes = () => w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM alert_notifications').get()!.n
+    w.clock.advance(59 * 60_000)
+    expect(renotify(w.deps)).toBe(0)
+    w.clock.advance(60_000)
+    expect(renotify(w.deps)).toBe(1)
+    expect(renotify(w.deps)).toBe(0) // already waiting for its window
+    w.clock.advance(31_000)
+    groupTransitions(w.deps, 30)
+    expect(notes()).toBe(3)
+    const last = JSON.parse(w.deps.db.$client.query<{ body: string }, []>('SELECT body FROM alert_notifications ORDER BY created_at DESC LIMIT 1').get()!.body)
+    expect(last).toMatchObject({ status: 'firing', rule: { name: 'again' } })
+    expect(last.alerts.map((a: any) => a.subject)).toEqual(['web-01'])
   })
 })
 
