@@ -9,9 +9,11 @@ import { ErrorBox, Page } from './lib/ui'
 import { ChangePassword, Login } from './pages/auth'
 import { fleetPages } from './pages/fleet'
 import { adminPages } from './pages/admin'
+import { alertPages } from './pages/alerts'
 
 const pages: PageDef[] = [
   ...fleetPages,
+  ...alertPages,
   ...adminPages,
   { pattern: '/account/password', title: 'Change password', component: () => <ChangePassword /> },
 ]
@@ -19,7 +21,7 @@ const pages: PageDef[] = [
 /** The side navigation, filtered by what the user holds. */
 function Nav({ me, path, onLogout }: { me: Me; path: string; onLogout: () => void }) {
   const visible = pages.filter((p) => p.nav && (!p.needs || holds(me, ...p.needs)))
-  const sections = ['Fleet', 'Admin'] as const
+  const sections = ['Fleet', 'Alerts', 'Admin'] as const
   return (
     <nav class="side" aria-label="Main">
       <a class="brand" href="#/">Saltdeck</a>

@@ -31,6 +31,18 @@ function CountCard({ label, status, tone, unknown }: { label: string; status: st
   )
 }
 
+/** The firing alerts as a count card linking to the Alerts page. */
+function AlertsCard() {
+  const r = useGet<Total>(`/api/alerts${qs({ state: 'firing', limit: 1 })}`, REFRESH_MS)
+  const n = r.data?.total
+  return (
+    <a class={`card card-link${n ? ' card-bad' : ''}`} href={href('/alerts')}>
+      <span class="n">{r.error ? '!' : n === undefined ? '…' : count(n)}</span>
+      <span>Alerts firing</span>
+    </a>
+  )
+}
+
 /** The last activity of any kind against the widget's heartbeat window. */
 function Heartbeat({ minutes }: { minutes: number }) {
   const r = useGet<{ total: number; events: ActivityEvent[] }>(`/api/activity${qs({ limit: 1 })}`, REFRESH_MS)
@@ -89,6 +101,7 @@ export function Overview() {
             <CountCard label="Minions offline" status="offline" tone="warn" unknown={unknown} />
             <CountCard label="Keys pending" status="pending" tone="warn" />
             <CountCard label="Runs failing" status="unhealthy" tone="bad" />
+            {can('view', 'alert:*') ? <AlertsCard /> : null}
           </div>
         </section>
       ) : null}
