@@ -13,7 +13,7 @@ const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tes
 
 const NEW_PASSWORD = 'browser-test-pw-2'
 /** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
-const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
+const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
 
 let sys: System
 let browser: Browser
@@ -456,6 +456,60 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await shot(page, 'salt-health')
     await expectClean('salt health')
   }, 60_000)
+
+  test('alerts: a webhook channel tested from its page, a run_failed rule, a failing run of the hostile minion fires an alert shown as text, Ack, the delivery sent once', async () => {
+    const got: { id: string; alerts?: { subject: string }[] }[] = []
+    const recv = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => (got.push((await req.json()) as (typeof got)[number]), new Response('ok')) })
+    try {
+      await nav('Channels')
+      const form = page.getByRole('form', { name: 'New channel' })
+      await form.getByLabel('Name').fill('receiver')
+      await form.getByLabel('URL').fill(`http://127.0.0.1:${recv.port}/hook`)
+      await form.getByRole('button', { name: 'Create channel' }).click()
+      await page.getByRole('status').filter({ hasText: 'Channel receiver created.' }).waitFor()
+      await page.getByRole('button', { name: 'Test receiver' }).click()
+      await page.getByRole('status').filter({ hasText: 'receiver: Delivered: the receiver answered 200.' }).waitFor()
+      expect(got).toHaveLength(1)
+      await shot(page, 'alerts-channels')
+      await nav('Rules')
+      const rf = page.getByRole('form', { name: 'New alert rule' })
+      await rf.getByLabel('Name').fill('failed runs')
+      await rf.getByRole('checkbox', { name: /receiver/ }).check()
+      await rf.getByRole('button', { name: 'Create rule' }).click()
+      await page.getByRole('status').filter({ hasText: 'Rule failed runs created.' }).waitFor()
+      expect(await page.getByRole('table', { name: 'Alert rules' }).innerText()).toContain('receiver')
+      // A failing run of the hostile minion, through the event stream.
+      const jid = '20261123100000000001'
+      await until(async () => {
+        sys.salt.publish(`salt/job/${jid}/ret/${HOSTILE_ID}`, { id: HOSTILE_ID, jid, fun: 'state.apply', retcode: 2, return: { 'test_|-x_|-x_|-fail_without_changes': { result: false, changes: {}, comment: '<b>bad</b>', __run_num__: 0 } } })
+        return (await sys.api('GET', '/api/alerts')).total >= 1 || null
+      }, 'the alert firing', PATIENT)
+      await nav('Alerts')
+      const table = page.getByRole('table', { name: 'Alerts' })
+      await until(async () => (await table.innerText()).includes(HOSTILE_ID), 'the alert row', PATIENT)
+      await shot(page, 'alerts')
+      await expectClean('alerts')
+      await page.getByRole('button', { name: `Ack ${HOSTILE_ID}` }).click()
+      await page.getByRole('status').filter({ hasText: `Alert on ${HOSTILE_ID} acknowledged.` }).waitFor()
+      expect(await table.innerText()).toContain('by admin')
+      // Grouped for one second here, then sent once to the receiver.
+      await until(() => got.some((g) => g.alerts?.some((a) => a.subject === HOSTILE_ID)) || null, 'the webhook', PATIENT)
+      await nav('Deliveries')
+      await until(async () => (await page.getByRole('table', { name: 'Deliveries' }).innerText()).includes('sent'), 'the delivery sent', PATIENT)
+      expect(got.filter((g) => g.alerts?.some((a) => a.subject === HOSTILE_ID))).toHaveLength(1)
+      await shot(page, 'alerts-deliveries')
+      await nav('Silences')
+      const sf = page.getByRole('form', { name: 'New silence' })
+      await sf.getByLabel('Subjects (glob)').fill('db-*')
+      await sf.getByLabel('Comment').fill('maintenance')
+      await sf.getByRole('button', { name: 'Silence' }).click()
+      await page.getByRole('status').filter({ hasText: 'Silenced until' }).waitFor()
+      expect(await page.getByRole('table', { name: 'Silences' }).innerText()).toContain('maintenance')
+      await expectClean('alerts pages')
+    } finally {
+      recv.stop(true)
+    }
+  }, 90_000)
 
   test('every page opens from the navigation; a screenshot of each', async () => {
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts()

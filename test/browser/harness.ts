@@ -87,6 +87,8 @@ export class System {
       SALTDECK_SALT_URL: this.salt.url, SALTDECK_SALT_USERNAME: 'saltdeck', SALTDECK_SALT_PASSWORD: 's3cr3t', SALTDECK_SALT_EAUTH: 'sharedsecret',
       // Several fake minions share 127.0.0.1; manage.status pings each one (README, presence).
       SALTDECK_PRESENCE_METHOD: 'status',
+      // Alert notifications go out a second after the change rather than thirty.
+      SALTDECK_ALERT_GROUP_SECONDS: '1',
       SALTDECK_ARGON2_MEMORY_KIB: '1024',
     }, [bin])
     return this
