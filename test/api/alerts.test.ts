@@ -83,9 +83,12 @@ describe('evaluation where the facts land', () => {
     run(w, 'web-01', failing)
     a = await firing(w)
     expect(a.map((x: any) => [x.subject, x.count])).toEqual([['web-01', 2]])
+    expect((await call(w, 'GET', '/metrics')).body).toContain('saltdeck_alerts_firing{kind="run_failed"} 1')
     w.clock.advance(1000)
     run(w, 'web-01', passing)
     expect(await firing(w)).toEqual([])
+    const metrics = (await call(w, 'GET', '/metrics')).body as string
+    expect(metrics).not.toContain('saltdeck_alerts_firing{kind="run_failed"}')
     const resolved = (await call(w, 'GET', '/api/alerts?state=resolved')).body.alerts
     expect(resolved.map((x: any) => [x.subject, x.state, x.count])).toEqual([['web-01', 'resolved', 2]])
     expect(resolved[0].resolved_at).toBe(new Date(w.clock.now()).toISOString())
