@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { call, testWorld } from '../helpers/app'
+import { saltWorld } from '../helpers/salt-world'
 import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { watchTime } from '../../src/features/alerts/watch'
@@ -125,6 +126,31 @@ describe('evaluation where the facts land', () => {
     const acked = await call(w, 'POST', `/api/alerts/${a.id}/ack`, { who: 'operator' })
     expect(acked.body).toMatchObject({ state: 'firing', acked_by: 'oper' })
     expect((await call(w, 'POST', `/api/alerts/${a.id}/ack`, { who: 'viewer' })).status).toBe(403)
+  })
+})
+
+describe('salt_unreachable', () => {
+  test('fires for subject salt-api once calls have failed for for_minutes, and resolves when a call succeeds', async () => {
+    const w = await saltWorld()
+    try {
+      expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'salt down', kind: 'salt_unreachable', params: { for_minutes: 1 } } })).status).toBe(201)
+      w.salt.down = true
+      await w.rt.scheduler.run('keys')
+      w.clock.advance(59_000)
+      watchTime(w.deps)
+      expect(await firing(w)).toEqual([])
+      w.clock.advance(2000)
+      watchTime(w.deps)
+      const [a] = await firing(w)
+      expect(a).toMatchObject({ kind: 'salt_unreachable', subject: 'salt-api' })
+      expect(a.summary).toStartWith('salt-api does not answer')
+      w.salt.down = false
+      await w.rt.scheduler.run('keys')
+      watchTime(w.deps)
+      expect(await firing(w)).toEqual([])
+    } finally {
+      await w.close()
+    }
   })
 })
 

@@ -78,8 +78,10 @@ export function watchTime(deps: AppDeps) {
     }
     for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now)
   }
-  const reach = deps.salt?.health().reachability
-  for (const rule of enabledRules(deps, ['salt_unreachable'])) {
+  const rules = enabledRules(deps, ['salt_unreachable'])
+  // Asked only when a rule needs it: the health snapshot may ask salt for its version.
+  const reach = rules.length ? deps.salt?.health().reachability : undefined
+  for (const rule of rules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 5) * 60_000
     if (reach?.up === false && reach.since !== null && now - Math.max(reach.since, rule.created_at) >= forMs)
       fire(deps, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now)
