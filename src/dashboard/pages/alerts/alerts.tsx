@@ -42,7 +42,7 @@ export function AlertsPage() {
   ]
   return (
     <Page title="Alerts" actions={<button type="button" onClick={list.reload}>Refresh</button>}>
-      <div class="filters">
+      <div class="toolbar">
         <Field id="al-state" label="State">
           <select id="al-state" value={state} onChange={(e) => { setState(e.currentTarget.value as typeof state); setOffset(0) }}>
             <option value="firing">Firing</option><option value="resolved">Resolved</option><option value="all">All</option>

@@ -27,7 +27,7 @@ export function DeliveriesPage() {
   ]
   return (
     <Page title="Deliveries" actions={<button type="button" onClick={list.reload}>Refresh</button>}>
-      <div class="filters">
+      <div class="toolbar">
         <Field id="de-status" label="Status">
           <select id="de-status" value={status} onChange={(e) => { setStatus(e.currentTarget.value); setOffset(0) }}>
             <option value="">All</option><option value="pending">Pending</option><option value="sent">Sent</option><option value="failed">Failed</option>
