@@ -467,6 +467,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await form.getByLabel('URL').fill(`http://127.0.0.1:${recv.port}/hook`)
       await form.getByRole('button', { name: 'Create channel' }).click()
       await page.getByRole('status').filter({ hasText: 'Channel receiver created.' }).waitFor()
+      await page.getByRole('button', { name: 'Test receiver' }).waitFor()
       await page.getByRole('button', { name: 'Test receiver' }).click()
       await page.getByRole('status').filter({ hasText: 'receiver: Delivered: the receiver answered 200.' }).waitFor()
       expect(got).toHaveLength(1)
@@ -477,7 +478,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await rf.getByRole('checkbox', { name: /receiver/ }).check()
       await rf.getByRole('button', { name: 'Create rule' }).click()
       await page.getByRole('status').filter({ hasText: 'Rule failed runs created.' }).waitFor()
-      expect(await page.getByRole('table', { name: 'Alert rules' }).innerText()).toContain('receiver')
+      await until(async () => (await page.getByRole('table', { name: 'Alert rules' }).innerText()).includes('receiver'), 'the rule listed', PATIENT)
       // A failing run of the hostile minion, through the event stream.
       const jid = '20261123100000000001'
       await until(async () => {
@@ -491,7 +492,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await expectClean('alerts')
       await page.getByRole('button', { name: `Ack ${HOSTILE_ID}` }).click()
       await page.getByRole('status').filter({ hasText: `Alert on ${HOSTILE_ID} acknowledged.` }).waitFor()
-      expect(await table.innerText()).toContain('by admin')
+      await until(async () => (await table.innerText()).includes('by admin'), 'the ack shown', PATIENT)
       // Grouped for one second here, then sent once to the receiver.
       await until(() => got.some((g) => g.alerts?.some((a) => a.subject === HOSTILE_ID)) || null, 'the webhook', PATIENT)
       await nav('Deliveries')
@@ -504,7 +505,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await sf.getByLabel('Comment').fill('maintenance')
       await sf.getByRole('button', { name: 'Silence' }).click()
       await page.getByRole('status').filter({ hasText: 'Silenced until' }).waitFor()
-      expect(await page.getByRole('table', { name: 'Silences' }).innerText()).toContain('maintenance')
+      await until(async () => (await page.getByRole('table', { name: 'Silences' }).innerText()).includes('maintenance'), 'the silence listed', PATIENT)
       await expectClean('alerts pages')
     } finally {
       recv.stop(true)
