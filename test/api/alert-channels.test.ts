@@ -86,10 +86,10 @@ function freePort() {
   return p
 }
 /** Starts aiosmtpd saving messages into a fresh dir; with TLS files it requires STARTTLS. */
-async function smtpServer(tls?: { cert: string; key: string }) {
+async function smtpServer(tls?: { cert: string; key: string }, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'saltdeck-smtp-'))
   const port = freePort()
-  const proc = Bun.spawn(['.cache/smtp-venv/bin/python', 'test/alerts/smtp_server.py', String(port), dir, ...(tls ? [tls.cert, tls.key] : [])], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn(['.cache/smtp-venv/bin/python', 'test/alerts/smtp_server.py', String(port), dir, ...(tls ? [tls.cert, tls.key] : [])], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...env } })
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
   const line = new TextDecoder().decode((await reader.read()).value)
   if (!line.includes('ready')) throw new Error(`smtp server did not start: ${line}`)
@@ -100,15 +100,18 @@ async function smtpServer(tls?: { cert: string; key: string }) {
 describe.skipIf(noSmtp)('email over a real SMTP server', () => {
   let plain: Awaited<ReturnType<typeof smtpServer>>
   let tls: Awaited<ReturnType<typeof smtpServer>>
+  let smtps: Awaited<ReturnType<typeof smtpServer>>
   const certDir = mkdtempSync(join(tmpdir(), 'saltdeck-cert-'))
   beforeAll(async () => {
     Bun.spawnSync(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdout: 'ignore', stderr: 'ignore' })
     if (!existsSync(join(certDir, 'cert.pem'))) throw new Error('openssl could not make a certificate')
-    ;[plain, tls] = await Promise.all([smtpServer(), smtpServer({ cert: join(certDir, 'cert.pem'), key: join(certDir, 'key.pem') })])
+    const pair = { cert: join(certDir, 'cert.pem'), key: join(certDir, 'key.pem') }
+    ;[plain, tls, smtps] = await Promise.all([smtpServer(), smtpServer(pair), smtpServer(pair, { SMTP_MODE: 'tls', SMTP_AUTH: 'alerts:s3cret' })])
   })
   afterAll(() => {
     plain?.stop()
     tls?.stop()
+    smtps?.stop()
     rmSync(certDir, { recursive: true, force: true })
   })
   const cfg = (port: number, security: 'none' | 'starttls') => ({ host: '127.0.0.1', port, security, from: 'saltdeck@example.com', to: ['ops@example.com', 'oncall@example.com'] })
@@ -134,6 +137,17 @@ describe.skipIf(noSmtp)('email over a real SMTP server', () => {
     expect(refused.detail).toStartWith('The mail server did not take the message')
     expect((await testNotification('email', cfg(plain.port, 'none'), { publicUrl: null, timeoutMs: 5000 })).ok).toBe(true)
     await until(() => plain.mails().some((x: any) => x.text.includes('This is a test from Saltdeck')) || null, 'the test mail')
+  })
+  test('TLS from the first byte with a login: the message arrives over TLS as that user; a wrong password is refused', async () => {
+    const c = { ...cfg(smtps.port, 'none'), security: 'tls' as const, username: 'alerts', password: 's3cret' }
+    expect((await sendEmail(c, note(['web-01']), { publicUrl: null, timeoutMs: 5000, tlsInsecure: true })).ok).toBe(true)
+    const [m] = await until(() => (smtps.mails().length ? smtps.mails() : null), 'the mail over SMTPS')
+    expect(m).toMatchObject({ tls: true, login: 'alerts', subject: '[Saltdeck] FIRING: Failed runs (1 subject)' })
+    const wrong = await sendEmail({ ...c, password: 'nope' }, note(['web-01']), { publicUrl: null, timeoutMs: 5000, tlsInsecure: true })
+    expect(wrong.ok).toBe(false)
+    expect(wrong.detail).toStartWith('The mail server did not take the message')
+    expect(wrong.detail).not.toContain('nope')
+    expect(smtps.mails()).toHaveLength(1)
   })
   test('a mail server that is not there is a failure in a sentence', async () => {
     const r = await sendNotification('email', cfg(freePort(), 'none'), note(['web-01']), { publicUrl: null, timeoutMs: 2000 })
