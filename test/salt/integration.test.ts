@@ -211,17 +211,20 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
   }, 90_000)
 
   test('state.apply demo, then its dry run, then state.sls broken on web-01: the dry run leaves the last run alone, the state table is salt\'s, the diff lists the demo states', async () => {
-    const runJob = async (fun: string, arg: string[]) => {
-      await betweenScheduledRuns()
+    const runJob = async (fun: string, arg: string[], wait = true) => {
+      if (wait) await betweenScheduledRuns()
       const r = await api('POST', '/api/run', { tgt: 'web-01', fun, arg })
       expect(r.status).toBe(202)
       return until(() => runOf('web-01', r.body.jid), `the run of ${fun} ${arg.join(' ')}`, BED)
     }
     const demo = await runJob('state.apply', ['demo'])
     expect(demo).toMatchObject({ status: 'changed', test: false, sls: ['demo'] })
+    // Read the last run in a gap between web-01's scheduled runs, then dispatch the dry run at once: a scheduled
+    // (real) run cannot land in between.
+    await betweenScheduledRuns()
     const last = (await api('GET', '/api/minions/web-01')).body.last_run
     expect(last.status).toBe('changed')
-    const dry = await runJob('state.apply', ['demo', 'test=True'])
+    const dry = await runJob('state.apply', ['demo', 'test=True'], false)
     expect(dry).toMatchObject({ test: true, sls: ['demo'] })
     expect((await api('GET', '/api/minions/web-01')).body.last_run).toEqual(last)
     // The state table is salt's own return, in salt's order: ids, results and comments.
