@@ -20,6 +20,7 @@ import { metricsRoutes } from './features/metrics/routes'
 import { saltHealthRoutes } from './features/salt-health/routes'
 import { runRoutes } from './features/runs/routes'
 import { alertRoutes } from './features/alerts/routes'
+import { vulnRoutes } from './features/vulns/routes'
 import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
 import { POLLER_NAMES } from './pollers/definitions'
@@ -33,7 +34,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...alertRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

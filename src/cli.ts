@@ -2,7 +2,7 @@
 import { loadConfig, optionList, type Config } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
-import { backup, CommandError, configShow, userCreate, userList, userResetPassword } from './commands'
+import { backup, CommandError, configShow, userCreate, userList, userResetPassword, vulnsImport } from './commands'
 
 const HELP = `saltdeck ${VERSION}: administration and monitoring console for SaltStack fleets
 
@@ -12,6 +12,7 @@ Usage:
   saltdeck user reset-password NAME [--password-stdin] [--data-dir ./data]
   saltdeck user list [--data-dir ./data]
   saltdeck backup FILE [--data-dir ./data]
+  saltdeck vulns import FILE... [--data-dir ./data]
   saltdeck config [the flags of serve]
   saltdeck version
   saltdeck --help
@@ -23,6 +24,8 @@ user reset-password
                set a new password (generated and printed, or from stdin) and end the user's sessions
 user list      show every user with state and roles
 backup         write a consistent copy of the database to FILE while the service runs
+vulns import   import OSV vulnerability feeds (an all.zip per ecosystem, .json records, or directories of them);
+               each ecosystem in them replaces its earlier import; the service may be running
 config         print the configuration serve would run with (environment, defaults, flags) as NAME=value
                lines; secret values show as ******** when set
 version        print the version
@@ -97,6 +100,14 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
         const f = flags(more, ['data-dir', 'password-stdin'], ['password-stdin'])
         await userResetPassword(config(env, f), name, { passwordStdin: f['password-stdin'] === 'true' }, print)
       }
+      return 0
+    }
+    if (cmd === 'vulns') {
+      const [sub, ...more] = rest
+      if (sub !== 'import') return usage(`unknown vulns command: ${sub ?? '(none)'}`)
+      const files = more.filter((a, i) => !a.startsWith('--') && !(i > 0 && more[i - 1] === '--data-dir'))
+      if (!files.length) return usage('vulns import needs at least one file or directory')
+      await vulnsImport(config(env, flags(more.filter((a) => !files.includes(a)), ['data-dir'])), files, print)
       return 0
     }
     if (cmd === 'backup') {

@@ -13,6 +13,8 @@ import { listRoles } from './features/roles/service'
 import { audit } from './features/audit/service'
 import { NewPassword, Username } from './http/schemas'
 import { Conflict } from './lib/errors'
+import { importFeed } from './features/vulns/feeds'
+import { FeedError, readRecords } from './features/vulns/osv-read'
 
 /** A command's failure with the message the operator sees. */
 export class CommandError extends Error {}
@@ -89,6 +91,22 @@ export function userList(config: Config, print: (s: string) => void) {
     const head = ['USERNAME', 'STATE', 'PASSWORD', 'ROLES', 'DISPLAY NAME']
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
     for (const r of [head, ...rows]) print(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '))
+  })
+}
+
+/** `vulns import FILE...`: reads OSV feeds into the database (atomically per import); prints what each ecosystem holds now. */
+export function vulnsImport(config: Config, files: string[], print: (s: string) => void) {
+  return withDeps(config, async (deps) => {
+    const t0 = performance.now()
+    try {
+      const r = await importFeed(deps, readRecords(files.map((f) => resolve(f))), files.map((f) => f.split('/').slice(-2).join('/')).join(', ').slice(0, 500))
+      for (const f of r.feeds) print(`${f.ecosystem}: ${f.records} records`)
+      print(`Imported ${r.records} records (${r.skipped} of other ecosystems skipped, ${r.withdrawn} withdrawn) in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      audit(deps, { username: 'cli', action: 'vuln.import', target: 'feeds', detail: `${r.records} records: ${r.feeds.map((f) => f.ecosystem).join(', ')}`, ok: true, client: 'cli' })
+    } catch (e) {
+      if (e instanceof FeedError) throw new CommandError(`nothing imported: ${e.message}`)
+      throw e
+    }
   })
 }
 

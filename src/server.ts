@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { checkpoint, openDb } from './db/client'
+import { ensureFindings } from './features/vulns/watch'
 import { attachSearchIndex } from './features/activity/search-index'
 import { migrate } from './db/migrate'
 import { createApp, routePatterns } from './app'
@@ -47,6 +48,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   attachSearchIndex(db.$client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
   await bootstrap(deps, dir)
+  ensureFindings(deps)
   applyEnvSalt(deps)
   log.format = readSection(deps, 'logging').log_format as LogFormat
   return deps

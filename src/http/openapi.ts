@@ -79,6 +79,7 @@ export function openApiDocument(routes: AnyRoute[]) {
     }
     if (typeof r.access === 'object') op['x-permission'] = r.access
     if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: documented(r.body) } } }
+    if (r.upload) op.requestBody = { required: true, content: Object.fromEntries(r.upload.map((t) => [t, { schema: t === 'application/json' ? { type: 'array', items: { type: 'object' } } : { type: 'string', format: 'binary' } }])) }
     ;(paths[path] ??= {})[r.method.toLowerCase()] = op
   }
   return {

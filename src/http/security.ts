@@ -24,8 +24,12 @@ async function readCapped(request: Request): Promise<Uint8Array> {
   return out
 }
 
+/** Paths whose POST body the route streams itself (uploads larger than MAX_BODY): the parse hook leaves them unread. */
+export const UPLOAD_PATHS = new Set(['/api/vulns/import'])
+
 /** Reads and parses a request body: 413 over 1 MiB, 415 for a non-JSON body, 422 json_invalid for bad JSON. */
 export async function readBody(request: Request): Promise<ParsedBody> {
+  if (request.method === 'POST' && UPLOAD_PATHS.has(new URL(request.url).pathname)) return { present: !!request.body, value: undefined }
   const declared = Number(request.headers.get('content-length') ?? 0)
   if (declared > MAX_BODY) throw new AppError(413, 'Request body too large')
   const buf = await readCapped(request)

@@ -10,6 +10,7 @@ import { manageStatusLies } from '../salt/versions'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
 import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
+import { watchGrains } from '../features/vulns/watch'
 import { internalJid, jobsMissingReturns, pruneJobMarks, returnedMinions } from '../features/jobs/service'
 import { pruneTrend } from '../features/runs/health'
 import { watchTime } from '../features/alerts/watch'
@@ -122,6 +123,7 @@ const POLLERS = {
       const batch = all.slice(i, i + GRAINS_BATCH)
       const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
       recordGrains(c.deps, facts)
+      watchGrains(c.deps, facts.map((f) => f.id))
       n += facts.length
     }
     return n

@@ -57,7 +57,7 @@ describe('rules', () => {
     expect(bad.status).toBe(422)
     expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'channel_ids', 0], msg: 'Value error, unknown channel id' })
     expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'y', kind: 'salt_unreachable', params: { for_minutes: 1441 } } })).status).toBe(422)
-    expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'z', kind: 'vulnerable' } })).status).toBe(422)
+    expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'z', kind: 'vulnerable', params: { min_severity: 'severe' } } })).status).toBe(422)
     expect((await call(w, 'PATCH', `/api/alerts/rules/${r.id}`, { body: { enabled: false, minion_glob: 'web*' } })).body).toMatchObject({ enabled: false, minion_glob: 'web*' })
     expect((await call(w, 'GET', '/api/alerts/rules')).body.rules).toHaveLength(1)
     expect((await call(w, 'DELETE', `/api/alerts/rules/${r.id}`)).status).toBe(204)

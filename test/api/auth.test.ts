@@ -296,7 +296,7 @@ describe('first start', () => {
     a.deps.db.$client.query("DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE name = 'viewer')").run()
     await bootstrap(a.deps, a.dir, () => {})
     expect(a.deps.db.$client.query('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 })
-    expect(a.deps.db.$client.query("SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'").get()).toEqual({ n: 6 })
+    expect(a.deps.db.$client.query("SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'").get()).toEqual({ n: 7 })
   })
 })
 

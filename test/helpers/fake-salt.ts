@@ -11,6 +11,8 @@ export interface FakeMinion {
   online: boolean
   grains: Record<string, unknown>
   pkgs: Record<string, string[]>
+  /** Source package per binary name (pkg.info_installed's `source`); the name itself when absent. */
+  sources?: Record<string, string>
   /** The key's fingerprint for wheel key.finger (default: derived from the id, sha256 in hex pairs as salt shows it). */
   fingerprint?: string
   /** What a state function returns on this minion (default: one passing state). */
@@ -218,6 +220,12 @@ export class FakeSalt {
     if (fun === 'saltutil.kill_job') return true
     if (fun === 'grains.items') return m.grains
     if (fun === 'grains.get') return m.grains[String(arg[0])] ?? ''
+    if (fun === 'pkg.info_installed') {
+      // As aptpkg with failhard=False: dpkg-query fails for the whole call when one name is not installed, answering {}.
+      const names = arg.map(String)
+      if (names.some((n) => !m.pkgs[n])) return {}
+      return Object.fromEntries(names.map((n) => [n, { name: n, version: m.pkgs[n]![0], source: m.sources?.[n] ?? n }]))
+    }
     if (fun === 'pkg.list_pkgs') return kwarg.versions_as_list ? m.pkgs : Object.fromEntries(Object.entries(m.pkgs).map(([k, v]) => [k, v.join(',')]))
     if (fun.startsWith('state.'))
       return m.stateReturn ?? { 'test_|-ok_|-ok_|-succeed_without_changes': { name: 'ok', result: true, comment: 'Success!', changes: {}, duration: 0.5, __run_num__: 0 } }

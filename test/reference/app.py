@@ -9,7 +9,8 @@ from datetime import datetime
 from typing import Annotated, Literal, Optional, Union
 from uuid import UUID
 
-from fastapi import FastAPI, Query
+from fastapi import FastAPI, Path, Query
+from fastapi.exceptions import RequestValidationError
 from fastapi.testclient import TestClient
 from pydantic import BaseModel, field_validator, ConfigDict, Field, HttpUrl, StringConstraints, UrlConstraints
 
@@ -110,11 +111,12 @@ AlertGlob = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 class AlertParams(Strict):
     fun_glob: Optional[AlertGlob] = None
     for_minutes: Optional[Int(1, 10080)] = None
+    min_severity: Optional[Literal['low', 'medium', 'high', 'critical']] = None
 
 
 class AlertRuleCreate(Strict):
     name: Plain(1, 128, True)
-    kind: Literal['run_failed', 'run_blocked', 'run_changed', 'minion_offline', 'key_pending', 'salt_unreachable']
+    kind: Literal['run_failed', 'run_blocked', 'run_changed', 'minion_offline', 'key_pending', 'salt_unreachable', 'vulnerable']
     minion_glob: AlertGlob = '*'
     params: AlertParams = AlertParams()
     channel_ids: Annotated[list[UUID], Field(max_length=50)] = []
@@ -236,6 +238,34 @@ def activity(since_minutes: Annotated[Optional[int], Query(ge=1, le=10080)] = No
 @app.get('/api/inventory/packages')
 def packages(q: Annotated[Optional[str], Query(max_length=200)] = None, sort: Optional[Literal['name', 'minion_count', 'version_count', 'last_seen']] = None,
              order: Optional[Literal['asc', 'desc']] = None, limit: Limit(500) = 100, offset: Offset = 0): return ok
+
+
+@app.get('/api/inventory/packages/{name}/minions')
+def package_minions(name: Annotated[str, Path(min_length=1, max_length=512)], source: Annotated[Optional[str], Query(min_length=1, max_length=64)] = None,
+                    op: Optional[Literal['lt', 'le', 'eq', 'ne', 'ge', 'gt']] = None, version: Annotated[Optional[str], Query(min_length=1, max_length=256)] = None,
+                    limit: Limit(1000) = 100, offset: Offset = 0):
+    # Contract §12: op and version go together; the missing one is named.
+    if (op is None) != (version is None):
+        raise RequestValidationError([{'type': 'value_error', 'loc': ('query', 'op' if op is None else 'version'),
+                                       'msg': 'Value error, op and version go together', 'ctx': {'error': {}}}])
+    return ok
+
+
+Severity = Optional[Literal['critical', 'high', 'medium', 'low', 'none', 'unknown']]
+
+
+@app.get('/api/vulns')
+def vulns(q: Annotated[Optional[str], Query(max_length=200)] = None, severity: Severity = None,
+          package: Annotated[Optional[str], Query(min_length=1, max_length=512)] = None, include_unaffected: Optional[bool] = None,
+          limit: Limit(500) = 100, offset: Offset = 0): return ok
+
+
+@app.get('/api/vulns/{vuln_id}')
+def vuln(vuln_id: Annotated[str, Path(min_length=1, max_length=200)], limit: Limit(5000) = 500, offset: Offset = 0): return ok
+
+
+@app.get('/api/minions/{minion_id}/vulns')
+def minion_vulns(minion_id: str, severity: Severity = None, limit: Limit(1000) = 200, offset: Offset = 0): return ok
 
 
 @app.put('/api/users/{user_id}/roles')

@@ -7,7 +7,22 @@ export const packageKeys = sqliteTable('package_keys', {
   name: text('name').notNull(),
   version: text('version').notNull(),
   arch: text('arch').notNull(),
-}, (t) => [uniqueIndex('package_keys_name').on(t.name, t.version, t.arch)])
+  /** The source package this key was built from, learned once from one minion that has it; null until learned. */
+  sourceName: text('source_name'),
+  /** When learning was last tried for this key (epoch ms), so a key no minion answers for is not asked every refresh. */
+  sourceTriedAt: integer('source_tried_at'),
+}, (t) => [uniqueIndex('package_keys_name').on(t.name, t.version, t.arch), index('package_keys_source').on(t.sourceName)])
+
+/**
+ * Which minions hold each key: minion numbers (minion_package_sets' rowid) in chunks of 4,096, each a sorted array of
+ * uint16 offsets while it has fewer than 256 holders, else a 512-byte bitmap; kept by the writer with every set it
+ * replaces, so "who holds this version" needs no scan of the sets.
+ */
+export const packageHolders = sqliteTable('package_holders', {
+  keyId: integer('key_id').notNull(),
+  chunk: integer('chunk').notNull(),
+  bits: blob('bits', { mode: 'buffer' }).notNull(),
+}, (t) => [primaryKey({ columns: [t.keyId, t.chunk] })])
 
 /** One minion's whole package set in one row: its source, when it was collected, and its package_keys ids. */
 export const minionPackageSets = sqliteTable('minion_package_sets', {

@@ -14,7 +14,9 @@ const view = { verb: 'view', resource: 'alert:*' }
 const manage = { verb: 'manage', resource: 'alert:*' }
 const Id = T.Object({ id: T.String({ format: 'uuid' }) })
 const Glob = T.String({ minLength: 1, maxLength: 255 })
-const Params = T.Object({ fun_glob: T.Optional(Glob), for_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 10080 })) }, { additionalProperties: false })
+const Params = T.Object({
+  fun_glob: T.Optional(Glob), for_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 10080 })), min_severity: T.Optional(OneOf(['low', 'medium', 'high', 'critical'])),
+}, { additionalProperties: false })
 const RuleFields = {
   name: PlainText(1, 128, true), minion_glob: Glob, params: Params, channel_ids: T.Array(T.String({ format: 'uuid' }), { maxItems: 50 }),
   enabled: T.Boolean(), renotify_minutes: T.Integer({ minimum: 0, maximum: 10080 }),

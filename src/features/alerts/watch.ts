@@ -8,6 +8,8 @@ import { globMatch } from '../../lib/glob'
 import type { StoredRun } from '../runs/service'
 import type { EventOut } from '../activity/service'
 import { enabledRules, fire, firingSubjects, occurrence, paramsOf, resolve, type RuleRow } from './state'
+import { RANK_SEVERITY, SEVERITY_RANK } from '../vulns/findings'
+import { minionVulnIds } from '../vulns/service'
 
 const RUN_KINDS = ['run_failed', 'run_blocked', 'run_changed']
 
@@ -58,9 +60,33 @@ export function watchEvents(deps: AppDeps, events: EventOut[]) {
   }
 }
 
-/** The time-based rules: minions offline for long enough, salt-api unreachable for long enough. */
+/**
+ * The vulnerable rule against the findings' per-minion summary (kept current by the vulnerability matcher): a minion
+ * with a finding at or above `min_severity` fires, one with none left resolves. Records of unknown severity never reach
+ * a threshold. Judged on the tick like the other state rules, so a new rule covers what is already there.
+ */
+function watchVulnerable(deps: AppDeps, now: number) {
+  for (const rule of enabledRules(deps, ['vulnerable'])) {
+    const min = String(paramsOf(rule).min_severity ?? 'high')
+    const rank = SEVERITY_RANK[min] ?? SEVERITY_RANK.high!
+    const firing = firingSubjects(deps, rule.id)
+    const still = new Set<string>()
+    for (const m of deps.db.$client.query<{ minion_id: string; worst: number }, [number]>('SELECT minion_id, worst FROM vuln_minions WHERE worst >= ?1').all(rank)) {
+      if (!globMatch(rule.minion_glob, m.minion_id)) continue
+      still.add(m.minion_id)
+      if (firing.has(m.minion_id)) continue
+      const ids = minionVulnIds(deps, m.minion_id, rank, 20)
+      fire(deps, rule, m.minion_id, `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
+        { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids }, now)
+    }
+    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now)
+  }
+}
+
+/** The time-based rules: minions offline for long enough, salt-api unreachable for long enough, vulnerable minions. */
 export function watchTime(deps: AppDeps) {
   const now = deps.clock.now()
+  watchVulnerable(deps, now)
   for (const rule of enabledRules(deps, ['minion_offline'])) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 10) * 60_000
     const firing = firingSubjects(deps, rule.id)

@@ -17,6 +17,8 @@ export class Deltas {
   private seenAt = new Map<string, { source: string; at: number; d: Int32Array }>()
   /** Keys added to package_keys in this flush. */
   readonly inserted: number[] = []
+  /** package_keys ids deleted in this flush (no minion holds them any more). */
+  readonly pruned: number[] = []
 
   constructor(private cat: PackageCatalog, private counts: Map<string, Int32Array>) {}
 
@@ -105,6 +107,7 @@ export class Deltas {
     const check = (k: number) => {
       if (!cat.keyId[k] || all.some((c) => (c[k] ?? 0) > 0)) return
       del.run(cat.keyId[k]!)
+      this.pruned.push(cat.keyId[k]!)
       cat.setId(k, 0)
     }
     for (const d of this.ver.values()) for (let k = 0; k < d.length; k++) if (d[k]) check(k)

@@ -13,6 +13,7 @@ import { finishRefresh, progressRefresh, refreshStartedAt, sourceOf, startRefres
 import { PackageSetWriter } from './writer'
 import { openReader, type ReaderWiring } from './read'
 import { internalJid } from '../jobs/service'
+import { learnSources } from './sources'
 
 /** The longest the collected sets wait in memory before they are stored. */
 const FLUSH_MS = 10_000
@@ -66,6 +67,8 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
   } finally {
     reader?.close()
   }
+  // New keys learn their source package (for vulnerability matching); a failure here leaves them for the next refresh.
+  await learnSources(deps, opts.client, opts.internalJid).catch((e) => deps.log.warn('source package learning failed', { error: errorText(e) }))
   return answered
 }
 

@@ -4,6 +4,8 @@ import { route } from '../../http/route'
 import { OneOf, paging } from '../../http/schemas'
 import { NotFound } from '../../lib/errors'
 import { listPackages, packageVersions, PACKAGE_SORTS, refreshStatus } from './service'
+import { packageMinions, VERSION_OPS } from './version-query'
+import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 
 const view = { verb: 'view', resource: 'inventory:*' }
 const Source = T.String({ minLength: 1, maxLength: 64 })
@@ -27,6 +29,20 @@ export const inventoryRoutes = [
     response: T.Object({ name: T.String(), total: T.Integer(), versions: T.Array(T.Object({ version: T.String(), arch: T.String(), source: T.String(), minion_count: T.Integer() })) }),
     handler({ deps, params, query }) {
       const out = packageVersions(deps, params.name, query.source)
+      if (!out) throw new NotFound('Package')
+      return out
+    },
+  }),
+  route({
+    method: 'GET', path: '/api/inventory/packages/:name/minions', errors: [404], tag: 'inventory', summary: 'Minions holding a package, optionally below/above a version', access: view,
+    params: T.Object({ name: T.String({ minLength: 1, maxLength: 512 }) }),
+    query: T.Object({ source: T.Optional(Source), op: T.Optional(OneOf(VERSION_OPS)), version: T.Optional(T.String({ minLength: 1, maxLength: 256 })), ...paging(1000, 100) }),
+    response: T.Object({ name: T.String(), total: T.Integer(), minions: T.Array(T.Object({ minion_id: T.String(), version: T.String(), arch: T.String(), source: T.String() })) }),
+    handler({ deps, params, query }) {
+      // op and version only mean something together (contract §12): the missing one is named.
+      if ((query.op === undefined) !== (query.version === undefined))
+        throw new ValidationFailed([valueErrorEntry(['query', query.op === undefined ? 'op' : 'version'], 'op and version go together')])
+      const out = packageMinions(deps, params.name, query)
       if (!out) throw new NotFound('Package')
       return out
     },

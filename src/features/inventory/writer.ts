@@ -9,6 +9,8 @@ import { ensureMinion } from '../minions/service'
 import { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
 import { Deltas } from './deltas'
+import { decodeKeyIds, HolderChanges } from './holders'
+import { watchPackageSets, type SetChange } from '../vulns/watch'
 
 /** One installed package version. */
 export interface Pkg {
@@ -27,6 +29,8 @@ export class PackageSetWriter {
   private counts = new Map<string, Int32Array>()
   private keyStamp = new Int32Array(1024)
   private nameStamp = new Int32Array(1024)
+  /** Per key index: the tick at which the set being replaced held it (diffing old against new for the holder index). */
+  private heldStamp = new Int32Array(1024)
   private tick = 0
 
   constructor(private deps: AppDeps) {
@@ -71,8 +75,13 @@ export class PackageSetWriter {
         const gen = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
         if (gen !== this.generation) this.load()
         const d = new Deltas(this.catalog, this.counts)
-        for (const s of sets) stored += this.replace(s, collectedAt, d)
+        const holders = new HolderChanges(db)
+        const changes: SetChange[] = []
+        for (const s of sets) stored += this.replace(s, collectedAt, d, holders, changes)
+        const inserted = d.inserted.map((k) => this.catalog.keyId[k]!)
         d.apply(db, collectedAt)
+        holders.apply()
+        watchPackageSets(this.deps, { changes, inserted: inserted.filter((id, i) => this.catalog.keyId[d.inserted[i]!] === id), pruned: d.pruned })
         // Every flush moves the generation, so another writer reloads its copy of ids and counts before it diffs.
         this.generation = db.query<{ g: number }, []>(`INSERT INTO package_key_generation (id, generation) VALUES (1, 1)
           ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation AS g`).get()!.g
@@ -86,15 +95,18 @@ export class PackageSetWriter {
   }
 
   /** Diffs one set against the stored one into `d` and writes the new row; returns its size. */
-  private replace(s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas): number {
+  private replace(s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[]): number {
     const db = this.deps.db.$client
     const cat = this.catalog
     ensureMinion(this.deps, s.minionId)
     if (this.nameStamp.length < cat.names.size) this.nameStamp = grow(this.nameStamp, cat.names.size)
+    if (this.heldStamp.length < cat.keys.size) this.heldStamp = grow(this.heldStamp, cat.keys.size)
     const names = this.nameStamp
-    const old = db.query<{ source: string; collected_at: number; keys: Uint8Array }, [string]>(
-      'SELECT source, collected_at, keys FROM minion_package_sets WHERE minion_id = ?1',
+    const held = this.heldStamp
+    const old = db.query<{ num: number; source: string; collected_at: number; keys: Uint8Array }, [string]>(
+      'SELECT rowid AS num, source, collected_at, keys FROM minion_package_sets WHERE minion_id = ?1',
     ).get(s.minionId)
+    const heldTick = ++this.tick
     if (old) {
       const ver = d.versions(old.source)
       const seen = d.seen(old.source, old.collected_at)
@@ -104,6 +116,7 @@ export class PackageSetWriter {
         const k = cat.indexOfId(view.getUint32(o, true))
         if (k < 0) throw new Error(`package set of ${s.minionId.slice(0, 100)} refers to an unknown package key`)
         ver[k]!--
+        held[k] = heldTick
         const nm = cat.keyName[k]!
         if (names[nm] !== t) (names[nm] = t), seen[nm]!--
       }
@@ -120,8 +133,21 @@ export class PackageSetWriter {
       if (names[nm] !== t) (names[nm] = t), seen[nm]!++
       view.setUint32(i * 4, cat.keyId[k] || this.insertKey(k, d), true)
     }
-    db.query(`INSERT INTO minion_package_sets (minion_id, source, collected_at, keys) VALUES (?1, ?2, ?3, ?4)
-      ON CONFLICT (minion_id) DO UPDATE SET source = excluded.source, collected_at = excluded.collected_at, keys = excluded.keys`).run(s.minionId, s.source, at, blob)
+    const num = db.query<{ num: number }, [string, string, number, Uint8Array]>(`INSERT INTO minion_package_sets (minion_id, source, collected_at, keys) VALUES (?1, ?2, ?3, ?4)
+      ON CONFLICT (minion_id) DO UPDATE SET source = excluded.source, collected_at = excluded.collected_at, keys = excluded.keys RETURNING rowid AS num`).get(s.minionId, s.source, at, blob)!.num
+    // Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it.
+    let changed = false
+    for (let i = 0; i < s.keys.length; i++) {
+      const k = s.keys[i]!
+      if (held[k] === heldTick) held[k] = -heldTick
+      else (changed = true), holders.add(cat.keyId[k]!, num)
+    }
+    const before = old ? decodeKeyIds(old.keys) : null
+    if (before) for (const id of before) {
+      const k = cat.indexOfId(id)
+      if (held[k] === heldTick) (changed = true), holders.remove(id, num)
+    }
+    if (changed || !old) changes.push({ num, minionId: s.minionId, before, after: new Uint32Array(blob.buffer) })
     return s.keys.length
   }
 

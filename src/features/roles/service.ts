@@ -21,7 +21,7 @@ export const BUILTIN_ROLES: Record<string, { description: string; grants: [strin
   },
   viewer: {
     description: 'Reads the fleet',
-    grants: [['view', 'minion:*'], ['view', 'key:*'], ['view', 'job:*'], ['view', 'inventory:*'], ['view', 'event:*'], ['view', 'alert:*']],
+    grants: [['view', 'minion:*'], ['view', 'key:*'], ['view', 'job:*'], ['view', 'inventory:*'], ['view', 'event:*'], ['view', 'alert:*'], ['view', 'vuln:*']],
   },
 }
 

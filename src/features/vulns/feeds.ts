@@ -1,0 +1,133 @@
+/**
+ * Importing OSV feeds. Records are read one at a time into temporary staging tables (a feed of any size never sits in
+ * memory), then one transaction replaces the ecosystems the import names, re-matches only the packages those
+ * ecosystems name and recounts. A broken file stops the import before that transaction: nothing changes.
+ */
+import type { Database } from 'bun:sqlite'
+import type { AppDeps } from '../../deps'
+import { Conflict } from '../../lib/errors'
+import { iso } from '../../lib/clock'
+import { FeedError, type RawRecord } from './osv-read'
+import { fixedVersions, readRecord } from './records'
+import { bumpGeneration, matchKeys, recountAll } from './findings'
+import type { RangeEvent } from './ranges'
+
+/** What an import did. */
+export interface ImportResult {
+  records: number
+  skipped: number
+  withdrawn: number
+  feeds: { ecosystem: string; records: number; imported_at: string; source: string }[]
+}
+
+/** Records staged per transaction while reading. */
+const STAGE_BATCH = 500
+
+let running = false
+
+/** Imports the records an iterator yields (from files or a request body), naming the import `source`. */
+export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord> | Iterable<RawRecord>, source: string): Promise<ImportResult> {
+  if (running) throw new Conflict('Vulnerability import already running')
+  running = true
+  const db = deps.db.$client
+  try {
+    stageTables(db)
+    const counts = await stage(db, records)
+    if (!counts.read) throw new FeedError(`${source}: no OSV records found`)
+    const feeds = db.transaction(() => apply(db, source, deps.clock.now()))()
+    deps.log.info('vulnerability feed imported', { source, records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn })
+    return { records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn, feeds }
+  } finally {
+    db.run('DROP TABLE IF EXISTS temp.vuln_stage_records')
+    db.run('DROP TABLE IF EXISTS temp.vuln_stage_affected')
+    db.run('DROP TABLE IF EXISTS temp.vuln_stage_withdrawn')
+    running = false
+  }
+}
+
+function stageTables(db: Database) {
+  db.run('DROP TABLE IF EXISTS temp.vuln_stage_records')
+  db.run('DROP TABLE IF EXISTS temp.vuln_stage_affected')
+  db.run('DROP TABLE IF EXISTS temp.vuln_stage_withdrawn')
+  db.run(`CREATE TEMP TABLE vuln_stage_records (id TEXT PRIMARY KEY, aliases TEXT, summary TEXT, details TEXT, severity TEXT, score REAL,
+    published TEXT, modified TEXT)`)
+  db.run('CREATE TEMP TABLE vuln_stage_affected (ecosystem TEXT, package TEXT, vuln_id TEXT, ranges TEXT, versions TEXT, PRIMARY KEY (ecosystem, package, vuln_id))')
+  db.run('CREATE TEMP TABLE vuln_stage_withdrawn (id TEXT PRIMARY KEY)')
+}
+
+/** Reads every record into the staging tables, a batch per transaction; the last record of an id wins. */
+async function stage(db: Database, records: AsyncIterable<RawRecord> | Iterable<RawRecord>) {
+  const rec = db.query(`INSERT OR REPLACE INTO temp.vuln_stage_records VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`)
+  const dropAff = db.query('DELETE FROM temp.vuln_stage_affected WHERE vuln_id = ?1')
+  const aff = db.query('INSERT OR REPLACE INTO temp.vuln_stage_affected VALUES (?1, ?2, ?3, ?4, ?5)')
+  const gone = db.query('INSERT OR IGNORE INTO temp.vuln_stage_withdrawn VALUES (?1)')
+  const counts = { read: 0, stored: 0, skipped: 0, withdrawn: 0 }
+  let batch: RawRecord[] = []
+  const flush = db.transaction((rs: RawRecord[]) => {
+    for (const raw of rs) {
+      const r = readRecord(raw.from, raw.value)
+      counts.read++
+      if ('skipped' in r) {
+        if (r.skipped === 'withdrawn') counts.withdrawn++, gone.run((raw.value as { id: string }).id)
+        else counts.skipped++
+        continue
+      }
+      const v = r.record
+      counts.stored++
+      rec.run(v.id, JSON.stringify(v.aliases), v.summary, v.details, v.severity, v.score, v.published, v.modified)
+      dropAff.run(v.id)
+      for (const a of v.affected) aff.run(a.ecosystem, a.package, v.id, JSON.stringify(a.ranges), JSON.stringify(a.versions))
+    }
+  })
+  for await (const raw of records) {
+    batch.push(raw)
+    if (batch.length >= STAGE_BATCH) flush(batch), (batch = [])
+  }
+  if (batch.length) flush(batch)
+  return counts
+}
+
+/** Replaces the staged ecosystems' records, re-matches the packages they name, recounts; returns those feeds. */
+function apply(db: Database, source: string, now: number): ImportResult['feeds'] {
+  const ecos = db.query<{ e: string }, []>('SELECT DISTINCT ecosystem AS e FROM temp.vuln_stage_affected').all().map((r) => r.e)
+  const ecoJson = JSON.stringify(ecos)
+  const inEcos = 'ecosystem IN (SELECT value FROM json_each(?1))'
+  // Records whose entries change: they had entries in these ecosystems, are in the import, or were withdrawn.
+  db.run('CREATE TEMP TABLE IF NOT EXISTS vuln_touched (id TEXT PRIMARY KEY)')
+  db.run('DELETE FROM temp.vuln_touched')
+  db.query(`INSERT OR IGNORE INTO temp.vuln_touched SELECT DISTINCT vuln_id FROM vuln_affected WHERE ${inEcos}`).run(ecoJson)
+  db.run('INSERT OR IGNORE INTO temp.vuln_touched SELECT id FROM temp.vuln_stage_records UNION SELECT id FROM temp.vuln_stage_withdrawn')
+  db.query(`DELETE FROM vuln_affected WHERE ${inEcos}`).run(ecoJson)
+  db.run('DELETE FROM vuln_affected WHERE vuln_id IN (SELECT id FROM temp.vuln_stage_withdrawn)')
+  db.run('INSERT INTO vuln_affected (ecosystem, package, vuln_id, ranges, versions) SELECT ecosystem, package, vuln_id, ranges, versions FROM temp.vuln_stage_affected')
+  db.run(`INSERT INTO vuln_records (id, aliases, summary, details, severity, score, published, modified, packages, fixed_versions)
+    SELECT id, aliases, summary, details, severity, score, published, modified, '[]', '[]' FROM temp.vuln_stage_records WHERE true
+    ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details, severity = excluded.severity,
+      score = excluded.score, published = excluded.published, modified = excluded.modified`)
+  db.run('DELETE FROM vuln_records WHERE id IN (SELECT id FROM temp.vuln_touched) AND id NOT IN (SELECT vuln_id FROM vuln_affected)')
+  describeTouched(db)
+  // Every match in these ecosystems is made again from the new entries, for the keys of the packages they name.
+  db.query(`DELETE FROM vuln_matches WHERE ${inEcos}`).run(ecoJson)
+  db.run('DELETE FROM vuln_matches WHERE vuln_id IN (SELECT id FROM temp.vuln_stage_withdrawn)')
+  const keys = db.query<{ id: number }, [string]>(`SELECT k.id FROM package_keys k WHERE coalesce(k.source_name, k.name) IN
+    (SELECT DISTINCT package FROM vuln_affected WHERE ${inEcos})`).all(ecoJson).map((r) => r.id)
+  matchKeys(db, keys, new Set(ecos))
+  bumpGeneration(db)
+  recountAll(db)
+  const put = db.query(`INSERT INTO vuln_feeds (ecosystem, records, imported_at, source) VALUES (?1, ?2, ?3, ?4)
+    ON CONFLICT (ecosystem) DO UPDATE SET records = excluded.records, imported_at = excluded.imported_at, source = excluded.source`)
+  const n = db.query<{ n: number }, [string]>('SELECT count(DISTINCT vuln_id) AS n FROM vuln_affected WHERE ecosystem = ?1')
+  for (const e of ecos) put.run(e, n.get(e)!.n, now, source)
+  return ecos.sort().map((e) => ({ ecosystem: e, records: n.get(e)!.n, imported_at: iso(now), source }))
+}
+
+/** Rewrites the package list and fixed versions of every touched record from its entries over all ecosystems. */
+function describeTouched(db: Database) {
+  const entries = db.query<{ package: string; ranges: string }, [string]>('SELECT package, ranges FROM vuln_affected WHERE vuln_id = ?1 ORDER BY ecosystem, package')
+  const put = db.query('UPDATE vuln_records SET packages = ?2, fixed_versions = ?3 WHERE id = ?1')
+  for (const { id } of db.query<{ id: string }, []>('SELECT id FROM temp.vuln_touched WHERE id IN (SELECT id FROM vuln_records)').all()) {
+    const rows = entries.all(id)
+    const ranges = rows.map((r) => ({ ranges: JSON.parse(r.ranges) as RangeEvent[][] }))
+    put.run(id, JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges)))
+  }
+}

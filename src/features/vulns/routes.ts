@@ -1,0 +1,96 @@
+/** Vulnerability routes (contract §12): the fleet list, one record, one minion's findings, the feeds and their import. */
+import { Type as T } from '@sinclair/typebox'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { route } from '../../http/route'
+import { checkUploadType } from '../../http/route'
+import { OneOf, paging } from '../../http/schemas'
+import { AppError, ValidationFailed, valueErrorEntry } from '../../http/errors'
+import { FeedError, readRecords } from './osv-read'
+import { importFeed } from './feeds'
+import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES } from './service'
+
+const view = { verb: 'view', resource: 'vuln:*' }
+const manage = { verb: 'manage', resource: 'vuln:*' }
+
+/** The largest feed a request may carry (contract §12). */
+const MAX_UPLOAD = 512 * 1024 * 1024
+/** A JSON body is parsed whole, so it is held to a size that parses comfortably; larger feeds come as a zip. */
+const MAX_JSON_UPLOAD = 64 * 1024 * 1024
+
+const Record_ = T.Object({
+  id: T.String(), aliases: T.Array(T.String()), summary: T.String(), severity: T.String(), packages: T.Array(T.String()),
+  minion_count: T.Integer(), fixed_versions: T.Array(T.String()),
+})
+const Feed = T.Object({ ecosystem: T.String(), records: T.Integer(), imported_at: T.String({ format: 'date-time' }), source: T.String() })
+const Finding = T.Object({
+  id: T.String(), aliases: T.Array(T.String()), summary: T.String(), severity: T.String(),
+  packages: T.Array(T.Object({ package: T.String(), installed: T.String(), fixed: T.Union([T.String(), T.Null()]) })),
+})
+
+/** Streams a request body to a file under `dir`, stopping with 413 past `max` bytes. */
+async function saveBody(request: Request, path: string, max: number) {
+  const out = Bun.file(path).writer()
+  let size = 0
+  try {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength
+      if (size > max) throw new AppError(413, 'Request body too large')
+      out.write(chunk)
+    }
+  } finally {
+    await out.end()
+  }
+  if (!size) throw new ValidationFailed([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }])
+}
+
+export const vulnRoutes = [
+  route({
+    method: 'GET', path: '/api/vulns', tag: 'vulns', summary: 'Vulnerabilities affecting the fleet, most minions first', access: view,
+    query: T.Object({
+      q: T.Optional(T.String({ maxLength: 200 })), severity: T.Optional(OneOf(SEVERITIES)), package: T.Optional(T.String({ minLength: 1, maxLength: 512 })),
+      include_unaffected: T.Optional(T.Boolean()), ...paging(500, 100),
+    }),
+    response: T.Object({ total: T.Integer(), vulns: T.Array(Record_) }),
+    handler: ({ deps, query }) => listVulns(deps, query),
+  }),
+  route({
+    method: 'GET', path: '/api/vulns/feeds', tag: 'vulns', summary: 'The imported feeds, by ecosystem', access: view,
+    response: T.Object({ feeds: T.Array(Feed) }),
+    handler: ({ deps }) => listFeeds(deps),
+  }),
+  route({
+    method: 'POST', path: '/api/vulns/import', tag: 'vulns', summary: 'Import an OSV feed (an all.zip, or a JSON array of records)', access: manage,
+    upload: ['application/zip', 'application/json'], errors: [409, 413, 415],
+    response: T.Object({ records: T.Integer(), skipped: T.Integer(), withdrawn: T.Integer(), feeds: T.Array(Feed) }),
+    async handler({ deps, request }) {
+      checkUploadType(['application/zip', 'application/json'], request)
+      const zip = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/zip')
+      // Staged in the data directory (a feed may be far larger than a RAM-backed /tmp likes), else the system's temp dir.
+      const dir = mkdtempSync(join(existsSync(deps.config.dataDir) ? deps.config.dataDir : tmpdir(), '.vuln-import-'))
+      try {
+        const file = join(dir, zip ? 'feed.zip' : 'feed.json')
+        await saveBody(request, file, zip ? MAX_UPLOAD : MAX_JSON_UPLOAD)
+        return await importFeed(deps, readRecords([file]), zip ? 'upload (zip)' : 'upload (json)')
+      } catch (e) {
+        if (e instanceof FeedError) throw new ValidationFailed([valueErrorEntry(['body'], e.message.replace(/^feed\.(zip|json)/, 'the body'))])
+        throw e
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    audit: { action: 'vuln.import', failures: true, target: () => 'feeds', detail: (_c, r) => (r ? `${r.records} records: ${r.feeds.map((f) => f.ecosystem).join(', ')}` : null) },
+  }),
+  route({
+    method: 'GET', path: '/api/vulns/:id', tag: 'vulns', summary: 'One vulnerability with the minions it affects', access: view, errors: [404],
+    params: T.Object({ id: T.String({ minLength: 1, maxLength: 200 }) }), query: T.Object({ ...paging(5000, 500) }),
+    handler: ({ deps, params, query }) => getVuln(deps, params.id, query),
+  }),
+  route({
+    method: 'GET', path: '/api/minions/:minion_id/vulns', tag: 'vulns', summary: "One minion's vulnerabilities, worst first", access: view, errors: [404],
+    params: T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) }), query: T.Object({ severity: T.Optional(OneOf(SEVERITIES)), ...paging(1000, 200) }),
+    response: T.Object({ minion_id: T.String(), ecosystem: T.Union([T.String(), T.Null()]), total: T.Integer(), vulns: T.Array(Finding) }),
+    handler: ({ deps, params, query }) => minionVulns(deps, params.minion_id, query),
+  }),
+]
