@@ -110,7 +110,7 @@ if (!cookie) throw new Error('no saltdeck_session cookie')
 const H = { cookie }
 
 const ids = readFileSync(IDS_FILE, 'utf8').split('\n').filter(Boolean)
-interface Endpoint { name: string; path: string; lua?: boolean; conns: number[]; target: { p99: number; rps?: number } | null }
+interface Endpoint { name: string; path: string; lua?: boolean; conns: number[]; target: { p99: number; rps?: number } | null; onlyAsked?: boolean }
 const endpoints: Endpoint[] = [
   { name: 'packages', path: '/api/inventory/packages', conns: [CONNS], target: { p99: 25 } },
   { name: 'packages_q_lib', path: '/api/inventory/packages?q=lib', conns: [CONNS], target: { p99: 25 } },
@@ -118,10 +118,15 @@ const endpoints: Endpoint[] = [
   { name: 'activity_since60', path: '/api/activity?since_minutes=60', conns: [CONNS], target: { p99: 20 } },
   { name: 'activity_search_web', path: '/api/activity?search=web', conns: [CONNS], target: { p99: 20 } },
   { name: 'minion_runs', path: '/api/minions/<random id>/runs', lua: true, conns: RUNS_CONNS, target: { p99: 5, rps: 20_000 } },
+  // Vulnerabilities (issue 13): only on a data dir bench/vulns.ts prepared (a feed imported; pkg-0 held by most minions).
+  { name: 'vulns', path: '/api/vulns', conns: [CONNS], target: { p99: 25 }, onlyAsked: true },
+  { name: 'vulns_high', path: '/api/vulns?severity=high', conns: [CONNS], target: { p99: 25 }, onlyAsked: true },
+  { name: 'version_query', path: `/api/inventory/packages/pkg-0/minions?op=lt&version=${F['pivot'] ?? '2.1.0'}`, conns: [CONNS], target: { p99: 25 }, onlyAsked: true },
+  { name: 'vuln_detail', path: '/api/vulns/BENCH-00000', conns: [CONNS], target: { p99: 25 }, onlyAsked: true },
   // References without a target: the HTTP stack alone (public, no database) and authentication alone.
   { name: 'ref_healthz', path: '/healthz', conns: [CONNS], target: null },
   { name: 'ref_auth_me', path: '/api/auth/me', conns: [CONNS], target: null },
-].filter((e) => !ONLY || ONLY.has(e.name))
+].filter((e) => (ONLY ? ONLY.has(e.name) : !e.onlyAsked))
 
 const sanity: Record<string, unknown> = {}
 for (const e of endpoints) {
@@ -135,7 +140,7 @@ for (const e of endpoints) {
     times.push(performance.now() - t)
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`)
   }
-  const items = body.items ?? body.events ?? body.runs ?? [body]
+  const items = body.items ?? body.events ?? body.runs ?? body.vulns ?? body.minions ?? [body]
   sanity[e.name] = { path, total: body.total, returned: items?.length, bytes: JSON.stringify(body).length, first_ms: +times[0]!.toFixed(2), warm_ms: +Math.min(...times.slice(1)).toFixed(2) }
   console.log(`[load] ${e.name.padEnd(20)} ${path}: total=${body.total} returned=${items?.length} first=${times[0]!.toFixed(1)}ms warm=${Math.min(...times.slice(1)).toFixed(1)}ms`)
   if (!items?.length) throw new Error(`${path} returned no rows`)

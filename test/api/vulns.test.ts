@@ -163,6 +163,12 @@ describe('vulnerabilities', () => {
     expect((await call(w, 'GET', '/api/minions/ghost/vulns', { who: 'viewer' })).status).toBe(404)
     const feeds = await call(w, 'GET', '/api/vulns/feeds', { who: 'viewer' })
     expect(feeds.body.feeds.map((f: { ecosystem: string }) => f.ecosystem)).toEqual(['Debian:12', 'Ubuntu:22.04'])
+    const metrics = (await call(w, 'GET', '/metrics')).body as string
+    expect(metrics).toContain('saltdeck_vuln_feed_records{ecosystem="Debian:12"} 4')
+    // deb-a's worst is critical (DSA-4), deb-c's high (DSA-1), ubu-a's unknown (USN-1 has no severity); deb-b has none.
+    expect(metrics).toContain('saltdeck_vulnerable_minions{severity="critical"} 1')
+    expect(metrics).toContain('saltdeck_vulnerable_minions{severity="high"} 1')
+    expect(metrics).toContain('saltdeck_vulnerable_minions{severity="unknown"} 1')
   })
 
   test('findings follow the fleet: an upgrade, a new minion, grains arriving late, a release upgrade', async () => {

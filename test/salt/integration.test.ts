@@ -180,6 +180,48 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(v.versions[0]).toMatchObject({ minion_count: 3, source: 'apt' })
   }, 180_000)
 
+  test('vulnerabilities from the real packages: a feed written for the versions installed here matches all three minions, reaches libssl3 through its source openssl, and the version queries agree', async () => {
+    // The minions run on this host, so their packages are the host's: dpkg-query says which versions they report.
+    const q = Bun.spawnSync(['dpkg-query', '-W', '-f', '${Package}\\t${Version}\\t${source:Package}\\n', 'openssl', 'libssl3', 'bash', 'coreutils'], { stdout: 'pipe' })
+    const installed = Object.fromEntries(q.stdout.toString().trim().split('\n').map((l) => l.split('\t')).map(([p, v, s]) => [p!, { version: v!, source: s! }]))
+    expect(installed.openssl?.version).toBeTruthy()
+    expect(installed.libssl3?.source).toBe('openssl')
+    const major = (await api('GET', '/api/minions/web-01')).body.grains.osmajorrelease
+    const eco = `Debian:${major}`
+    const r = (id: string, pkg: string, events: Record<string, string>[], severity = 'high') =>
+      ({ id, summary: `${id}: test record for ${pkg}`, database_specific: { severity }, affected: [{ package: { ecosystem: eco, name: pkg }, ranges: [{ type: 'ECOSYSTEM', events }] }] })
+    const fixedOpenssl = `${installed.openssl!.version}+saltdeck1` // just above what is installed, in dpkg's order
+    const feed = [
+      r('SDT-OPENSSL', 'openssl', [{ introduced: '0' }, { fixed: fixedOpenssl }], 'critical'),
+      r('SDT-BASH', 'bash', [{ introduced: '0' }, { fixed: installed.bash!.version }]),
+      r('SDT-COREUTILS', 'coreutils', [{ introduced: '0' }, { last_affected: installed.coreutils!.version }], 'medium'),
+      { ...r('SDT-UBUNTU', 'openssl', [{ introduced: '0' }]), affected: [{ package: { ecosystem: 'Ubuntu:22.04:LTS', name: 'openssl' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }] }] }] },
+    ]
+    const imp = await api('POST', '/api/vulns/import', feed)
+    expect(imp.status).toBe(200)
+    expect(imp.body.feeds.map((f: any) => f.ecosystem)).toEqual([eco, 'Ubuntu:22.04'])
+    // The refresh above learned each key's source package once, from one minion: the openssl record reaches libssl3.
+    const one = await until(async () => {
+      const v = (await api('GET', '/api/vulns/SDT-OPENSSL')).body
+      return v.minions?.some((m: any) => m.package === 'libssl3') ? v : null
+    }, 'libssl3 to be matched through its source package', BED)
+    const learned = /source packages learned.*?"?ms"?[=:](\d+)/.exec(srv.output())
+    console.log(`salt ${VERSION}: source packages learned in ${learned?.[1] ?? '?'} ms (${/source packages learned.*?"?calls"?[=:](\d+)/.exec(srv.output())?.[1] ?? '?'} pkg.info_installed calls)`)
+    const rows = one.minions.map((m: any) => `${m.minion_id}:${m.package}`).filter((x: string) => /:(openssl|libssl3)$/.test(x)).sort()
+    expect(rows).toEqual(['db-01:libssl3', 'db-01:openssl', 'web-01:libssl3', 'web-01:openssl', 'web-02:libssl3', 'web-02:openssl'])
+    expect(one.minions[0]).toMatchObject({ installed: installed.openssl!.version, fixed: fixedOpenssl })
+    const list = (await api('GET', '/api/vulns?include_unaffected=true')).body
+    const count = (id: string) => list.vulns.find((v: any) => v.id === id)?.minion_count
+    expect([count('SDT-OPENSSL'), count('SDT-BASH'), count('SDT-COREUTILS'), count('SDT-UBUNTU')]).toEqual([3, 0, 3, 0])
+    const mine = (await api('GET', '/api/minions/web-01/vulns')).body
+    expect(mine.ecosystem).toBe(eco)
+    expect(mine.vulns.map((v: any) => v.id)).toEqual(['SDT-OPENSSL', 'SDT-COREUTILS'])
+    const who = async (op: string, v: string) => (await api('GET', `/api/inventory/packages/openssl/minions?op=${op}&version=${encodeURIComponent(v)}`)).body
+    expect((await who('lt', fixedOpenssl)).minions.map((m: any) => m.minion_id)).toEqual(['db-01', 'web-01', 'web-02'])
+    expect((await who('ge', fixedOpenssl)).total).toBe(0)
+    expect((await who('eq', installed.openssl!.version)).total).toBe(3)
+  }, 180_000)
+
   test('the Salt health view names the master version, the minions\' versions and the known faults of this version', async () => {
     expect(env.SALT_BED_VERSION).toBe(VERSION)
     const h = await until(async () => {

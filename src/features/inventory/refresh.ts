@@ -67,8 +67,6 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
   } finally {
     reader?.close()
   }
-  // New keys learn their source package (for vulnerability matching); a failure here leaves them for the next refresh.
-  await learnSources(deps, opts.client, opts.internalJid).catch((e) => deps.log.warn('source package learning failed', { error: errorText(e) }))
   return answered
 }
 
@@ -76,9 +74,15 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
 export function startInventoryRefresh(deps: AppDeps, opts: RefreshOptions, target = '*') {
   const r = startRefresh(deps, target)
   if (!r) throw new RefreshBusy()
-  const done = refreshInventory(deps, opts, r.refresh_id, target).catch((e) => {
-    deps.log.warn('inventory refresh failed', { error: errorText(e) })
-    return 0
-  })
+  const done = refreshInventory(deps, opts, r.refresh_id, target)
+    .then(async (answered) => {
+      // New keys learn their source package (for vulnerability matching); a failure leaves them for the next refresh.
+      await learnSources(deps, opts.client, opts.internalJid).catch((e) => deps.log.warn('source package learning failed', { error: errorText(e) }))
+      return answered
+    })
+    .catch((e) => {
+      deps.log.warn('inventory refresh failed', { error: errorText(e) })
+      return 0
+    })
   return { ...r, done }
 }

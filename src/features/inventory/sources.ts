@@ -20,9 +20,18 @@ export interface LearnResult {
   ms: number
 }
 
-/** Names per pkg.info_installed call, and calls in flight at once. */
-const BATCH = 300
-const PARALLEL = 4
+/**
+ * Names per pkg.info_installed call, and calls in flight at once: one, because salt 3006's master loses return events
+ * when several large returns arrive at once (an IPC write fails in _return; seen on the test bed), and a lost event
+ * leaves the call waiting for its timeout.
+ */
+const BATCH = 200
+const PARALLEL = 1
+/**
+ * Seconds salt waits for one answer: pkg.info_installed reads each package's copyright file, ~10 ms a package on a
+ * real Debian minion, so 300 names take seconds (salt's default of 5 s lost whole batches on the test bed).
+ */
+const CALL_TIMEOUT_S = 60
 /** A key no minion answered for is asked again after this long. */
 const RETRY_MS = 24 * 3600_000
 
@@ -66,20 +75,21 @@ function chooseHolders(deps: AppDeps, keyIds: number[]): Map<string, number[]> {
   return byMinion
 }
 
-/** Learns the source package of every key that lacks one; re-matches vulnerabilities for keys whose source differs from their name. */
-export async function learnSources(deps: AppDeps, client: SaltClient, internalJid: () => string): Promise<LearnResult> {
-  const t0 = performance.now()
-  const db = deps.db.$client
-  const now = deps.clock.now()
-  const keys = db.query<{ id: number; name: string }, [number]>(
+/** One pkg.info_installed call: a minion, the names asked, the keys they answer for. */
+interface SourceJob {
+  minion: string
+  names: string[]
+  keys: number[]
+}
+
+/** The calls a learning pass would make now: every key without a source, grouped by the one minion asked for it. */
+export function planSources(deps: AppDeps): { keys: number; nameOf: Map<number, string>; minions: number; jobs: SourceJob[] } {
+  const keys = deps.db.$client.query<{ id: number; name: string }, [number]>(
     'SELECT id, name FROM package_keys WHERE source_name IS NULL AND (source_tried_at IS NULL OR source_tried_at < ?1)',
-  ).all(now - RETRY_MS)
-  const out: LearnResult = { keys: keys.length, learned: 0, minions: 0, calls: 0, ms: 0 }
-  if (!keys.length) return out
+  ).all(deps.clock.now() - RETRY_MS)
   const nameOf = new Map(keys.map((k) => [k.id, k.name]))
-  const byMinion = chooseHolders(deps, keys.map((k) => k.id))
-  out.minions = byMinion.size
-  const jobs: { minion: string; names: string[]; keys: number[] }[] = []
+  const byMinion = keys.length ? chooseHolders(deps, keys.map((k) => k.id)) : new Map<string, number[]>()
+  const jobs: SourceJob[] = []
   for (const [minion, ids] of byMinion) {
     const names = [...new Set(ids.map((id) => nameOf.get(id)!))]
     for (let i = 0; i < names.length; i += BATCH) {
@@ -87,6 +97,17 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
       jobs.push({ minion, names: [...part], keys: ids.filter((id) => part.has(nameOf.get(id)!)) })
     }
   }
+  return { keys: keys.length, nameOf, minions: byMinion.size, jobs }
+}
+
+/** Learns the source package of every key that lacks one; re-matches vulnerabilities for keys whose source differs from their name. */
+export async function learnSources(deps: AppDeps, client: SaltClient, internalJid: () => string): Promise<LearnResult> {
+  const t0 = performance.now()
+  const db = deps.db.$client
+  const now = deps.clock.now()
+  const { keys, nameOf, minions, jobs } = planSources(deps)
+  const out: LearnResult = { keys, learned: 0, minions, calls: 0, ms: 0 }
+  if (!keys) return out
   const setSource = db.query('UPDATE package_keys SET source_name = ?2, source_tried_at = ?3 WHERE id = ?1')
   const tried = db.query('UPDATE package_keys SET source_tried_at = ?2 WHERE id = ?1 AND source_name IS NULL')
   const renamed: number[] = []
@@ -97,11 +118,20 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
       out.calls++
       let answer: Record<string, unknown> = {}
       try {
-        const ret = (await client.local([job.minion], 'pkg.info_installed', { arg: job.names, kwarg: { failhard: false }, tgt_type: 'list', jid: internalJid() })) as Record<string, unknown>
+        const ret = (await client.local([job.minion], 'pkg.info_installed', { arg: job.names, kwarg: { failhard: false }, tgt_type: 'list', jid: internalJid(), timeout: CALL_TIMEOUT_S })) as Record<string, unknown>
         const mine = ret?.[job.minion]
         if (mine && typeof mine === 'object' && !Array.isArray(mine)) answer = mine as Record<string, unknown>
       } catch (e) {
         deps.log.warn('source package lookup failed', { minion: job.minion.slice(0, 100), error: errorText(e) })
+      }
+      // dpkg-query fails the whole call for one name no longer installed (failhard=False then answers {}): halve and ask again.
+      if (!Object.keys(answer).length && job.names.length > 1) {
+        const half = new Set(job.names.slice(0, job.names.length >> 1))
+        for (const names of [[...half], job.names.filter((n) => !half.has(n))]) {
+          const set = new Set(names)
+          jobs.push({ minion: job.minion, names, keys: job.keys.filter((id) => set.has(nameOf.get(id)!)) })
+        }
+        continue
       }
       db.transaction(() => {
         for (const id of job.keys) {

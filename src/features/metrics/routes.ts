@@ -9,6 +9,7 @@ import { Exposition } from './registry'
 import { searchPending } from '../activity/search-index'
 import { activityStored } from '../activity/feed'
 import { alertStats } from '../alerts/service'
+import { vulnStats } from '../vulns/service'
 
 const STREAM_STATES = ['connected', 'reconnecting', 'broken', 'disabled'] as const
 
@@ -37,6 +38,10 @@ export function metricsText(deps: AppDeps): string {
   const al = alertStats(deps)
   x.family('saltdeck_alerts_firing', 'gauge', 'Alerts firing, by rule kind.', al.firing.map((r) => [{ kind: r.kind }, r.n]))
   x.family('saltdeck_alert_deliveries', 'gauge', 'Alert notification deliveries, by status.', al.deliveries.map((r) => [{ status: r.status }, r.n]))
+  const vs = vulnStats(deps)
+  x.family('saltdeck_vuln_feed_records', 'gauge', 'OSV records imported, by ecosystem.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, f.records]))
+  x.family('saltdeck_vuln_feed_age_seconds', 'gauge', 'Seconds since each ecosystem\'s feed was imported.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, Math.max(0, Math.round((deps.clock.now() - f.imported_at) / 1000))]))
+  x.family('saltdeck_vulnerable_minions', 'gauge', 'Minions with at least one finding, by the severity of their worst.', vs.minions.map((m) => [{ severity: m.severity }, m.n]))
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])

@@ -5,7 +5,7 @@ import { NotFound } from '../../lib/errors'
 import { containsPattern } from '../../lib/sql'
 import { iso } from '../../lib/clock'
 import { decodeKeyIds, emptyBits, hasBit, minionOrder, orHolders, setBit, type MinionBits } from '../inventory/holders'
-import { SEVERITY_RANK } from './findings'
+import { RANK_SEVERITY, SEVERITY_RANK } from './findings'
 
 /** Severities a record can have. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unknown'] as const
@@ -147,4 +147,12 @@ export function minionVulnIds(deps: AppDeps, minionId: string, minRank: number, 
 export function listFeeds(deps: AppDeps) {
   const rows = deps.db.$client.query<{ ecosystem: string; records: number; imported_at: number; source: string }, []>('SELECT * FROM vuln_feeds ORDER BY ecosystem').all()
   return { feeds: rows.map((r) => ({ ...r, imported_at: iso(r.imported_at) })) }
+}
+
+/** Figures for /metrics: records per feed, feed age, and minions by their worst finding. */
+export function vulnStats(deps: AppDeps) {
+  const db = deps.db.$client
+  const feeds = db.query<{ ecosystem: string; records: number; imported_at: number }, []>('SELECT ecosystem, records, imported_at FROM vuln_feeds ORDER BY ecosystem').all()
+  const worst = db.query<{ worst: number; n: number }, []>('SELECT worst, count(*) AS n FROM vuln_minions WHERE vuln_count > 0 GROUP BY worst').all()
+  return { feeds, minions: worst.map((w) => ({ severity: RANK_SEVERITY[w.worst] ?? 'unknown', n: w.n })) }
 }
