@@ -17,10 +17,14 @@ const test: Record<VersionOp, (c: number) => boolean> = {
  */
 export function packageMinions(deps: AppDeps, name: string, p: { source?: string; op?: VersionOp; version?: string; limit: number; offset: number }) {
   const db = deps.db.$client
-  const all = db.query<{ id: number; version: string; arch: string; source: string }, [string]>(
-    `SELECT k.id, k.version, k.arch, v.source FROM package_keys k JOIN package_versions v ON v.name = k.name AND v.version = k.version AND v.arch = k.arch
-     WHERE k.name = ?1 AND v.minion_count > 0 ORDER BY k.version, k.arch`,
-  ).all(name)
+  // package_versions is keyed by source first: the sources holding the name come from package_stats' name index.
+  const sources = db.query<{ source: string }, [string]>("SELECT source FROM package_stats WHERE name = ?1 AND source <> ''").all(name).map((r) => r.source)
+  const versions = db.query<{ version: string; arch: string }, [string, string]>('SELECT version, arch FROM package_versions WHERE source = ?1 AND name = ?2 AND minion_count > 0')
+  const keyId = db.query<{ id: number }, [string, string, string]>('SELECT id FROM package_keys WHERE name = ?1 AND version = ?2 AND arch = ?3')
+  const all = sources.flatMap((source) => versions.all(source, name).flatMap((v) => {
+    const k = keyId.get(name, v.version, v.arch)
+    return k ? [{ id: k.id, version: v.version, arch: v.arch, source }] : []
+  })).sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : a.arch < b.arch ? -1 : a.arch > b.arch ? 1 : 0))
   if (!all.length) return null
   const keys = all.filter((k) => (!p.source || k.source === p.source) && (!p.op || test[p.op](compareVersions(k.source, k.version, p.version!))))
   // One key can be held under two sources (the same version string on apt and rpm minions): read its holders once.

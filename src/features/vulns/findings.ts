@@ -21,13 +21,21 @@ export class MatchIndex {
   readonly byEco = new Map<string, Map<number, number[]>>()
   size = 0
 
-  constructor(readonly generation: number) {}
+  constructor(public generation: number) {}
 
   /** The index of a record id (added on first sight with its severity rank). */
   vuln(id: string, rank: number): number {
     let i = this.idx.get(id)
     if (i === undefined) this.idx.set(id, (i = this.ids.length)), this.ids.push(id), this.rank.push(rank)
     return i
+  }
+
+  /** Forgets every match of a key (it left package_keys, or is matched again). */
+  dropKey(keyId: number) {
+    for (const m of this.byEco.values()) {
+      const list = m.get(keyId)
+      if (list) (this.size -= list.length), m.delete(keyId)
+    }
   }
 
   /** Adds one match. */
@@ -57,10 +65,15 @@ export function matchIndex(db: Database): MatchIndex {
   return index
 }
 
-/** Moves the findings' generation (inside the transaction that changed vuln_matches) and drops the cached index. */
-export function bumpGeneration(db: Database) {
+/**
+ * Moves the findings' generation (inside the transaction that changed vuln_matches). The cached index is dropped, or
+ * kept when the caller already applied the same change to it (a flush's few new and gone keys), so a one-minion
+ * change does not reload every match.
+ */
+export function bumpGeneration(db: Database, updated?: MatchIndex) {
   db.run('UPDATE vuln_generation SET generation = generation + 1 WHERE id = 1')
-  cached = null
+  if (updated && cached?.db === db && cached.index === updated) updated.generation = generationOf(db)
+  else cached = null
 }
 
 /** Per-minion scratch: which record indexes one set reaches. */
@@ -158,7 +171,8 @@ interface StoredEntry {
  * its source package name when one was learned, else by its own name. Replaces those keys' matches in those
  * ecosystems; returns whether any match was removed or added.
  */
-export function matchKeys(db: Database, keyIds: Iterable<number>, ecosystems: Set<string> | null = null): boolean {
+export function matchKeys(db: Database, keyIds: Iterable<number>, ecosystems: Set<string> | null = null, index?: MatchIndex): boolean {
+  const rank = db.query<{ severity: string }, [string]>('SELECT severity FROM vuln_records WHERE id = ?1')
   const key = db.query<{ name: string; version: string; source_name: string | null }, [number]>('SELECT name, version, source_name FROM package_keys WHERE id = ?1')
   const entries = db.query<StoredEntry, [string]>('SELECT ecosystem, vuln_id, ranges, versions FROM vuln_affected WHERE package = ?1')
   const drop = db.query('DELETE FROM vuln_matches WHERE key_id = ?1')
@@ -171,6 +185,8 @@ export function matchKeys(db: Database, keyIds: Iterable<number>, ecosystems: Se
     const k = key.get(id)
     if (ecosystems) for (const e of ecosystems) changed = dropIn.run(id, e).changes > 0 || changed
     else changed = drop.run(id).changes > 0 || changed
+    // An index kept in step is only given whole-key changes (no ecosystem subset): the key's matches are made anew.
+    index?.dropKey(id)
     if (!k) continue
     const pkg = k.source_name || k.name
     let list = parsed.get(pkg)
@@ -183,6 +199,7 @@ export function matchKeys(db: Database, keyIds: Iterable<number>, ecosystems: Se
       const verdict = evaluate(k.version, e.ranges, e.versions, versionOrder(e.ecosystem))
       if (!verdict.affected) continue
       add.run(e.ecosystem, id, e.vuln, pkg, verdict.fixed)
+      index?.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[rank.get(e.vuln)?.severity ?? ''] ?? 0))
       changed = true
     }
   }

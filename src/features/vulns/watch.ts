@@ -33,8 +33,9 @@ const storedEcosystem = (deps: AppDeps, num: number) =>
 export function watchPackageSets(deps: AppDeps, flush: { changes: SetChange[]; inserted: number[]; pruned: number[] }) {
   const db = deps.db.$client
   const feeds = !!db.query('SELECT 1 FROM vuln_affected LIMIT 1').get()
-  if (feeds && flush.inserted.length && matchKeys(db, flush.inserted)) bumpGeneration(db)
+  // The index is changed in step with vuln_matches here, so a flush of a few minions never reloads every match.
   const index = matchIndex(db)
+  let changed = feeds && flush.inserted.length > 0 && matchKeys(db, flush.inserted, null, index)
   const scratch = { a: new VulnSet(), b: new VulnSet() }
   for (const c of flush.changes) {
     const old = storedEcosystem(deps, c.num)
@@ -42,12 +43,12 @@ export function watchPackageSets(deps: AppDeps, flush: { changes: SetChange[]; i
       num: c.num, minionId: c.minionId, oldEco: old?.e ?? null, newEco: ecosystemOf(deps, c.minionId), before: old ? c.before : null, after: c.after,
     })
   }
-  if (flush.pruned.length) {
+  // Gone keys are forgotten after the diffs above, which still needed their matches for the sets that held them.
+  if (flush.pruned.length && index.size) {
     const drop = db.query('DELETE FROM vuln_matches WHERE key_id = ?1')
-    let dropped = false
-    for (const id of flush.pruned) dropped = drop.run(id).changes > 0 || dropped
-    if (dropped) bumpGeneration(db)
+    for (const id of flush.pruned) if (drop.run(id).changes > 0) changed = true, index.dropKey(id)
   }
+  if (changed) bumpGeneration(db, index)
 }
 
 /** Re-counts the minions whose ecosystem moved with the grains just stored (an upgrade, or grains arriving after packages). */
