@@ -29,8 +29,22 @@ function ecosystemOf(deps: AppDeps, minionId: string): string | null {
 const storedEcosystem = (deps: AppDeps, num: number) =>
   deps.db.$client.query<{ e: string | null }, [number]>('SELECT ecosystem AS e FROM vuln_minions WHERE minion_num = ?1').get(num)
 
+/** Time the last flush's re-match took, in ms (for /metrics and the benchmark). */
+export const rematchTiming = { lastMs: 0, totalMs: 0, flushes: 0 }
+
 /** Keeps findings current for one flush of the inventory writer: new keys matched, minions' changes counted, gone keys forgotten. */
 export function watchPackageSets(deps: AppDeps, flush: { changes: SetChange[]; inserted: number[]; pruned: number[] }) {
+  const t0 = performance.now()
+  try {
+    rematch(deps, flush)
+  } finally {
+    rematchTiming.lastMs = performance.now() - t0
+    rematchTiming.totalMs += rematchTiming.lastMs
+    rematchTiming.flushes++
+  }
+}
+
+function rematch(deps: AppDeps, flush: { changes: SetChange[]; inserted: number[]; pruned: number[] }) {
   const db = deps.db.$client
   const feeds = !!db.query('SELECT 1 FROM vuln_affected LIMIT 1').get()
   // The index is changed in step with vuln_matches here, so a flush of a few minions never reloads every match.
