@@ -150,9 +150,8 @@ export function compareRpm(a: string, b: string): number {
   if (ea !== eb) return ea < eb ? -1 : 1
   const v = rpmvercmp(a, ua, ra, b, ub, rb)
   if (v) return v
-  // A side without a release matches any release (rpm compares releases only when both have one).
-  if (ra >= a.length || rb >= b.length) return 0
-  return rpmvercmp(a, ra + 1, a.length, b, rb + 1, b.length)
+  // A missing release compares as an empty one (rpm.ver's order: `1.0` is older than `1.0-1`).
+  return rpmvercmp(a, Math.min(ra + 1, a.length), a.length, b, Math.min(rb + 1, b.length), b.length)
 }
 
 /** A plain natural order: digit runs numerically, everything else by code point. */
