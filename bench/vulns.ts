@@ -19,7 +19,7 @@ import { startRefresh, minionPackages } from '../src/features/inventory/service'
 import { refreshInventory, refreshOptions } from '../src/features/inventory/refresh'
 import { PackageSetWriter } from '../src/features/inventory/writer'
 import { recordGrains } from '../src/features/minions/service'
-import { importFeed } from '../src/features/vulns/feeds'
+import { importFeed, lastApply } from '../src/features/vulns/feeds'
 import { readRecords } from '../src/features/vulns/osv-read'
 import { planSources } from '../src/features/inventory/sources'
 import { rematchTiming } from '../src/features/vulns/watch'
@@ -69,7 +69,7 @@ if (process.argv[2] === '--child') {
     if (k) times.push(performance.now() - t), rematchMs.push(rematchTiming.lastMs) // the first flush warms the writer's caches
   }
   console.log(JSON.stringify({
-    import_s: +importS.toFixed(1), ...afterImport, ...figures,
+    import_s: +importS.toFixed(1), ...lastApply, ...afterImport, ...figures,
     // The re-match itself (vulns/watch.ts inside the flush), and the whole flush that stores the set around it.
     rematch_one_minion_ms: { median: +median(rematchMs).toFixed(2), p90: +pct(rematchMs, 0.9).toFixed(2), max: +Math.max(...rematchMs).toFixed(2), n: rematchMs.length },
     flush_one_minion_ms: { median: +median(times).toFixed(2), p90: +pct(times, 0.9).toFixed(2), max: +Math.max(...times).toFixed(2) },

@@ -55,58 +55,84 @@ const POP = new Uint8Array(256).map((_, i) => {
   return n
 })
 
-/** Holder changes of one flush, applied to package_holders per (key, chunk) in one read and one write each. */
-export class HolderChanges {
-  /** (key id × 2^20 + chunk) → offsets, +o+1 added, −(o+1) removed, in the order they happened. */
-  private byChunk = new Map<number, number[]>()
-  private queued = 0
+/** One chunk's pending changes: per key id, a bitmap of minions added and one of minions removed. */
+interface ChunkChanges {
+  add: (Uint8Array | undefined)[]
+  del: (Uint8Array | undefined)[]
+}
 
-  /** Changes are written to `db` once a million are queued (bounding memory on a first full refresh) and by apply(). */
+/**
+ * Holder changes of one flush, gathered as bitmaps per (chunk, key) and applied to package_holders in one read and
+ * one write per changed chunk row. A flush stores minions in number order, so consecutive changes hit the same chunk:
+ * the chunk's arrays are found once and each change is an array index and a bit.
+ */
+export class HolderChanges {
+  private chunks = new Map<number, ChunkChanges>()
+  private lastChunk = -1
+  private last: ChunkChanges | null = null
+  private entries = 0
+
+  /** Changes are written to `db` by apply(), and early once 200,000 chunk rows are pending (bounding memory). */
   constructor(private db: Database) {}
 
   /** Records that minion number `num` now holds key `keyId`. */
   add(keyId: number, num: number) {
-    this.push(keyId, num, 1)
+    this.mark(keyId, num, true)
   }
 
   /** Records that minion number `num` no longer holds key `keyId`. */
   remove(keyId: number, num: number) {
-    this.push(keyId, num, -1)
+    this.mark(keyId, num, false)
   }
 
-  private push(keyId: number, num: number, sign: number) {
-    const k = keyId * 2 ** 20 + Math.floor(num / CHUNK)
-    let list = this.byChunk.get(k)
-    if (!list) this.byChunk.set(k, (list = []))
-    list.push(sign * ((num % CHUNK) + 1))
-    if (++this.queued >= 1_000_000) this.apply()
+  private mark(keyId: number, num: number, held: boolean) {
+    const c = Math.floor(num / CHUNK)
+    if (c !== this.lastChunk || !this.last) {
+      let cc = this.chunks.get(c)
+      if (!cc) this.chunks.set(c, (cc = { add: [], del: [] }))
+      this.last = cc
+      this.lastChunk = c
+    }
+    const off = num % CHUNK
+    const byte = off >> 3
+    const bit = 1 << (off & 7)
+    const [set, clear] = held ? [this.last.add, this.last.del] : [this.last.del, this.last.add]
+    let b = set[keyId]
+    if (!b) (b = set[keyId] = new Uint8Array(CHUNK_BYTES)), this.entries++
+    b[byte]! |= bit
+    // The later change of one (key, minion) wins: an add after a remove within one flush is an add.
+    const o = clear[keyId]
+    if (o) o[byte]! &= ~bit
+    if (this.entries >= 200_000) this.apply()
   }
 
   /** Writes every changed chunk (inside the caller's transaction). */
   apply() {
     const db = this.db
-    this.queued = 0
-    if (!this.byChunk.size) return
     const get = db.query<{ bits: Uint8Array }, [number, number]>('SELECT bits FROM package_holders WHERE key_id = ?1 AND chunk = ?2')
     const put = db.query('INSERT INTO package_holders (key_id, chunk, bits) VALUES (?1, ?2, ?3) ON CONFLICT (key_id, chunk) DO UPDATE SET bits = excluded.bits')
     const del = db.query('DELETE FROM package_holders WHERE key_id = ?1 AND chunk = ?2')
     const map = new Uint8Array(CHUNK_BYTES)
-    for (const [k, list] of this.byChunk) {
-      const keyId = Math.floor(k / 2 ** 20)
-      const chunk = k % 2 ** 20
-      const old = get.get(keyId, chunk)
-      if (old) decodeChunk(old.bits, map)
-      else map.fill(0)
-      for (const c of list) {
-        const o = Math.abs(c) - 1
-        if (c > 0) map[o >> 3]! |= 1 << (o & 7)
-        else map[o >> 3]! &= ~(1 << (o & 7))
+    for (const [chunk, cc] of this.chunks) {
+      const keys = new Set<number>()
+      cc.add.forEach((_, k) => keys.add(k))
+      cc.del.forEach((_, k) => keys.add(k))
+      for (const keyId of keys) {
+        const old = get.get(keyId, chunk)
+        if (old) decodeChunk(old.bits, map)
+        else map.fill(0)
+        const a = cc.add[keyId]
+        const d = cc.del[keyId]
+        for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | (a ? a[i]! : 0)) & ~(d ? d[i]! : 0)
+        const bits = encodeChunk(map)
+        if (bits) put.run(keyId, chunk, bits)
+        else if (old) del.run(keyId, chunk)
       }
-      const bits = encodeChunk(map)
-      if (bits) put.run(keyId, chunk, bits)
-      else if (old) del.run(keyId, chunk)
     }
-    this.byChunk.clear()
+    this.chunks.clear()
+    this.last = null
+    this.lastChunk = -1
+    this.entries = 0
   }
 }
 
@@ -151,14 +177,18 @@ export function countBits(b: MinionBits): number {
   return n
 }
 
-/** Minion numbers in minion-id order, with each number's id and set source; rebuilt when the sets' generation moves. */
+/** Minion numbers in minion-id order, with each number's id, rank and set source; rebuilt when the sets' generation moves. */
 export interface MinionOrder {
   generation: number
   /** Minion numbers sorted by minion id. */
   nums: Int32Array
-  /** Minion number → id and source (sparse). */
+  /** Minion number → its position in `nums` (−1: no set). */
+  rank: Int32Array
+  /** Minion number → id and source ('' where no set). */
   ids: string[]
   sources: string[]
+  /** The minions of each set source, as a bitmap. */
+  bySource: Map<string, MinionBits>
 }
 
 let order: MinionOrder | null = null
@@ -169,16 +199,64 @@ export function minionOrder(db: Database): MinionOrder {
   const generation = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
   if (order && orderDb === db && order.generation === generation) return order
   const rows = db.query<[number, string, string], []>('SELECT rowid, minion_id, source FROM minion_package_sets ORDER BY minion_id').values() as [number, string, string][]
+  const max = rows.reduce((m, [n]) => Math.max(m, n), 0)
   const nums = new Int32Array(rows.length)
-  const ids: string[] = []
-  const sources: string[] = []
+  const rank = new Int32Array(max + 1).fill(-1)
+  // Filled dense arrays (not holes by rowid): reading them is on every version query's path.
+  const ids = new Array<string>(max + 1).fill('')
+  const sources = new Array<string>(max + 1).fill('')
+  const bySource = new Map<string, MinionBits>()
+  const words = Math.ceil((max + 1) / CHUNK) * (CHUNK / 32)
   rows.forEach(([n, id, src], i) => {
     nums[i] = n
+    rank[n] = i
     ids[n] = id
     sources[n] = src
+    let m = bySource.get(src)
+    if (!m) bySource.set(src, (m = new Uint32Array(words)))
+    setBit(m, n)
   })
   orderDb = db
-  return (order = { generation, nums, ids, sources })
+  return (order = { generation, nums, rank, ids, sources, bySource })
+}
+
+/**
+ * One page of rows (minion, set) over several minion bitmaps, in minion-id order then set order: the total by
+ * popcount; a small result sorted by rank from its bits, a large one walked in id order only up to the page's end.
+ */
+export function pageRows(o: MinionOrder, sets: MinionBits[], offset: number, limit: number): { total: number; rows: [num: number, set: number][] } {
+  let total = 0
+  for (const b of sets) total += countBits(b)
+  const end = Math.min(total, offset + limit)
+  const rows: [number, number][] = []
+  if (offset >= end) return { total, rows }
+  if (total <= 8192) {
+    const all: [number, number, number][] = []
+    sets.forEach((b, si) => {
+      for (let w = 0; w < b.length; w++) {
+        let v = b[w]!
+        while (v) {
+          const bit = 31 - Math.clz32(v & -v)
+          const num = w * 32 + bit
+          if (num < o.rank.length && o.rank[num]! >= 0) all.push([o.rank[num]!, si, num])
+          v &= v - 1
+        }
+      }
+    })
+    all.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    for (let i = offset; i < end && i < all.length; i++) rows.push([all[i]![2], all[i]![1]])
+    return { total, rows }
+  }
+  let seen = 0
+  for (let i = 0; i < o.nums.length && seen < end; i++) {
+    const num = o.nums[i]!
+    for (let si = 0; si < sets.length && seen < end; si++) {
+      if (!hasBit(sets[si]!, num)) continue
+      if (seen >= offset) rows.push([num, si])
+      seen++
+    }
+  }
+  return { total, rows }
 }
 
 /** Rebuilds the whole index from the stored sets (an install that kept sets from before the index existed). */

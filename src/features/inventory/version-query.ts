@@ -1,7 +1,7 @@
 /** "Who runs this package below/above a version": contract §12's version query, from the holder index, by minion id. */
 import type { AppDeps } from '../../deps'
 import { compareVersions } from '../../lib/version-order'
-import { emptyBits, hasBit, minionOrder, orHolders } from './holders'
+import { emptyBits, minionOrder, orHolders, pageRows } from './holders'
 
 /** Comparison operators of the query. */
 export const VERSION_OPS = ['lt', 'le', 'eq', 'ne', 'ge', 'gt'] as const
@@ -27,24 +27,17 @@ export function packageMinions(deps: AppDeps, name: string, p: { source?: string
   })).sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : a.arch < b.arch ? -1 : a.arch > b.arch ? 1 : 0))
   if (!all.length) return null
   const keys = all.filter((k) => (!p.source || k.source === p.source) && (!p.op || test[p.op](compareVersions(k.source, k.version, p.version!))))
-  // One key can be held under two sources (the same version string on apt and rpm minions): read its holders once.
-  const bits = new Map<number, Uint32Array>()
-  for (const k of keys) {
-    if (bits.has(k.id)) continue
+  // A row is a minion holding the key under the key's source: each key's holders masked by that source's minions.
+  const order = minionOrder(db)
+  const sets = keys.map((k) => {
     const b = emptyBits(db)
     orHolders(db, k.id, b)
-    bits.set(k.id, b)
-  }
-  const order = minionOrder(db)
-  const minions: { minion_id: string; version: string; arch: string; source: string }[] = []
-  let total = 0
-  for (const num of order.nums) {
-    const src = order.sources[num]!
-    for (const k of keys) {
-      if (k.source !== src || !hasBit(bits.get(k.id)!, num)) continue
-      if (total >= p.offset && minions.length < p.limit) minions.push({ minion_id: order.ids[num]!, version: k.version, arch: k.arch, source: src })
-      total++
-    }
-  }
+    const mask = order.bySource.get(k.source)
+    for (let i = 0; i < b.length; i++) b[i]! &= mask?.[i] ?? 0
+    return b
+  })
+  const page = pageRows(order, sets, p.offset, p.limit)
+  const total = page.total
+  const minions = page.rows.map(([num, si]) => ({ minion_id: order.ids[num]!, version: keys[si]!.version, arch: keys[si]!.arch, source: keys[si]!.source }))
   return { name, total, minions }
 }

@@ -13,12 +13,16 @@ import { versionOrder } from './ecosystem'
 export const SEVERITY_RANK: Record<string, number> = { unknown: 0, none: 1, low: 2, medium: 3, high: 4, critical: 5 }
 export const RANK_SEVERITY = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const
 
-/** vuln_matches in memory: ecosystem → key id → record indexes; reloaded when the findings' generation moves. */
+/**
+ * vuln_matches in memory: ecosystem → key id → record indexes (a sparse array by key id: a recount looks up every
+ * key of every set, 75 million lookups at 50,000 minions, and an array index is several times cheaper than a Map's);
+ * reloaded when the findings' generation moves.
+ */
 export class MatchIndex {
   readonly ids: string[] = []
   readonly rank: number[] = []
   private readonly idx = new Map<string, number>()
-  readonly byEco = new Map<string, Map<number, number[]>>()
+  readonly byEco = new Map<string, (number[] | undefined)[]>()
   size = 0
 
   constructor(public generation: number) {}
@@ -33,18 +37,18 @@ export class MatchIndex {
   /** Forgets every match of a key (it left package_keys, or is matched again). */
   dropKey(keyId: number) {
     for (const m of this.byEco.values()) {
-      const list = m.get(keyId)
-      if (list) (this.size -= list.length), m.delete(keyId)
+      const list = m[keyId]
+      if (list) (this.size -= list.length), (m[keyId] = undefined)
     }
   }
 
   /** Adds one match. */
   add(eco: string, keyId: number, vuln: number) {
     let m = this.byEco.get(eco)
-    if (!m) this.byEco.set(eco, (m = new Map()))
-    const list = m.get(keyId)
+    if (!m) this.byEco.set(eco, (m = []))
+    const list = m[keyId]
     if (list) list.push(vuln)
-    else m.set(keyId, [vuln])
+    else m[keyId] = [vuln]
     this.size++
   }
 }
@@ -90,7 +94,7 @@ export class VulnSet {
     if (this.stamp.length < index.ids.length) this.stamp = new Int32Array(Math.max(index.ids.length, this.stamp.length * 2))
     const t = ++this.tick
     for (let i = 0; i < ids.length; i++) {
-      const vs = byKey.get(ids[i]!)
+      const vs = byKey[ids[i]!]
       if (!vs) continue
       for (const v of vs) if (this.stamp[v] !== t) (this.stamp[v] = t), this.list.push(v)
     }

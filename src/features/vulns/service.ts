@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps'
 import { NotFound } from '../../lib/errors'
 import { containsPattern } from '../../lib/sql'
 import { iso } from '../../lib/clock'
-import { decodeKeyIds, emptyBits, hasBit, minionOrder, orHolders, setBit, type MinionBits } from '../inventory/holders'
+import { decodeKeyIds, emptyBits, minionOrder, orHolders, pageRows, setBit, type MinionBits } from '../inventory/holders'
 import { RANK_SEVERITY, SEVERITY_RANK } from './findings'
 
 /** Severities a record can have. */
@@ -84,15 +84,9 @@ export function getVuln(deps: AppDeps, id: string, p: { limit: number; offset: n
     return [{ ...m, bits }]
   })
   const order = minionOrder(db)
-  const minions: { minion_id: string; package: string; installed: string; fixed: string | null }[] = []
-  let total = 0
-  for (const num of order.nums) {
-    for (const m of held) {
-      if (!hasBit(m.bits, num)) continue
-      if (total >= p.offset && minions.length < p.limit) minions.push({ minion_id: order.ids[num]!, package: m.name, installed: m.version, fixed: m.fixed })
-      total++
-    }
-  }
+  const page = pageRows(order, held.map((m) => m.bits), p.offset, p.limit)
+  const total = page.total
+  const minions = page.rows.map(([num, i]) => ({ minion_id: order.ids[num]!, package: held[i]!.name, installed: held[i]!.version, fixed: held[i]!.fixed }))
   return {
     ...recordOut(r), details: r.details, score: r.score, published: r.published, modified: r.modified, affected, minion_total: total, minions,
   }
