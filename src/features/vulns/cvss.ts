@@ -1,4 +1,5 @@
 /** Severity of OSV records: the record's own label, else the CVSS base score computed from its vector and banded. */
+import { cvss4Score } from './cvss4'
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'none' | 'unknown'
 
@@ -36,9 +37,13 @@ function v3(vector: string, version: '3.0' | '3.1'): number | null {
   return scope === 'U' ? up(Math.min(impact + expl, 10)) : up(Math.min(1.08 * (impact + expl), 10))
 }
 
-/** The base score of a CVSS vector (v3.0, v3.1), or null when malformed or of another version. */
+/** The base score of a CVSS vector (v3.0, v3.1, v4.0), or null when malformed or of another version. */
 export function cvssScore(vector: string): { version: '3.0' | '3.1' | '4.0'; score: number } | null {
   if (typeof vector !== 'string') return null
+  if (vector.startsWith('CVSS:4.0/')) {
+    const s = cvss4Score(vector)
+    return s === null ? null : { version: '4.0', score: s }
+  }
   if (vector.startsWith('CVSS:3.1/')) {
     const s = v3(vector, '3.1')
     return s === null ? null : { version: '3.1', score: s }
