@@ -212,6 +212,9 @@ describe('vulnerabilities', () => {
     const ids = (await vulns(w, '?include_unaffected=true')).vulns.map((v) => v.id).sort()
     expect(ids).toEqual(['DSA-1', 'DSA-4', 'USN-1'])
     expect((await call(w, 'GET', '/api/minions/deb-a/vulns', { who: 'viewer' })).body.vulns.map((v: { id: string }) => v.id)).toEqual(['DSA-4', 'DSA-1'])
+    // One id twice in an import: the later record wins whole (its ranges replace the earlier's).
+    await importJson(w, [FEED[0], rec('DSA-1', 'openssl', [{ introduced: '0' }, { fixed: '3.0.10-1' }])])
+    expect((await call(w, 'GET', '/api/vulns/DSA-1', { who: 'viewer' })).body.minions.map((m: { minion_id: string }) => m.minion_id)).toEqual(['deb-c'])
   })
 
   test('an all.zip as osv.dev publishes it imports through the API and the CLI reader; the wrong type is 415', async () => {
