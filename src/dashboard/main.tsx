@@ -10,10 +10,12 @@ import { ChangePassword, Login } from './pages/auth'
 import { fleetPages } from './pages/fleet'
 import { adminPages } from './pages/admin'
 import { alertPages } from './pages/alerts'
+import { vulnPages } from './pages/vulns'
 
 const pages: PageDef[] = [
   ...fleetPages,
   ...alertPages,
+  ...vulnPages,
   ...adminPages,
   { pattern: '/account/password', title: 'Change password', component: () => <ChangePassword /> },
 ]
@@ -21,7 +23,7 @@ const pages: PageDef[] = [
 /** The side navigation, filtered by what the user holds. */
 function Nav({ me, path, onLogout }: { me: Me; path: string; onLogout: () => void }) {
   const visible = pages.filter((p) => p.nav && (!p.needs || holds(me, ...p.needs)))
-  const sections = ['Fleet', 'Alerts', 'Admin'] as const
+  const sections = ['Fleet', 'Alerts', 'Vulnerabilities', 'Admin'] as const
   return (
     <nav class="side" aria-label="Main">
       <a class="brand" href="#/">Saltdeck</a>

@@ -13,7 +13,7 @@ const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tes
 
 const NEW_PASSWORD = 'browser-test-pw-2'
 /** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
-const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
+const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Vulnerabilities', 'Feeds', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
 
 let sys: System
 let browser: Browser
@@ -510,6 +510,63 @@ describe.skipIf(noBrowser)('dashboard', () => {
     } finally {
       recv.stop(true)
     }
+  }, 90_000)
+
+  test('vulnerabilities: a small feed matched to the fleet, listed worst-affected first, filtered, a record with its minions and fixes, the minion\'s panel, the version query, the feeds page and its import; hostile names and summaries stay text', async () => {
+    const rec = (id: string, pkg: string, events: Record<string, string>[], extra: Record<string, unknown> = {}) =>
+      ({ id, summary: `${pkg} issue ${id}`, affected: [{ package: { ecosystem: 'Debian:12', name: pkg }, ranges: [{ type: 'ECOSYSTEM', events }] }], ...extra })
+    const feed = [
+      rec('DSA-T-1', 'openssl', [{ introduced: '0' }, { fixed: '3.0.13-1~deb12u1' }], { database_specific: { severity: 'high' } }),
+      rec('DSA-T-2', 'nginx', [{ introduced: '0' }, { fixed: '1.22.1-9+deb12u1' }], { database_specific: { severity: 'medium' } }),
+      rec('DSA-T-3', HOSTILE_PKG, [{ introduced: '0' }, { fixed: '2.0' }], { summary: HOSTILE_COMMENT, details: HOSTILE_COMMENT, severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }] }),
+    ]
+    const imported = await sys.api('POST', '/api/vulns/import', feed)
+    expect(imported.records).toBe(3)
+    await nav('Vulnerabilities')
+    const main = page.getByRole('main')
+    const table = main.getByRole('table', { name: 'Vulnerabilities' })
+    await until(async () => (await table.innerText()).includes('DSA-T-2'), 'the records listed', PATIENT)
+    // openssl is on every online minion (4 with the hostile one), nginx on web-01 only below the fix, the hostile package on one.
+    const ids = (await table.locator('tbody tr td:first-child').allInnerTexts()).map((t) => t.trim())
+    expect(ids[0]).toBe('DSA-T-1')
+    expect(ids.slice(1).sort()).toEqual(['DSA-T-2', 'DSA-T-3'])
+    expect(await table.innerText()).toContain(HOSTILE_COMMENT)
+    await main.getByLabel('Severity').selectOption('critical')
+    await until(async () => (await table.locator('tbody tr').count()) === 1 && (await table.innerText()).includes('DSA-T-3'), 'the critical one alone', PATIENT)
+    await shot(page, '20-vulns-critical')
+    await expectClean('vulnerabilities list')
+    await main.getByLabel('Severity').selectOption('')
+    await until(async () => (await table.locator('tbody tr').count()) === 3, 'all three again', PATIENT)
+    await main.getByRole('link', { name: 'DSA-T-2', exact: true }).click()
+    const minions = page.getByRole('table', { name: 'Affected minions' })
+    await until(async () => (await minions.innerText()).includes('web-01'), 'the affected minions', PATIENT)
+    expect(await minions.innerText()).not.toContain('web-02')
+    expect(await page.getByRole('table', { name: 'Affected packages' }).innerText()).toContain('1.22.1-9+deb12u1')
+    await shot(page, '21-vuln-record')
+    await page.getByRole('main').getByRole('link', { name: 'web-01', exact: true }).click()
+    const panel = page.getByRole('table', { name: 'Vulnerabilities' })
+    await until(async () => (await panel.innerText()).includes('DSA-T-2'), "web-01's vulnerabilities", PATIENT)
+    expect(await page.getByRole('main').innerText()).toContain('Debian:12')
+    await page.goto(`${sys.url}/#/inventory/nginx`)
+    await page.getByLabel('Version is').selectOption('lt')
+    await page.getByLabel('Version', { exact: true }).fill('1.22.1-9+deb12u1')
+    await page.getByRole('button', { name: 'Find minions' }).click()
+    const who = page.getByRole('table', { name: /Minions with nginx/ })
+    await until(async () => (await who.count()) > 0 && (await who.innerText()).includes('web-01'), 'the version query answered', PATIENT)
+    expect(await who.innerText()).not.toContain('web-02')
+    await shot(page, '22-package-version-query')
+    // The hostile minion's record page shows the hostile package name and summary as text.
+    await page.goto(`${sys.url}/#/vulns/DSA-T-3`)
+    await until(async () => (await page.getByRole('main').innerText()).includes(HOSTILE_PKG), 'the hostile record', PATIENT)
+    expect(await page.getByRole('main').innerText()).toContain(HOSTILE_COMMENT)
+    await expectClean('vulnerability record and minion pages')
+    await nav('Feeds')
+    await until(async () => (await page.getByRole('table', { name: 'Feeds' }).innerText()).includes('Debian:12'), 'the feed listed', PATIENT)
+    await page.getByLabel('Feed file').setInputFiles({ name: 'more.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify([...feed, rec('DSA-T-4', 'bash', [{ introduced: '0' }])])) })
+    await page.getByRole('button', { name: 'Import' }).click()
+    await page.getByRole('status').filter({ hasText: 'Imported 4 records' }).waitFor()
+    await shot(page, '23-vuln-feeds')
+    await expectClean('feeds page')
   }, 90_000)
 
   test('every page opens from the navigation; a screenshot of each', async () => {

@@ -39,7 +39,16 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     init.headers = { ...init.headers, 'content-type': 'application/json' }
     if (body !== undefined) init.body = JSON.stringify(body)
   }
-  const res = await fetch(path, init)
+  return answer<T>(await fetch(path, init))
+}
+
+/** POSTs a file as it is (an upload route names the media types it takes); resolves or rejects as api() does. */
+export async function upload<T = unknown>(path: string, file: Blob, type: string): Promise<T> {
+  return answer<T>(await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { accept: 'application/json', 'content-type': type }, body: file }))
+}
+
+/** Reads an API answer: the parsed JSON body (undefined for 204), or an ApiError. */
+async function answer<T>(res: Response): Promise<T> {
   if (res.status === 204) return undefined as T
   const text = await res.text()
   let parsed: unknown

@@ -15,7 +15,7 @@ export interface PageDef {
   title: string
   component: ComponentType<PageProps>
   /** Present when the page has a link in the side navigation. */
-  nav?: { label: string; section: 'Fleet' | 'Alerts' | 'Admin' }
+  nav?: { label: string; section: 'Fleet' | 'Alerts' | 'Vulnerabilities' | 'Admin' }
   /** The permission the page needs; the nav hides it when missing (the API still enforces it). */
   needs?: [verb: string, resource: string]
 }

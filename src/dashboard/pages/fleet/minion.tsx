@@ -1,4 +1,5 @@
 /** One minion: summary, state-run history, installed packages and grains, each section paged on the server. */
+import { MinionVulns } from '../vulns/minion-vulns'
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
 import { duration, keyTone, prettyJson, runTone, RUN_STATUSES, type MinionDetail, type Run } from '../../lib/fleet'
@@ -130,6 +131,7 @@ export function Minion({ params, query }: PageProps) {
   const id = params.id!
   const path = `/minions/${encodeURIComponent(id)}`
   const r = useGet<MinionDetail>(`/api/minions/${encodeURIComponent(id)}`)
+  const { can } = useSession()
   const m = r.data
   return (
     <Page title={`Minion ${id}`}>
@@ -155,6 +157,7 @@ export function Minion({ params, query }: PageProps) {
         <>
           <Runs id={id} path={path} query={query} />
           <Packages id={id} path={path} query={query} />
+          {can('view', 'vuln:*') ? <MinionVulns id={id} /> : null}
         </>
       ) : null}
       {m ? <Grains grains={m.grains} /> : null}

@@ -5,6 +5,8 @@ import { useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href } from '../../lib/router'
 import { ErrorBox, Loading, Page, Table, type Column } from '../../lib/ui'
+import { useSession } from '../../lib/session'
+import { PackageQuery } from './package-query'
 
 type Version = { version: string; arch: string; source: string; minion_count: number }
 
@@ -19,6 +21,7 @@ const columns: Column<Version>[] = [
 export function PackageVersions({ params, query }: PageProps) {
   const name = params.name!
   const source = query.get('source') ?? ''
+  const { can } = useSession()
   // A package has a handful of versions, so the API answers them in one list.
   const r = useGet<{ name: string; total: number; versions: Version[] }>(`/api/inventory/packages/${encodeURIComponent(name)}/versions${qs({ source })}`)
   return (
@@ -29,6 +32,8 @@ export function PackageVersions({ params, query }: PageProps) {
       <Loading when={r.loading && !r.data} />
       {r.data ? <p role="status">{count(r.data.total)} distinct version{r.data.total === 1 ? '' : 's'}.</p> : null}
       <Table rows={r.data?.versions} columns={columns} rowKey={(v) => `${v.version}\u0000${v.arch}\u0000${v.source}`} caption={`Versions of ${name}`} empty="No versions." />
+      {r.data ? <PackageQuery name={name} path={`/inventory/${encodeURIComponent(name)}`} query={query} /> : null}
+      {can('view', 'vuln:*') ? <p><a href={href('/vulns', { package: name })}>Vulnerabilities naming {name}</a></p> : null}
     </Page>
   )
 }

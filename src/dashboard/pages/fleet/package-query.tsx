@@ -1,0 +1,56 @@
+/** "Who runs this package below/above a version": the version query of the package page, kept in the hash query. */
+import { useState } from 'preact/hooks'
+import { qs } from '../../lib/api'
+import { count } from '../../lib/format'
+import { useQueryNav } from '../../lib/filters'
+import { useGet } from '../../lib/hooks'
+import { intParam, oneOf } from '../../lib/query'
+import { href } from '../../lib/router'
+import { ErrorBox, Field, Pager, Panel, Table, type Column } from '../../lib/ui'
+
+const LIMIT = 100
+const OPS = ['lt', 'le', 'eq', 'ne', 'ge', 'gt'] as const
+const OP_LABEL: Record<(typeof OPS)[number], string> = { lt: 'below', le: 'at most', eq: 'exactly', ne: 'other than', ge: 'at least', gt: 'above' }
+
+type Row = { minion_id: string; version: string; arch: string; source: string }
+
+const columns: Column<Row>[] = [
+  { label: 'Minion', cell: (m) => <a href={href(`/minions/${encodeURIComponent(m.minion_id)}`)}>{m.minion_id}</a> },
+  { label: 'Version', cell: (m) => m.version, class: 'mono' },
+  { label: 'Arch', cell: (m) => m.arch || '—' },
+  { label: 'Source', cell: (m) => m.source },
+]
+
+/** The query form and, once asked, the matching minions (in the package system's own version order). */
+export function PackageQuery({ name, path, query }: { name: string; path: string; query: URLSearchParams }) {
+  const op = oneOf(query, 'op', OPS, '')
+  const version = query.get('version') ?? ''
+  const source = query.get('source') ?? ''
+  const offset = intParam(query, 'offset', 0)
+  const set = useQueryNav(path, query)
+  const [draftOp, setDraftOp] = useState<string>(op || 'lt')
+  const [draft, setDraft] = useState(version)
+  const asked = !!(op && version)
+  const r = useGet<{ total: number; minions: Row[] }>(asked ? `/api/inventory/packages/${encodeURIComponent(name)}/minions${qs({ op, version, source, limit: LIMIT, offset })}` : null)
+  return (
+    <Panel id="pkg-query-h" title={`Who runs ${name} …`}>
+      <form class="toolbar" onSubmit={(e) => { e.preventDefault(); set({ op: draftOp, version: draft.trim(), offset: undefined }) }}>
+        <Field id="pq-op" label="Version is">
+          <select id="pq-op" value={draftOp} onChange={(e) => setDraftOp(e.currentTarget.value)}>
+            {OPS.map((o) => <option value={o}>{OP_LABEL[o]}</option>)}
+          </select>
+        </Field>
+        <Field id="pq-version" label="Version">
+          <input id="pq-version" class="mono" value={draft} maxLength={256} required placeholder="3.0.11-1~deb12u1" onInput={(e) => setDraft(e.currentTarget.value)} />
+        </Field>
+        <button type="submit">Find minions</button>
+      </form>
+      <ErrorBox error={r.error} />
+      {asked && r.data ? (
+        <p role="status">{count(r.data.total)} minion package{r.data.total === 1 ? '' : 's'} with {name} {OP_LABEL[op as (typeof OPS)[number]]} <span class="mono">{version}</span>.</p>
+      ) : null}
+      {asked ? <Table caption={`Minions with ${name} ${OP_LABEL[op as (typeof OPS)[number]]} ${version}`} rows={r.data?.minions} columns={columns} rowKey={(m) => `${m.minion_id}\u0000${m.version}\u0000${m.arch}`} empty="No minion matches." /> : null}
+      {asked ? <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} /> : null}
+    </Panel>
+  )
+}

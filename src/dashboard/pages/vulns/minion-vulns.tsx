@@ -1,0 +1,33 @@
+/** A minion's vulnerabilities, worst first: the panel on the minion page. */
+import { qs } from '../../lib/api'
+import { count } from '../../lib/format'
+import { useGet } from '../../lib/hooks'
+import { href } from '../../lib/router'
+import { ErrorBox, Panel, Table, type Column } from '../../lib/ui'
+import { SeverityBadge } from './severity'
+
+type Finding = { id: string; aliases: string[]; summary: string; severity: string; packages: { package: string; installed: string; fixed: string | null }[] }
+
+const columns: Column<Finding>[] = [
+  { label: 'Record', cell: (v) => <a class="mono" href={href(`/vulns/${encodeURIComponent(v.id)}`)}>{v.id}</a> },
+  { label: 'Severity', cell: (v) => <SeverityBadge severity={v.severity} /> },
+  { label: 'Summary', cell: (v) => v.summary },
+  { label: 'Package: installed → fixed', cell: (v) => <ul class="plain">{v.packages.map((p) => <li><span>{p.package}</span> <span class="mono">{p.installed}</span> → {p.fixed ? <span class="mono">{p.fixed}</span> : <span class="muted">no fix yet</span>}</li>)}</ul> },
+]
+
+/** The Vulnerabilities panel of one minion. */
+export function MinionVulns({ id }: { id: string }) {
+  const r = useGet<{ ecosystem: string | null; total: number; vulns: Finding[] }>(`/api/minions/${encodeURIComponent(id)}/vulns${qs({ limit: 200 })}`)
+  return (
+    <Panel id="vulns-h" title="Vulnerabilities">
+      <ErrorBox error={r.error} />
+      {r.data ? (
+        <p role="status">
+          {r.data.ecosystem ? <>Ecosystem <strong>{r.data.ecosystem}</strong>: {count(r.data.total)} record{r.data.total === 1 ? '' : 's'} affect this minion{r.data.total > r.data.vulns.length ? ` (the worst ${r.data.vulns.length} shown)` : ''}.</>
+            : 'No ecosystem known for this minion (its grains name no OS with a vulnerability feed), so nothing is matched.'}
+        </p>
+      ) : null}
+      <Table caption="Vulnerabilities" rows={r.data?.vulns} columns={columns} rowKey={(v) => v.id} empty={r.data?.ecosystem ? 'No known vulnerability.' : '—'} />
+    </Panel>
+  )
+}
