@@ -4,6 +4,7 @@
  * read it instead of scanning every minion's set.
  */
 import type { Database } from 'bun:sqlite'
+import { grow } from '../../lib/slot-table'
 
 /** Minion numbers per chunk row. */
 export const CHUNK = 4096
@@ -55,16 +56,39 @@ const POP = new Uint8Array(256).map((_, i) => {
   return n
 })
 
-/** One chunk's pending changes: per key id, a bitmap of minions added and one of minions removed. */
-interface ChunkChanges {
-  add: (Uint8Array | undefined)[]
-  del: (Uint8Array | undefined)[]
+/** Time spent writing holder chunks since start, in ms, and the chunk rows written (for the inventory benchmark). */
+export const holderTiming = { totalMs: 0, rows: 0 }
+
+/**
+ * One chunk's pending changes: per key id a slot (typed index, no JS object per key: a first full refresh marks 75
+ * million holdings), each slot two bitmaps in one pool, minions added then minions removed.
+ */
+class ChunkChanges {
+  /** key id → slot + 1. */
+  slot = new Int32Array(1024)
+  /** Slot → key id. */
+  keyOf = new Int32Array(64)
+  /** Slot s: added at [s × 1024, +512), removed at [s × 1024 + 512, +512). */
+  pool = new Uint8Array(64 * 2 * CHUNK_BYTES)
+  slots = 0
+
+  /** The pool offset of a key's slot, made on first use. */
+  slotOf(keyId: number): number {
+    if (keyId >= this.slot.length) this.slot = grow(this.slot, keyId + 1)
+    let s = this.slot[keyId]!
+    if (!s) {
+      s = this.slot[keyId] = ++this.slots
+      if (s > this.keyOf.length) this.keyOf = grow(this.keyOf, s)
+      if (s * 2 * CHUNK_BYTES > this.pool.length) this.pool = grow(this.pool, s * 2 * CHUNK_BYTES)
+      this.keyOf[s - 1] = keyId
+    }
+    return (s - 1) * 2 * CHUNK_BYTES
+  }
 }
 
 /**
  * Holder changes of one flush, gathered as bitmaps per (chunk, key) and applied to package_holders in one read and
- * one write per changed chunk row. A flush stores minions in number order, so consecutive changes hit the same chunk:
- * the chunk's arrays are found once and each change is an array index and a bit.
+ * one write per changed chunk row. A flush stores minions in number order, so consecutive changes hit the same chunk.
  */
 export class HolderChanges {
   private chunks = new Map<number, ChunkChanges>()
@@ -77,54 +101,56 @@ export class HolderChanges {
 
   /** Records that minion number `num` now holds key `keyId`. */
   add(keyId: number, num: number) {
-    this.mark(keyId, num, true)
+    this.mark(keyId, num, 0, CHUNK_BYTES)
   }
 
   /** Records that minion number `num` no longer holds key `keyId`. */
   remove(keyId: number, num: number) {
-    this.mark(keyId, num, false)
+    this.mark(keyId, num, CHUNK_BYTES, 0)
   }
 
-  private mark(keyId: number, num: number, held: boolean) {
+  /** Sets the bit in the half at `setAt` and clears it in the half at `clearAt`: the later change of a (key, minion) wins. */
+  private mark(keyId: number, num: number, setAt: number, clearAt: number) {
     const c = Math.floor(num / CHUNK)
-    if (c !== this.lastChunk || !this.last) {
-      let cc = this.chunks.get(c)
-      if (!cc) this.chunks.set(c, (cc = { add: [], del: [] }))
+    let cc = this.last
+    if (c !== this.lastChunk || !cc) {
+      cc = this.chunks.get(c) ?? null
+      if (!cc) this.chunks.set(c, (cc = new ChunkChanges()))
       this.last = cc
       this.lastChunk = c
     }
+    const before = cc.slots
+    const at = cc.slotOf(keyId)
+    if (cc.slots !== before) this.entries++
     const off = num % CHUNK
     const byte = off >> 3
     const bit = 1 << (off & 7)
-    const [set, clear] = held ? [this.last.add, this.last.del] : [this.last.del, this.last.add]
-    let b = set[keyId]
-    if (!b) (b = set[keyId] = new Uint8Array(CHUNK_BYTES)), this.entries++
-    b[byte]! |= bit
-    // The later change of one (key, minion) wins: an add after a remove within one flush is an add.
-    const o = clear[keyId]
-    if (o) o[byte]! &= ~bit
+    const pool = cc.pool
+    pool[at + setAt + byte]! |= bit
+    pool[at + clearAt + byte]! &= ~bit
     if (this.entries >= 200_000) this.apply()
   }
 
   /** Writes every changed chunk (inside the caller's transaction). */
   apply() {
+    const t0 = performance.now()
     const db = this.db
     const get = db.query<{ bits: Uint8Array }, [number, number]>('SELECT bits FROM package_holders WHERE key_id = ?1 AND chunk = ?2')
     const put = db.query('INSERT INTO package_holders (key_id, chunk, bits) VALUES (?1, ?2, ?3) ON CONFLICT (key_id, chunk) DO UPDATE SET bits = excluded.bits')
     const del = db.query('DELETE FROM package_holders WHERE key_id = ?1 AND chunk = ?2')
     const map = new Uint8Array(CHUNK_BYTES)
     for (const [chunk, cc] of this.chunks) {
-      const keys = new Set<number>()
-      cc.add.forEach((_, k) => keys.add(k))
-      cc.del.forEach((_, k) => keys.add(k))
-      for (const keyId of keys) {
+      const pool = cc.pool
+      for (let sl = 0; sl < cc.slots; sl++) {
+        const keyId = cc.keyOf[sl]!
         const old = get.get(keyId, chunk)
         if (old) decodeChunk(old.bits, map)
         else map.fill(0)
-        const a = cc.add[keyId]
-        const d = cc.del[keyId]
-        for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | (a ? a[i]! : 0)) & ~(d ? d[i]! : 0)
+        const a = sl * 2 * CHUNK_BYTES
+        const d = a + CHUNK_BYTES
+        for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | pool[a + i]!) & ~pool[d + i]!
         const bits = encodeChunk(map)
+        holderTiming.rows++
         if (bits) put.run(keyId, chunk, bits)
         else if (old) del.run(keyId, chunk)
       }
@@ -133,6 +159,7 @@ export class HolderChanges {
     this.last = null
     this.lastChunk = -1
     this.entries = 0
+    holderTiming.totalMs += performance.now() - t0
   }
 }
 

@@ -31,6 +31,8 @@ export class PackageSetWriter {
   private nameStamp = new Int32Array(1024)
   /** Per key index: the tick at which the set being replaced held it (diffing old against new for the holder index). */
   private heldStamp = new Int32Array(1024)
+  /** The key indexes of the set being replaced, in its order (scratch). */
+  private oldKeys = new Int32Array(2048)
   private tick = 0
 
   constructor(private deps: AppDeps) {
@@ -107,6 +109,9 @@ export class PackageSetWriter {
       'SELECT rowid AS num, source, collected_at, keys FROM minion_package_sets WHERE minion_id = ?1',
     ).get(s.minionId)
     const heldTick = ++this.tick
+    const oldCount = old ? old.keys.byteLength >> 2 : 0
+    if (this.oldKeys.length < oldCount) this.oldKeys = new Int32Array(oldCount * 2)
+    const oldKeys = this.oldKeys
     if (old) {
       const ver = d.versions(old.source)
       const seen = d.seen(old.source, old.collected_at)
@@ -117,6 +122,7 @@ export class PackageSetWriter {
         if (k < 0) throw new Error(`package set of ${s.minionId.slice(0, 100)} refers to an unknown package key`)
         ver[k]!--
         held[k] = heldTick
+        oldKeys[o >> 2] = k
         const nm = cat.keyName[k]!
         if (names[nm] !== t) (names[nm] = t), seen[nm]!--
       }
@@ -142,12 +148,11 @@ export class PackageSetWriter {
       if (held[k] === heldTick) held[k] = -heldTick
       else (changed = true), holders.add(cat.keyId[k]!, num)
     }
-    const before = old ? decodeKeyIds(old.keys) : null
-    if (before) for (const id of before) {
-      const k = cat.indexOfId(id)
-      if (held[k] === heldTick) (changed = true), holders.remove(id, num)
+    for (let i = 0; i < oldCount; i++) {
+      const k = oldKeys[i]!
+      if (held[k] === heldTick) (changed = true), holders.remove(cat.keyId[k]!, num)
     }
-    if (changed || !old) changes.push({ num, minionId: s.minionId, before, after: new Uint32Array(blob.buffer) })
+    if (changed || !old) changes.push({ num, minionId: s.minionId, before: old ? decodeKeyIds(old.keys) : null, after: new Uint32Array(blob.buffer) })
     return s.keys.length
   }
 
