@@ -64,18 +64,24 @@ function epochOf(v: string, colon: number): number {
   return colon > 0 ? Number(v.slice(0, colon)) || 0 : 0
 }
 
-/** Debian's version order, as `dpkg --compare-versions` has it; -1, 0 or 1. */
-export function compareDpkg(a: string, b: string): number {
+/**
+ * Compares two `[epoch:]version[-release]` strings as both systems do: epochs numerically, then the version, then the
+ * release (after the last hyphen; a missing one compares as empty), each with the system's own segment order.
+ */
+function compareEvr(a: string, b: string, part: (a: string, i: number, ie: number, b: string, j: number, je: number) => number): number {
   if (a === b) return 0
   const [ca, ua, ra] = dpkgParts(a)
   const [cb, ub, rb] = dpkgParts(b)
   const ea = epochOf(a, ca)
   const eb = epochOf(b, cb)
   if (ea !== eb) return ea < eb ? -1 : 1
-  const u = verrevcmp(a, ua, ra, b, ub, rb)
-  if (u) return u
-  return verrevcmp(a, ra < a.length ? ra + 1 : a.length, a.length, b, rb < b.length ? rb + 1 : b.length, b.length)
+  const v = part(a, ua, ra, b, ub, rb)
+  if (v) return v
+  return part(a, Math.min(ra + 1, a.length), a.length, b, Math.min(rb + 1, b.length), b.length)
 }
+
+/** Debian's version order, as `dpkg --compare-versions` has it; -1, 0 or 1. */
+export const compareDpkg = (a: string, b: string): number => compareEvr(a, b, verrevcmp)
 
 /** rpm's separators: anything that is neither alphanumeric nor `~` nor `^`. */
 const rpmSep = (c: number) => !isDigit(c) && !isAlpha(c) && c !== 126 && c !== 94
@@ -140,19 +146,8 @@ function strcmp(a: string, i: number, ie: number, b: string, j: number, je: numb
   return sign(ie - i - (je - j))
 }
 
-/** rpm's `[epoch:]version[-release]` order (epoch numerically, then version and release with rpmvercmp); -1, 0 or 1. */
-export function compareRpm(a: string, b: string): number {
-  if (a === b) return 0
-  const [ca, ua, ra] = dpkgParts(a)
-  const [cb, ub, rb] = dpkgParts(b)
-  const ea = epochOf(a, ca)
-  const eb = epochOf(b, cb)
-  if (ea !== eb) return ea < eb ? -1 : 1
-  const v = rpmvercmp(a, ua, ra, b, ub, rb)
-  if (v) return v
-  // A missing release compares as an empty one (rpm.ver's order: `1.0` is older than `1.0-1`).
-  return rpmvercmp(a, Math.min(ra + 1, a.length), a.length, b, Math.min(rb + 1, b.length), b.length)
-}
+/** rpm's `[epoch:]version[-release]` order, as rpm 4.18's `rpm.ver` compares; -1, 0 or 1. */
+export const compareRpm = (a: string, b: string): number => compareEvr(a, b, rpmvercmp)
 
 /** A plain natural order: digit runs numerically, everything else by code point. */
 export function compareNatural(a: string, b: string): number {
