@@ -1,7 +1,7 @@
 // Proves the command line's rough edges are gone (issue 9 item 13): every subcommand answers --help with its own usage
 // (exit 0), and a backup to a place that cannot be written names the target and the reason.
 import { expect, spyOn, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from '../../src/cli'
@@ -19,7 +19,7 @@ async function run(argv: string[], env: Record<string, string | undefined> = {})
   }
 }
 
-test.each([['serve'], ['user'], ['backup'], ['config'], ['version']])('saltdeck %s --help prints its usage and exits 0', async (cmd) => {
+test.each([['serve'], ['user'], ['backup'], ['vulns'], ['config'], ['version']])('saltdeck %s --help prints its usage and exits 0', async (cmd) => {
   const r = await run([cmd, '--help'])
   expect(r.code).toBe(0)
   expect(r.text).toStartWith('Usage:\n')
@@ -45,6 +45,35 @@ test('a backup into a directory that does not exist names the target and why', a
     const r = await run(['backup', '/nonexistent-dir/x.db'], env)
     expect(r.code).toBe(1)
     expect(r.text).toBe('saltdeck backup: cannot write the backup to /nonexistent-dir/x.db: the directory /nonexistent-dir does not exist')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('saltdeck vulns import reads a directory of OSV records into the data dir; a broken file imports nothing and says which', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'saltdeck-cli-'))
+  try {
+    const env = { SALTDECK_ADMIN_PASSWORD: 'cli-test-password', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_DATA_DIR: join(dir, 'data') }
+    const { openDataDir } = await import('../../src/server')
+    const { loadConfig } = await import('../../src/config')
+    ;(await openDataDir(loadConfig(env))).db.$client.close()
+    const feed = join(dir, 'feed')
+    mkdirSync(feed)
+    const rec = (id: string, eco: string) => ({ id, summary: id, affected: [{ package: { ecosystem: eco, name: 'openssl' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }] }] }] })
+    writeFileSync(join(feed, 'a.json'), JSON.stringify(rec('DSA-A', 'Debian:12')))
+    writeFileSync(join(feed, 'b.json'), JSON.stringify([rec('DSA-B', 'Debian:12'), rec('PY-1', 'PyPI')]))
+    const ok = await run(['vulns', 'import', feed], env)
+    expect(ok.text).toContain('Debian:12: 2 records')
+    expect(ok.text).toContain('Imported 2 records (1 of other ecosystems skipped, 0 withdrawn)')
+    expect(ok.code).toBe(0)
+    writeFileSync(join(feed, 'c.json'), '{"id": "DSA-C", ')
+    const bad = await run(['vulns', 'import', feed], env)
+    expect(bad.code).toBe(1)
+    expect(bad.text).toStartWith(`saltdeck vulns: nothing imported: ${join(feed, 'c.json')}: not valid JSON`)
+    const deps = await openDataDir(loadConfig(env))
+    expect(deps.db.$client.query('SELECT id FROM vuln_records ORDER BY id').all()).toEqual([{ id: 'DSA-A' }, { id: 'DSA-B' }])
+    deps.db.$client.close()
+    expect((await run(['vulns', 'import'], env)).code).toBe(2)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
