@@ -1,10 +1,10 @@
 -- Vulnerabilities (contract §12): the holder index of package keys (filled from the stored sets at the next start),
 -- learned source packages, OSV feeds and the findings kept against the inventory.
 CREATE TABLE `package_holders` (
-	`key_id` integer NOT NULL,
 	`chunk` integer NOT NULL,
+	`key_id` integer NOT NULL,
 	`bits` blob NOT NULL,
-	PRIMARY KEY(`key_id`, `chunk`)
+	PRIMARY KEY(`chunk`, `key_id`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `vuln_affected` (

@@ -31,5 +31,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0011_key_fingerprint", when: 1795404109307, breakpoints: true, sql: m11 },
   { tag: "0012_run_detail", when: 1795405466729, breakpoints: true, sql: m12 },
   { tag: "0013_alerts", when: 1795406998115, breakpoints: true, sql: m13 },
-  { tag: "0014_vulns", when: 1795416509723, breakpoints: true, sql: m14 },
+  { tag: "0014_vulns", when: 1795419925166, breakpoints: true, sql: m14 },
 ]

@@ -19,10 +19,10 @@ export const packageKeys = sqliteTable('package_keys', {
  * replaces, so "who holds this version" needs no scan of the sets.
  */
 export const packageHolders = sqliteTable('package_holders', {
-  keyId: integer('key_id').notNull(),
   chunk: integer('chunk').notNull(),
+  keyId: integer('key_id').notNull(),
   bits: blob('bits', { mode: 'buffer' }).notNull(),
-}, (t) => [primaryKey({ columns: [t.keyId, t.chunk] })])
+}, (t) => [primaryKey({ columns: [t.chunk, t.keyId] })])
 
 /** One minion's whole package set in one row: its source, when it was collected, and its package_keys ids. */
 export const minionPackageSets = sqliteTable('minion_package_sets', {

@@ -59,45 +59,47 @@ const POP = new Uint8Array(256).map((_, i) => {
 /** Time spent writing holder chunks since start, in ms, and the chunk rows written (for the inventory benchmark). */
 export const holderTiming = { totalMs: 0, rows: 0 }
 
-/**
- * One chunk's pending changes: per key id a slot (typed index, no JS object per key: a first full refresh marks 75
- * million holdings), each slot two bitmaps in one pool, minions added then minions removed.
- */
+/** One chunk's pending changes: per key id a slot (a typed index, no JS object per key), each slot two bitmaps. */
 class ChunkChanges {
   /** key id → slot + 1. */
-  slot = new Int32Array(1024)
-  /** Slot → key id. */
-  keyOf = new Int32Array(64)
-  /** Slot s: added at [s × 1024, +512), removed at [s × 1024 + 512, +512). */
-  pool = new Uint8Array(64 * 2 * CHUNK_BYTES)
-  slots = 0
+  slot: Int32Array
+  /** Slot → key id, and its bitmaps: minions added at [0, 512), removed at [512, 1024). */
+  keyOf: number[] = []
+  bits: Uint8Array[] = []
 
-  /** The pool offset of a key's slot, made on first use. */
-  slotOf(keyId: number): number {
+  constructor(maxKeyId: number) {
+    this.slot = new Int32Array(maxKeyId + 1024)
+  }
+
+  /** The bitmaps of a key's slot, made on first use. */
+  slotOf(keyId: number): Uint8Array {
     if (keyId >= this.slot.length) this.slot = grow(this.slot, keyId + 1)
-    let s = this.slot[keyId]!
-    if (!s) {
-      s = this.slot[keyId] = ++this.slots
-      if (s > this.keyOf.length) this.keyOf = grow(this.keyOf, s)
-      if (s * 2 * CHUNK_BYTES > this.pool.length) this.pool = grow(this.pool, s * 2 * CHUNK_BYTES)
-      this.keyOf[s - 1] = keyId
-    }
-    return (s - 1) * 2 * CHUNK_BYTES
+    const s = this.slot[keyId]!
+    if (s) return this.bits[s - 1]!
+    const b = new Uint8Array(2 * CHUNK_BYTES)
+    this.bits.push(b)
+    this.keyOf.push(keyId)
+    this.slot[keyId] = this.bits.length
+    return b
   }
 }
 
 /**
- * Holder changes of one flush, gathered as bitmaps per (chunk, key) and applied to package_holders in one read and
- * one write per changed chunk row. A flush stores minions in number order, so consecutive changes hit the same chunk.
+ * Holder changes of one flush, gathered as bitmaps per (chunk, key) and applied to package_holders with one range
+ * read per chunk and one write per changed row. A flush stores minions in number order, so consecutive changes hit
+ * the same chunk.
  */
 export class HolderChanges {
   private chunks = new Map<number, ChunkChanges>()
   private lastChunk = -1
   private last: ChunkChanges | null = null
   private entries = 0
+  private maxKeyId: number
 
   /** Changes are written to `db` by apply(), and early once 200,000 chunk rows are pending (bounding memory). */
-  constructor(private db: Database) {}
+  constructor(private db: Database) {
+    this.maxKeyId = db.query<{ m: number | null }, []>('SELECT max(id) AS m FROM package_keys').get()?.m ?? 0
+  }
 
   /** Records that minion number `num` now holds key `keyId`. */
   add(keyId: number, num: number) {
@@ -115,44 +117,49 @@ export class HolderChanges {
     let cc = this.last
     if (c !== this.lastChunk || !cc) {
       cc = this.chunks.get(c) ?? null
-      if (!cc) this.chunks.set(c, (cc = new ChunkChanges()))
+      if (!cc) this.chunks.set(c, (cc = new ChunkChanges(this.maxKeyId)))
       this.last = cc
       this.lastChunk = c
     }
-    const before = cc.slots
-    const at = cc.slotOf(keyId)
-    if (cc.slots !== before) this.entries++
+    const before = cc.bits.length
+    const b = cc.slotOf(keyId)
+    if (cc.bits.length !== before && ++this.entries >= 200_000) return this.applyAfter(b, num, setAt, clearAt)
     const off = num % CHUNK
-    const byte = off >> 3
-    const bit = 1 << (off & 7)
-    const pool = cc.pool
-    pool[at + setAt + byte]! |= bit
-    pool[at + clearAt + byte]! &= ~bit
-    if (this.entries >= 200_000) this.apply()
+    b[setAt + (off >> 3)]! |= 1 << (off & 7)
+    b[clearAt + (off >> 3)]! &= ~(1 << (off & 7))
+  }
+
+  /** Marks, then writes everything pending (the memory bound was reached). */
+  private applyAfter(b: Uint8Array, num: number, setAt: number, clearAt: number) {
+    const off = num % CHUNK
+    b[setAt + (off >> 3)]! |= 1 << (off & 7)
+    b[clearAt + (off >> 3)]! &= ~(1 << (off & 7))
+    this.apply()
   }
 
   /** Writes every changed chunk (inside the caller's transaction). */
   apply() {
     const t0 = performance.now()
     const db = this.db
-    const get = db.query<{ bits: Uint8Array }, [number, number]>('SELECT bits FROM package_holders WHERE key_id = ?1 AND chunk = ?2')
-    const put = db.query('INSERT INTO package_holders (key_id, chunk, bits) VALUES (?1, ?2, ?3) ON CONFLICT (key_id, chunk) DO UPDATE SET bits = excluded.bits')
-    const del = db.query('DELETE FROM package_holders WHERE key_id = ?1 AND chunk = ?2')
+    const rows = db.query<{ key_id: number; bits: Uint8Array }, [number]>('SELECT key_id, bits FROM package_holders WHERE chunk = ?1')
+    const put = db.query('INSERT INTO package_holders (chunk, key_id, bits) VALUES (?1, ?2, ?3) ON CONFLICT (chunk, key_id) DO UPDATE SET bits = excluded.bits')
+    const del = db.query('DELETE FROM package_holders WHERE chunk = ?1 AND key_id = ?2')
     const map = new Uint8Array(CHUNK_BYTES)
     for (const [chunk, cc] of this.chunks) {
-      const pool = cc.pool
-      for (let sl = 0; sl < cc.slots; sl++) {
+      // The chunk's stored rows in one range read (the key is (chunk, key id)), only those this flush changes kept.
+      const stored = new Map<number, Uint8Array>()
+      for (const r of rows.iterate(chunk)) if (r.key_id < cc.slot.length && cc.slot[r.key_id]) stored.set(r.key_id, r.bits)
+      for (let sl = 0; sl < cc.bits.length; sl++) {
         const keyId = cc.keyOf[sl]!
-        const old = get.get(keyId, chunk)
-        if (old) decodeChunk(old.bits, map)
+        const old = stored.get(keyId)
+        if (old) decodeChunk(old, map)
         else map.fill(0)
-        const a = sl * 2 * CHUNK_BYTES
-        const d = a + CHUNK_BYTES
-        for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | pool[a + i]!) & ~pool[d + i]!
+        const b = cc.bits[sl]!
+        for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | b[i]!) & ~b[CHUNK_BYTES + i]!
         const bits = encodeChunk(map)
         holderTiming.rows++
-        if (bits) put.run(keyId, chunk, bits)
-        else if (old) del.run(keyId, chunk)
+        if (bits) put.run(chunk, keyId, bits)
+        else if (old) del.run(chunk, keyId)
       }
     }
     this.chunks.clear()
@@ -176,9 +183,11 @@ export function emptyBits(db: Database): MinionBits {
 export function orHolders(db: Database, keyId: number, into: MinionBits) {
   const map = new Uint8Array(CHUNK_BYTES)
   const words = new Uint32Array(map.buffer)
-  for (const r of db.query<{ chunk: number; bits: Uint8Array }, [number]>('SELECT chunk, bits FROM package_holders WHERE key_id = ?1').iterate(keyId)) {
-    const base = r.chunk * (CHUNK / 32)
-    if (base >= into.length) continue
+  const get = db.query<{ bits: Uint8Array }, [number, number]>('SELECT bits FROM package_holders WHERE chunk = ?1 AND key_id = ?2')
+  for (let chunk = 0; chunk * (CHUNK / 32) < into.length; chunk++) {
+    const r = get.get(chunk, keyId)
+    if (!r) continue
+    const base = chunk * (CHUNK / 32)
     decodeChunk(r.bits, map)
     for (let i = 0; i < words.length; i++) into[base + i]! |= words[i]!
   }

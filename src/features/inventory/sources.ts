@@ -55,11 +55,14 @@ function chooseHolders(deps: AppDeps, keyIds: number[]): Map<string, number[]> {
   const db = deps.db.$client
   const present = new Set(presentMinionIds(deps))
   const order = minionOrder(db)
-  const chunks = db.query<{ chunk: number; bits: Uint8Array }, [number]>('SELECT chunk, bits FROM package_holders WHERE key_id = ?1 ORDER BY chunk')
+  const chunkRow = db.query<{ chunk: number; bits: Uint8Array }, [number, number]>('SELECT chunk, bits FROM package_holders WHERE chunk = ?1 AND key_id = ?2')
+  const lastChunk = Math.floor(order.rank.length / CHUNK)
   const byMinion = new Map<string, number[]>()
   for (const id of keyIds) {
     let chosen: string | null = null
-    for (const c of chunks.iterate(id)) {
+    for (let ch = 0; ch <= lastChunk; ch++) {
+      const c = chunkRow.get(ch, id)
+      if (!c) continue
       const nums: number[] = []
       if (c.bits.byteLength === CHUNK / 8) {
         for (let i = 0; i < c.bits.byteLength && nums.length < 64; i++) for (let b = 0; b < 8; b++) if (c.bits[i]! & (1 << b)) nums.push(c.chunk * CHUNK + i * 8 + b)
