@@ -1,7 +1,7 @@
 /**
  * Importing OSV feeds. Records are read one at a time into temporary staging tables (a feed of any size never sits in
- * memory), then one transaction replaces the ecosystems the import names, re-matches only the packages those
- * ecosystems name and recounts. A broken file stops the import before that transaction: nothing changes.
+ * memory), then one transaction replaces the ecosystems the import names and re-matches only the packages those
+ * ecosystems name; the counts follow (recountOutside). A broken file stops the import before that: nothing changes.
  */
 import type { Database } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
@@ -9,7 +9,7 @@ import { Conflict } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { FeedError, type RawRecord } from './osv-read'
 import { fixedVersions, readRecord } from './records'
-import { bumpGeneration, matchKeys, recountAll } from './findings'
+import { bumpGeneration, matchKeys, recountOutside } from './findings'
 import type { RangeEvent } from './ranges'
 
 /** What an import did. */
@@ -26,7 +26,7 @@ const STAGE_BATCH = 500
 let running = false
 
 /** How the last import's transaction spent its time (logged, and read by the benchmark). */
-export const lastApply = { read_ms: 0, match_ms: 0, recount_ms: 0 }
+export const lastApply = { read_ms: 0, match_ms: 0, recount_ms: 0, locked_ms: 0 }
 
 /** Imports the records an iterator yields (from files or a request body), naming the import `source`. */
 export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord> | Iterable<RawRecord>, source: string): Promise<ImportResult> {
@@ -41,6 +41,12 @@ export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord
     const t1 = performance.now()
     lastApply.read_ms = Math.round(t1 - t0)
     const feeds = db.transaction(() => apply(db, source, deps.clock.now()))()
+    // The counts follow in their own short write (read first without the lock): see recountOutside.
+    const tr = performance.now()
+    const rc = recountOutside(db)
+    lastApply.recount_ms = Math.round(performance.now() - tr)
+    // How long the write lock was held: the replacing transaction and the counts' write.
+    lastApply.locked_ms = Math.round(tr - t1 + rc.writeMs)
     const ms = (t: number) => Math.round(performance.now() - t)
     deps.log.info('vulnerability feed imported', { source, records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn, apply_ms: ms(t1), ...lastApply })
     return { records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn, feeds }
@@ -125,10 +131,7 @@ function apply(db: Database, source: string, now: number): ImportResult['feeds']
   const tm = performance.now()
   matchKeys(db, keys, new Set(ecos))
   bumpGeneration(db)
-  const tr = performance.now()
-  recountAll(db)
-  lastApply.match_ms = Math.round(tr - tm)
-  lastApply.recount_ms = Math.round(performance.now() - tr)
+  lastApply.match_ms = Math.round(performance.now() - tm)
   const put = db.query(`INSERT INTO vuln_feeds (ecosystem, records, imported_at, source) VALUES (?1, ?2, ?3, ?4)
     ON CONFLICT (ecosystem) DO UPDATE SET records = excluded.records, imported_at = excluded.imported_at, source = excluded.source`)
   const n = db.query<{ n: number }, [string]>('SELECT count(DISTINCT vuln_id) AS n FROM vuln_affected WHERE ecosystem = ?1')

@@ -140,26 +140,65 @@ export function applyMinionChange(db: Database, index: MatchIndex, scratch: { a:
   return { num: c.num, minionId: c.minionId, ...s }
 }
 
-/** Recounts every record's minions and every minion's summary from the sets (after the matches changed); returns the summaries. */
-export function recountAll(db: Database): MinionSummary[] {
+/** What a recount found: each minion's summary, each record's minions, and the generations it read them at. */
+interface Tally {
+  stamp: string
+  minions: MinionSummary[]
+  counts: Int32Array
+  ids: string[]
+}
+
+/** The sets' and the findings' generations together: a tally read at one stamp is only written at the same stamp. */
+const stampOf = (db: Database) =>
+  db.query<{ s: string }, []>("SELECT (SELECT generation FROM package_key_generation WHERE id = 1) || ':' || (SELECT generation FROM vuln_generation WHERE id = 1) AS s").get()!.s
+
+/** Counts every minion's records from the stored sets (reads only). */
+function tally(db: Database): Tally {
   const index = matchIndex(db)
   const counts = new Int32Array(index.ids.length)
   const scratch = new VulnSet()
-  const out: MinionSummary[] = []
-  const put = db.query('UPDATE vuln_minions SET vuln_count = ?2, worst = ?3 WHERE minion_num = ?1')
+  const minions: MinionSummary[] = []
   for (const r of db.query<{ num: number; minion_id: string; keys: Uint8Array; eco: string | null }, []>(
     'SELECT s.rowid AS num, s.minion_id, s.keys, v.ecosystem AS eco FROM minion_package_sets s JOIN vuln_minions v ON v.minion_num = s.rowid',
   ).iterate()) {
     const list = scratch.of(index, r.eco, decodeKeyIds(r.keys))
     for (const v of list) counts[v]!++
-    const s = summarise(index, list)
-    put.run(r.num, s.count, s.worst)
-    out.push({ num: r.num, minionId: r.minion_id, ...s })
+    minions.push({ num: r.num, minionId: r.minion_id, ...summarise(index, list) })
   }
+  return { stamp: stampOf(db), minions, counts, ids: index.ids }
+}
+
+/** Writes a tally's summaries and counts. */
+function writeTally(db: Database, t: Tally) {
+  const put = db.query('UPDATE vuln_minions SET vuln_count = ?2, worst = ?3 WHERE minion_num = ?1')
+  for (const m of t.minions) put.run(m.num, m.count, m.worst)
   db.run('UPDATE vuln_records SET minion_count = 0 WHERE minion_count <> 0')
   const set = db.query('UPDATE vuln_records SET minion_count = ?2 WHERE id = ?1')
-  for (let v = 0; v < counts.length; v++) if (counts[v]) set.run(index.ids[v]!, counts[v]!)
-  return out
+  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) set.run(t.ids[v]!, t.counts[v]!)
+}
+
+/** Recounts every record's minions and every minion's summary from the sets, inside the caller's transaction. */
+export function recountAll(db: Database): MinionSummary[] {
+  const t = tally(db)
+  writeTally(db, t)
+  return t.minions
+}
+
+/**
+ * Recounts with the write lock held only for the writes: the tally is read in a read transaction (a snapshot, WAL),
+ * then written in a short one if neither the sets nor the findings moved meanwhile, else read again. A CLI import
+ * beside a running service thus never holds the lock for the seconds a 50,000-minion tally takes (the service's writes
+ * wait at most the 5 s busy timeout).
+ */
+export function recountOutside(db: Database): { writeMs: number; attempts: number } {
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const t = db.transaction(() => tally(db))()
+    const w0 = performance.now()
+    if (db.transaction(() => stampOf(db) === t.stamp && (writeTally(db, t), true)).immediate()) return { writeMs: performance.now() - w0, attempts: attempt }
+  }
+  const w0 = performance.now()
+  db.transaction(() => recountAll(db)).immediate()
+  return { writeMs: performance.now() - w0, attempts: 6 }
 }
 
 /** One affected entry as stored. */

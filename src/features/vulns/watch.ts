@@ -72,6 +72,7 @@ export function watchGrains(deps: AppDeps, minionIds: string[]) {
     const index = matchIndex(db)
     const scratch = { a: new VulnSet(), b: new VulnSet() }
     const set = db.query<{ num: number; keys: Uint8Array }, [string]>('SELECT rowid AS num, keys FROM minion_package_sets WHERE minion_id = ?1')
+    let moved = false
     for (const id of minionIds) {
       const s = set.get(id)
       if (!s) continue
@@ -80,8 +81,11 @@ export function watchGrains(deps: AppDeps, minionIds: string[]) {
       if (old && old.e === eco) continue
       const ids = decodeKeyIds(s.keys)
       ecosystemsMoved()
+      moved = true
       applyMinionChange(db, index, scratch, { num: s.num, minionId: id, oldEco: old?.e ?? null, newEco: eco, before: old ? ids : null, after: ids })
     }
+    // The counts moved outside a flush: a recount tallied before this (a CLI import beside the service) must not land.
+    if (moved) bumpGeneration(db, index)
   })()
 }
 
