@@ -33,6 +33,8 @@ describe('CVSS v4.0', () => {
     expect(cvssScore('CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N')).toEqual({ version: '4.0', score: 9.3 })
     expect(cvssScore('CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:N/VI:N/VA:N/SC:N/SI:N/SA:N')?.score).toBe(0)
     expect(cvssScore('CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:H/SI:H/SA:H')?.score).toBe(10)
+    // A score on a rounding halfway point: FIRST's current calculator gives 5.7 (5.65 is not rounded down by float error).
+    expect(cvssScore('CVSS:4.0/AV:N/AC:L/AT:P/PR:H/UI:A/VC:N/VI:H/VA:L/SC:N/SI:N/SA:L')?.score).toBe(5.7)
     // Threat and supplemental metrics do not change the base score (CVSS-B).
     expect(cvssScore('CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N/E:U/S:P/AU:Y')?.score).toBe(9.3)
   })

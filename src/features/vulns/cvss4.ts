@@ -132,5 +132,6 @@ export function cvss4Score(vector: string): number | null {
     sum += (value - low) * (distance / depth)
   }
   const out = Math.min(10, Math.max(0, value - (count ? sum / count : 0)))
-  return Math.round(out * 10) / 10
+  // Rounded as FIRST's current calculator rounds: a hair added first, so a score of 5.65 that floats to 5.6499… is 5.7.
+  return Math.round((out + 0.000001) * 10) / 10
 }
