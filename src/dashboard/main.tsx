@@ -24,6 +24,9 @@ const pages: PageDef[] = [
 function Nav({ me, path, onLogout }: { me: Me; path: string; onLogout: () => void }) {
   const visible = pages.filter((p) => p.nav && (!p.needs || holds(me, ...p.needs)))
   const sections = ['Fleet', 'Alerts', 'Vulnerabilities', 'Admin'] as const
+  // The most specific entry containing the path is the current one (on /alerts/rules that is Rules, not Alerts too).
+  const within = (p: PageDef) => (p.pattern === '/' ? path === '/' : path === p.pattern || path.startsWith(`${p.pattern}/`))
+  const current = visible.filter(within).sort((a, b) => b.pattern.length - a.pattern.length)[0]
   return (
     <nav class="side" aria-label="Main">
       <a class="brand" href="#/">Saltdeck</a>
@@ -35,7 +38,7 @@ function Nav({ me, path, onLogout }: { me: Me; path: string; onLogout: () => voi
             <h2>{s}</h2>
             <ul>
               {items.map((p) => {
-                const active = p.pattern === '/' ? path === '/' : path === p.pattern || path.startsWith(`${p.pattern}/`)
+                const active = p === current
                 return <li><a href={href(p.pattern)} aria-current={active ? 'page' : undefined}>{p.nav!.label}</a></li>
               })}
             </ul>

@@ -575,6 +575,8 @@ describe.skipIf(noBrowser)('dashboard', () => {
     for (const [i, label] of NAV.entries()) {
       await nav(label)
       const h1 = (await page.locator('h1#page-title').innerText()).trim()
+      // Only the page's own entry is marked current (on /alerts/rules: Rules, not Alerts too).
+      expect((await page.getByRole('navigation', { name: 'Main' }).locator('[aria-current="page"]').allInnerTexts()).map((t) => t.trim())).toEqual([label])
       expect({ label, h1: h1.length > 0, errors: await page.getByRole('alert').allInnerTexts() }).toEqual({ label, h1: true, errors: [] })
       await shot(page, `page-${String(i + 1).padStart(2, '0')}-${label.toLowerCase().replace(/\s+/g, '-')}`)
     }
