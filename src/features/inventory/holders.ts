@@ -123,18 +123,10 @@ export class HolderChanges {
     }
     const before = cc.bits.length
     const b = cc.slotOf(keyId)
-    if (cc.bits.length !== before && ++this.entries >= 200_000) return this.applyAfter(b, num, setAt, clearAt)
     const off = num % CHUNK
     b[setAt + (off >> 3)]! |= 1 << (off & 7)
     b[clearAt + (off >> 3)]! &= ~(1 << (off & 7))
-  }
-
-  /** Marks, then writes everything pending (the memory bound was reached). */
-  private applyAfter(b: Uint8Array, num: number, setAt: number, clearAt: number) {
-    const off = num % CHUNK
-    b[setAt + (off >> 3)]! |= 1 << (off & 7)
-    b[clearAt + (off >> 3)]! &= ~(1 << (off & 7))
-    this.apply()
+    if (cc.bits.length !== before && ++this.entries >= 200_000) this.apply()
   }
 
   /** Writes every changed chunk (inside the caller's transaction). */
@@ -179,18 +171,38 @@ export function emptyBits(db: Database): MinionBits {
   return new Uint32Array(Math.ceil((max + 1) / CHUNK) * (CHUNK / 32))
 }
 
-/** ORs the holders of key `keyId` into `into` (which emptyBits sized; chunks beyond it are ignored). */
-export function orHolders(db: Database, keyId: number, into: MinionBits) {
+/** Calls `fn` with each stored chunk of a key among the first `chunks`, as a 512-byte bitmap (reused between calls). */
+function eachChunk(db: Database, keyId: number, chunks: number, fn: (chunk: number, map: Uint8Array) => void) {
   const map = new Uint8Array(CHUNK_BYTES)
-  const words = new Uint32Array(map.buffer)
   const get = db.query<{ bits: Uint8Array }, [number, number]>('SELECT bits FROM package_holders WHERE chunk = ?1 AND key_id = ?2')
-  for (let chunk = 0; chunk * (CHUNK / 32) < into.length; chunk++) {
+  for (let chunk = 0; chunk < chunks; chunk++) {
     const r = get.get(chunk, keyId)
     if (!r) continue
-    const base = chunk * (CHUNK / 32)
     decodeChunk(r.bits, map)
-    for (let i = 0; i < words.length; i++) into[base + i]! |= words[i]!
+    fn(chunk, map)
   }
+}
+
+/** ORs the holders of key `keyId` into `into` (which emptyBits sized; chunks beyond it are ignored). */
+export function orHolders(db: Database, keyId: number, into: MinionBits) {
+  eachChunk(db, keyId, into.length / (CHUNK / 32), (chunk, map) => {
+    const words = new Uint32Array(map.buffer)
+    const base = chunk * (CHUNK / 32)
+    for (let i = 0; i < words.length; i++) into[base + i]! |= words[i]!
+  })
+}
+
+/** The first holder of a key, in minion-number order, that `ok` accepts; null when none does. */
+export function firstHolder(db: Database, keyId: number, chunks: number, ok: (num: number) => boolean): number | null {
+  let found: number | null = null
+  eachChunk(db, keyId, chunks, (chunk, map) => {
+    for (let i = 0; i < CHUNK_BYTES && found === null; i++)
+      for (let b = map[i]!; b && found === null; b &= b - 1) {
+        const num = chunk * CHUNK + i * 8 + (31 - Math.clz32(b & -b))
+        if (ok(num)) found = num
+      }
+  })
+  return found
 }
 
 /** Whether minion number `num` is set. */

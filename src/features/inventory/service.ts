@@ -8,6 +8,7 @@ import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
 import { PackageSetWriter, type Pkg } from './writer'
+import { decodeKeyIds } from './holders'
 
 export type { Pkg } from './writer'
 
@@ -34,14 +35,6 @@ export function replacePackageSets(deps: AppDeps, sets: PackageSet[], collectedA
   const w = new PackageSetWriter(deps)
   for (const s of sets) w.addPackages(s.minionId, s.source, s.packages)
   return w.flush(collectedAt)
-}
-
-/** The package_keys ids of a stored set blob (little-endian uint32). */
-export function decodeKeyIds(blob: Uint8Array): number[] {
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength)
-  const out = new Array<number>(blob.byteLength >> 2)
-  for (let i = 0; i < out.length; i++) out[i] = view.getUint32(i * 4, true)
-  return out
 }
 
 /** Sort keys of the package list. */
@@ -83,7 +76,7 @@ export function minionPackages(deps: AppDeps, minionId: string, p: { q?: string;
   const set = db.query<{ source: string; collected_at: number; keys: Uint8Array }, [string]>('SELECT source, collected_at, keys FROM minion_package_sets WHERE minion_id = ?1').get(minionId)
   if (!set) return { minion_id: minionId, collected_at: null, total: 0, packages: [] }
   // The set's ids go to SQLite as one JSON array, so filter, order and paging stay in SQL.
-  const args: string[] = [JSON.stringify(decodeKeyIds(set.keys))]
+  const args: string[] = [JSON.stringify(Array.from(decodeKeyIds(set.keys)))]
   let where = 'WHERE id IN (SELECT value FROM json_each(?1))'
   if (p.q) {
     args.push(containsPattern(p.q))

@@ -8,7 +8,7 @@ import type { AppDeps } from '../../deps'
 import type { SaltClient } from '../../salt/client'
 import { errorText } from '../../salt/errors'
 import { presentMinionIds } from '../minions/service'
-import { CHUNK, minionOrder } from './holders'
+import { CHUNK, firstHolder, minionOrder } from './holders'
 import { bumpGeneration, matchKeys, recountAll } from '../vulns/findings'
 
 /** How one learning pass went. */
@@ -50,27 +50,16 @@ function sourceIn(info: unknown): string | null {
   return null
 }
 
-/** The first present holder of each key, by minion number order (one chunk read per key, usually the first). */
+/** The first present holder of each key, in minion-number order, grouped by minion. */
 function chooseHolders(deps: AppDeps, keyIds: number[]): Map<string, number[]> {
-  const db = deps.db.$client
   const present = new Set(presentMinionIds(deps))
-  const order = minionOrder(db)
-  const chunkRow = db.query<{ chunk: number; bits: Uint8Array }, [number, number]>('SELECT chunk, bits FROM package_holders WHERE chunk = ?1 AND key_id = ?2')
-  const lastChunk = Math.floor(order.rank.length / CHUNK)
+  const order = minionOrder(deps.db.$client)
+  const chunks = Math.ceil(order.rank.length / CHUNK)
   const byMinion = new Map<string, number[]>()
   for (const id of keyIds) {
-    let chosen: string | null = null
-    for (let ch = 0; ch <= lastChunk; ch++) {
-      const c = chunkRow.get(ch, id)
-      if (!c) continue
-      const nums: number[] = []
-      if (c.bits.byteLength === CHUNK / 8) {
-        for (let i = 0; i < c.bits.byteLength && nums.length < 64; i++) for (let b = 0; b < 8; b++) if (c.bits[i]! & (1 << b)) nums.push(c.chunk * CHUNK + i * 8 + b)
-      } else for (let i = 0; i + 1 < c.bits.byteLength; i += 2) nums.push(c.chunk * CHUNK + (c.bits[i]! | (c.bits[i + 1]! << 8)))
-      chosen = nums.map((n) => order.ids[n]).find((m) => m !== undefined && present.has(m)) ?? null
-      if (chosen) break
-    }
-    if (!chosen) continue
+    const num = firstHolder(deps.db.$client, id, chunks, (n) => present.has(order.ids[n] ?? ''))
+    if (num === null) continue
+    const chosen = order.ids[num]!
     let list = byMinion.get(chosen)
     if (!list) byMinion.set(chosen, (list = []))
     list.push(id)

@@ -80,10 +80,11 @@ export class PackageSetWriter {
         const holders = new HolderChanges(db)
         const changes: SetChange[] = []
         for (const s of sets) stored += this.replace(s, collectedAt, d, holders, changes)
-        const inserted = d.inserted.map((k) => this.catalog.keyId[k]!)
         d.apply(db, collectedAt)
         holders.apply()
-        watchPackageSets(this.deps, { changes, inserted: inserted.filter((id, i) => this.catalog.keyId[d.inserted[i]!] === id), pruned: d.pruned })
+        // Keys inserted and pruned within this flush have their id cleared by the prune: only the kept ones are new.
+        const inserted = d.inserted.map((k) => this.catalog.keyId[k]!).filter((id) => id > 0)
+        watchPackageSets(this.deps, { changes, inserted, pruned: d.pruned })
         // Every flush moves the generation, so another writer reloads its copy of ids and counts before it diffs.
         this.generation = db.query<{ g: number }, []>(`INSERT INTO package_key_generation (id, generation) VALUES (1, 1)
           ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation AS g`).get()!.g

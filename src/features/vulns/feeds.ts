@@ -51,17 +51,19 @@ export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord
     deps.log.info('vulnerability feed imported', { source, records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn, apply_ms: ms(t1), ...lastApply })
     return { records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn, feeds }
   } finally {
-    db.run('DROP TABLE IF EXISTS temp.vuln_stage_records')
-    db.run('DROP TABLE IF EXISTS temp.vuln_stage_affected')
-    db.run('DROP TABLE IF EXISTS temp.vuln_stage_withdrawn')
+    dropStaging(db)
     running = false
   }
 }
 
+/** Drops the staging tables (before an import, in case a crash left them, and after it). */
+function dropStaging(db: Database) {
+  for (const t of ['vuln_stage_records', 'vuln_stage_affected', 'vuln_stage_withdrawn']) db.run(`DROP TABLE IF EXISTS temp.${t}`)
+}
+
+/** Creates the empty staging tables of one import. */
 function stageTables(db: Database) {
-  db.run('DROP TABLE IF EXISTS temp.vuln_stage_records')
-  db.run('DROP TABLE IF EXISTS temp.vuln_stage_affected')
-  db.run('DROP TABLE IF EXISTS temp.vuln_stage_withdrawn')
+  dropStaging(db)
   db.run(`CREATE TEMP TABLE vuln_stage_records (id TEXT PRIMARY KEY, aliases TEXT, summary TEXT, details TEXT, severity TEXT, score REAL,
     published TEXT, modified TEXT)`)
   db.run('CREATE TEMP TABLE vuln_stage_affected (ecosystem TEXT, package TEXT, vuln_id TEXT, ranges TEXT, versions TEXT, PRIMARY KEY (ecosystem, package, vuln_id))')

@@ -148,8 +148,8 @@ interface Tally {
   ids: string[]
 }
 
-/** The sets' and the findings' generations together: a tally read at one stamp is only written at the same stamp. */
-const stampOf = (db: Database) =>
+/** The sets' and the findings' generations together: what a tally or a cache of minion ecosystems was read at. */
+export const stampOf = (db: Database) =>
   db.query<{ s: string }, []>("SELECT (SELECT generation FROM package_key_generation WHERE id = 1) || ':' || (SELECT generation FROM vuln_generation WHERE id = 1) AS s").get()!.s
 
 /** Counts every minion's records from the stored sets (reads only). */

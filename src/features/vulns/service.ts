@@ -5,7 +5,7 @@ import { NotFound } from '../../lib/errors'
 import { containsPattern } from '../../lib/sql'
 import { iso } from '../../lib/clock'
 import { decodeKeyIds, emptyBits, minionOrder, orHolders, pageRows, setBit, type MinionBits } from '../inventory/holders'
-import { RANK_SEVERITY, SEVERITY_RANK } from './findings'
+import { RANK_SEVERITY, SEVERITY_RANK, stampOf } from './findings'
 
 /** Severities a record can have. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unknown'] as const
@@ -46,8 +46,8 @@ let ecoCache: { stamp: string; masks: Map<string, MinionBits> } | null = null
 
 function ecoMasks(deps: AppDeps): Map<string, MinionBits> {
   const db = deps.db.$client
-  const g = db.query<{ a: number; b: number }, []>('SELECT (SELECT generation FROM package_key_generation WHERE id = 1) AS a, (SELECT generation FROM vuln_generation WHERE id = 1) AS b').get()!
-  const stamp = `${g.a}:${g.b}:${grainsMoves}`
+  // Ecosystems move with a flush (the sets' generation) or with grains (watchGrains moves the findings' generation).
+  const stamp = stampOf(db)
   if (ecoCache?.stamp === stamp) return ecoCache.masks
   const masks = new Map<string, MinionBits>()
   for (const r of db.query<{ num: number; eco: string }, []>('SELECT minion_num AS num, ecosystem AS eco FROM vuln_minions WHERE ecosystem IS NOT NULL').iterate()) {
@@ -58,10 +58,6 @@ function ecoMasks(deps: AppDeps): Map<string, MinionBits> {
   ecoCache = { stamp, masks }
   return masks
 }
-
-let grainsMoves = 0
-/** Tells the ecosystem cache that a minion's ecosystem moved outside an inventory flush. */
-export const ecosystemsMoved = () => void grainsMoves++
 
 /** One record with its affected entries and the minions it affects (paged, by minion id). */
 export function getVuln(deps: AppDeps, id: string, p: { limit: number; offset: number }) {

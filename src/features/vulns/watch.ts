@@ -6,7 +6,6 @@ import type { AppDeps } from '../../deps'
 import { minionEcosystem } from './ecosystem'
 import { applyMinionChange, bumpGeneration, matchIndex, matchKeys, recountAll, VulnSet } from './findings'
 import { decodeKeyIds, ensureHolders } from '../inventory/holders'
-import { ecosystemsMoved } from './service'
 
 /** One minion whose package set was stored: its number (set rowid), and the key ids before (null: new) and after. */
 export interface SetChange {
@@ -80,7 +79,6 @@ export function watchGrains(deps: AppDeps, minionIds: string[]) {
       const eco = ecosystemOf(deps, id)
       if (old && old.e === eco) continue
       const ids = decodeKeyIds(s.keys)
-      ecosystemsMoved()
       moved = true
       applyMinionChange(db, index, scratch, { num: s.num, minionId: id, oldEco: old?.e ?? null, newEco: eco, before: old ? ids : null, after: ids })
     }
