@@ -72,13 +72,14 @@ export function createApp(deps: AppDeps, extraRoutes: AnyRoute[] = []) {
   deps.metrics ??= new Metrics()
   const routes = [...allRoutes(), ...extraRoutes]
   const allowed = methodsFor(routes)
+  const uploads = new Map(routes.flatMap((r) => (r.upload ? [[r.path, r.upload] as const] : [])))
   const hostAllowed = hostGuard(deps.config)
   const app = new Elysia()
     .onRequest(({ request, set }) => {
       Object.assign(set.headers, ALWAYS)
       if (!hostAllowed(request)) return json(421, { detail: 'Host not allowed: on a loopback address Saltdeck answers to localhost names and SALTDECK_PUBLIC_URL only' })
     })
-    .onParse(({ request }) => readBody(request))
+    .onParse(({ request }) => readBody(request, uploads))
     .onError(({ error: raw, code, request }) => {
       // Elysia wraps what the parse hook throws in a ParseError; our own error is its cause.
       const error = code === 'PARSE' && (raw as Error).cause ? (raw as Error).cause : raw

@@ -24,12 +24,18 @@ async function readCapped(request: Request): Promise<Uint8Array> {
   return out
 }
 
-/** Paths whose POST body the route streams itself (uploads larger than MAX_BODY): the parse hook leaves them unread. */
-export const UPLOAD_PATHS = new Set(['/api/vulns/import'])
-
-/** Reads and parses a request body: 413 over 1 MiB, 415 for a non-JSON body, 422 json_invalid for bad JSON. */
-export async function readBody(request: Request): Promise<ParsedBody> {
-  if (request.method === 'POST' && UPLOAD_PATHS.has(new URL(request.url).pathname)) return { present: !!request.body, value: undefined }
+/**
+ * Reads and parses a request body: 413 over 1 MiB, 415 for a non-JSON body, 422 json_invalid for bad JSON. A POST to
+ * an upload route (`uploads`: path → media types) is left unread for its handler to stream, after the same 415 check
+ * against its own types, so both kinds of route refuse a wrong type before authentication.
+ */
+export async function readBody(request: Request, uploads: ReadonlyMap<string, string[]> = new Map()): Promise<ParsedBody> {
+  const upload = request.method === 'POST' ? uploads.get(new URL(request.url).pathname) : undefined
+  if (upload) {
+    const ct = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+    if (!upload.includes(ct)) throw new AppError(415, `Content-Type must be ${upload.join(' or ')}`)
+    return { present: !!request.body, value: undefined }
+  }
   const declared = Number(request.headers.get('content-length') ?? 0)
   if (declared > MAX_BODY) throw new AppError(413, 'Request body too large')
   const buf = await readCapped(request)

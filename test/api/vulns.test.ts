@@ -231,6 +231,10 @@ describe('vulnerabilities', () => {
     expect(await countOf(w, 'DSA-1')).toBe(2)
     const wrong = await w.app.handle(new Request('http://localhost/api/vulns/import', { method: 'POST', headers: { authorization: `Bearer ${w.tokens.admin}`, 'content-type': 'text/plain' }, body: 'x' }))
     expect(wrong.status).toBe(415)
+    // A transport check like JSON's 415: it comes before authentication (README, decisions).
+    const anonWrong = await w.app.handle(new Request('http://localhost/api/vulns/import', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))
+    expect(anonWrong.status).toBe(415)
+    expect(await anonWrong.json()).toEqual({ detail: 'Content-Type must be application/zip or application/json' })
     const notZip = await w.app.handle(new Request('http://localhost/api/vulns/import', { method: 'POST', headers: { authorization: `Bearer ${w.tokens.admin}`, 'content-type': 'application/zip' }, body: 'PK\u0003\u0004garbage' }))
     expect(notZip.status).toBe(422)
     expect(await countOf(w, 'DSA-1')).toBe(2)

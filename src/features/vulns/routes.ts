@@ -4,7 +4,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { route } from '../../http/route'
-import { checkUploadType } from '../../http/route'
 import { OneOf, paging } from '../../http/schemas'
 import { AppError, ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { FeedError, readRecords } from './osv-read'
@@ -65,7 +64,6 @@ export const vulnRoutes = [
     upload: ['application/zip', 'application/json'], errors: [409, 413, 415],
     response: T.Object({ records: T.Integer(), skipped: T.Integer(), withdrawn: T.Integer(), feeds: T.Array(Feed) }),
     async handler({ deps, request }) {
-      checkUploadType(['application/zip', 'application/json'], request)
       const zip = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/zip')
       // Staged in the data directory (a feed may be far larger than a RAM-backed /tmp likes), else the system's temp dir.
       const dir = mkdtempSync(join(existsSync(deps.config.dataDir) ? deps.config.dataDir : tmpdir(), '.vuln-import-'))
