@@ -2,8 +2,12 @@
 /**
  * Loopback HTTP load on the read paths of a seeded data directory, with wrk.
  *
- *   bun bench/load.ts --data-dir bench/data/fleet [--rounds 3] [--duration 10] [--threads 2] [--conns 16]
- *                     [--runs-conns 16,32,64] [--only name,name] [--out bench/data/load-results.json]
+ *   bun bench/load.ts --data-dir bench/data/fleet [--rounds 3] [--duration 10] [--threads 1] [--conns 16]
+ *                     [--runs-conns 16] [--only name,name] [--ingest 1000] [--out bench/data/load-results.json]
+ *
+ * With --ingest N the server also consumes N job events a second from bench/sse-source.ts (its salt-api stand-in)
+ * for the whole run, so caches of the read paths are exercised as in production; the report gives the events stored
+ * and the search index's backlog at the end.
  *
  * Starts `bun run src/main.ts serve --data-dir DIR --port <free>` as a separate process, logs in as the seeded
  * admin (password from DIR/bench-info.json, else SALTDECK_ADMIN_PASSWORD, else "bench-admin-pw"), checks every
@@ -20,9 +24,10 @@ const F = parseFlags(process.argv.slice(2), [])
 const DATA_DIR = resolve(F['data-dir'] ?? 'bench/data/fleet')
 const ROUNDS = Number(F.rounds ?? 3)
 const DURATION = Number(F.duration ?? 10)
-const THREADS = Number(F.threads ?? 2)
+const THREADS = Number(F.threads ?? 1)
 const CONNS = Number(F.conns ?? 16)
-const RUNS_CONNS = (F['runs-conns'] ?? '16,32,64').split(',').map(Number)
+const RUNS_CONNS = (F['runs-conns'] ?? String(CONNS)).split(',').map(Number)
+const INGEST = Number(F.ingest ?? 0)
 const ONLY = F.only ? new Set(F.only.split(',')) : null
 const OUT = resolve(F.out ?? join(dirname(DATA_DIR), `load-results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`))
 const ROOT = resolve(import.meta.dir, '..')
@@ -47,14 +52,25 @@ const port = await freePort()
 const base = `http://127.0.0.1:${port}`
 const logPath = join(dirname(DATA_DIR), 'server.log')
 const logFd = openSync(logPath, 'a')
+/** The salt-api stand-in sending INGEST events a second; its URL is the first line it prints. */
+async function startSource() {
+  const p = Bun.spawn(['bun', 'bench/sse-source.ts', '0', String(INGEST)], { cwd: ROOT, stdout: 'pipe' })
+  const reader = (p.stdout as ReadableStream<Uint8Array>).getReader()
+  let text = ''
+  while (!text.includes('\n')) text += new TextDecoder().decode((await reader.read()).value)
+  return { proc: p, url: JSON.parse(text.split('\n')[0]!).url as string }
+}
+const source = INGEST > 0 ? await startSource() : null
+const saltEnv = source ? { SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret' } : {}
 const server = Bun.spawn(['bun', 'run', 'src/main.ts', 'serve', '--data-dir', DATA_DIR, '--port', String(port)], {
-  cwd: ROOT, stdout: logFd, stderr: logFd, env: { ...process.env, SALTDECK_ADMIN_PASSWORD: PASSWORD },
+  cwd: ROOT, stdout: logFd, stderr: logFd, env: { ...process.env, SALTDECK_ADMIN_PASSWORD: PASSWORD, ...saltEnv },
 })
 let stopping = false
 const stop = async () => {
   if (stopping) return
   stopping = true
   server.kill('SIGTERM')
+  source?.proc.kill()
   await Promise.race([server.exited, Bun.sleep(10_000)])
   if (server.exitCode === null) server.kill('SIGKILL')
 }
@@ -62,6 +78,7 @@ process.on('SIGINT', () => stop().then(() => process.exit(130)))
 // A failure anywhere below (wrk error, failed check) must not leave the server running on the data dir.
 process.on('exit', () => {
   if (server.exitCode === null) server.kill('SIGKILL')
+  source?.proc.kill()
 })
 
 const startAt = performance.now()
@@ -108,6 +125,19 @@ if (me.must_change_pw) throw new Error('admin has must_change_pw: seed with SALT
 const cookie = (login.headers.getSetCookie?.() ?? [login.headers.get('set-cookie') ?? '']).map((c) => c.split(';')[0]!).find((c) => c.startsWith('saltdeck_session='))
 if (!cookie) throw new Error('no saltdeck_session cookie')
 const H = { cookie }
+if (source) {
+  // Only the event stream: the stand-in answers no poller's call.
+  const off = { minion_state_keys_interval_seconds: 0, minion_state_presence_interval_seconds: 0, minion_state_grains_interval_seconds: 0, event_stream_enabled: true }
+  const put = await fetch(`${base}/api/admin/settings/pollers`, { method: 'PUT', headers: { ...H, 'content-type': 'application/json' }, body: JSON.stringify(off) })
+  if (!put.ok) throw new Error(`settings: ${put.status} ${await put.text()}`)
+}
+const getJson = async (path: string) => (await (await fetch(base + path, { headers: H })).json()) as any
+/** Events stored so far, and those not yet in the search index. */
+const eventCount = async () => (await getJson('/api/activity?limit=1')).total as number
+const indexLag = async () => Number(/^saltdeck_search_index_pending_events (\d+)/m.exec(await (await fetch(`${base}/metrics`, { headers: H })).text())?.[1])
+// A package most minions hold, and one of its versions, for the versions list and the version query.
+const commonName = (await getJson('/api/inventory/packages?sort=minion_count&limit=1')).items[0].name as string
+const commonVersion = (await getJson(`/api/inventory/packages/${encodeURIComponent(commonName)}/versions`)).versions[0].version as string
 
 const ids = readFileSync(IDS_FILE, 'utf8').split('\n').filter(Boolean)
 interface Endpoint { name: string; path: string; lua?: boolean; conns: number[]; target: { p99: number; rps?: number } | null; onlyAsked?: boolean }
@@ -117,7 +147,13 @@ const endpoints: Endpoint[] = [
   { name: 'activity', path: '/api/activity', conns: [CONNS], target: { p99: 20 } },
   { name: 'activity_since60', path: '/api/activity?since_minutes=60', conns: [CONNS], target: { p99: 20 } },
   { name: 'activity_search_web', path: '/api/activity?search=web', conns: [CONNS], target: { p99: 20 } },
-  { name: 'minion_runs', path: '/api/minions/<random id>/runs', lua: true, conns: RUNS_CONNS, target: { p99: 5, rps: 20_000 } },
+  { name: 'activity_hide_routine', path: '/api/activity?hide_routine=true', conns: [CONNS], target: { p99: 20 } },
+  { name: 'activity_event_type', path: '/api/activity?event_type=minion.offline', conns: [CONNS], target: { p99: 20 } },
+  { name: 'activity_categories', path: '/api/activity?categories=key,minion', conns: [CONNS], target: { p99: 20 } },
+  { name: 'minions', path: '/api/minions', conns: [CONNS], target: null },
+  { name: 'versions', path: `/api/inventory/packages/${encodeURIComponent(commonName)}/versions`, conns: [CONNS], target: null },
+  { name: 'version_query_common', path: `/api/inventory/packages/${encodeURIComponent(commonName)}/minions?op=eq&version=${encodeURIComponent(commonVersion)}`, conns: [CONNS], target: null },
+  { name: 'minion_runs', path: '/api/minions/<random id>/runs', lua: true, conns: RUNS_CONNS, target: null },
   // Vulnerabilities (issue 13): only on a data dir bench/vulns.ts prepared (a feed imported; pkg-0 held by most minions).
   { name: 'vulns', path: '/api/vulns', conns: [CONNS], target: { p99: 25 }, onlyAsked: true },
   { name: 'vulns_high', path: '/api/vulns?severity=high', conns: [CONNS], target: { p99: 25 }, onlyAsked: true },
@@ -218,6 +254,7 @@ const cases = endpoints.flatMap((e) => e.conns.map((c) => ({ e, c, key: `${e.nam
 const raw: Record<string, WrkResult[]> = Object.fromEntries(cases.map((x) => [x.key, []]))
 console.log(`[load] wrk -t${THREADS} -d${DURATION}s; ${cases.length} cases x ${ROUNDS} rounds (interleaved), 3 s warm-up each`)
 for (const x of cases) await wrk(x.e, x.c, 3)
+const ingestStart = { events: await eventCount(), at: performance.now() }
 for (let round = 1; round <= ROUNDS; round++) {
   for (const x of cases) {
     const r = await wrk(x.e, x.c, DURATION)
@@ -226,6 +263,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
 }
 
+const ingested = { events: (await eventCount()) - ingestStart.events, seconds: (performance.now() - ingestStart.at) / 1000, indexLag: await indexLag() }
 // RSS after the load, once the process has settled.
 await Bun.sleep(5000)
 const memAfter = mem()
@@ -251,11 +289,17 @@ const lines = [
 const rssPeak = Math.max(...rows.map((r) => r.median.rss))
 const memLine = `Server RSS: idle after start ${memIdleStart?.rss.toFixed(1)} MB; peak during load ${rssPeak.toFixed(1)} MB; 5 s after load ${memAfter?.rss.toFixed(1)} MB ` +
   `(RssAnon ${memAfter?.anon.toFixed(1)} MB + RssFile ${memAfter?.file.toFixed(1)} MB; VmHWM ${memAfter?.hwm.toFixed(1)} MB) — target ≤ 150 MB: ${Math.max(rssPeak, memAfter?.rss ?? 0) <= 150 ? 'PASS' : 'FAIL'}`
-console.log('\n' + lines.join('\n') + '\n\n' + memLine + `\nEvents in the last 60 min at the end of the load: ${eventsLastHour}`)
+const rpsOf = (name: string) => rows.find((r) => r.key.startsWith(`${name}@`))?.median.rps
+const ratio = (name: string) => (rpsOf(name) && rpsOf('ref_healthz') ? (rpsOf(name)! / rpsOf('ref_healthz')!).toFixed(2) : 'n/a')
+const floorLine = `Request floor (req/s against /healthz in the same run): auth/me ${ratio('ref_auth_me')} (target ≥ 0.5), runs ${ratio('minion_runs')} (target ≥ 0.6)`
+const ingestLine = INGEST
+  ? `Background ingest asked ${INGEST}/s: ${ingested.events} events stored in ${ingested.seconds.toFixed(0)} s (${(ingested.events / ingested.seconds).toFixed(0)}/s); search index backlog at the end: ${ingested.indexLag} events`
+  : 'No background ingest (--ingest 0)'
+console.log('\n' + lines.join('\n') + '\n\n' + memLine + '\n' + floorLine + '\n' + ingestLine + `\nEvents in the last 60 min at the end of the load: ${eventsLastHour}`)
 mkdirSync(dirname(OUT), { recursive: true })
 writeFileSync(OUT, JSON.stringify({
   at: new Date().toISOString(), data_dir: DATA_DIR, seed_info: { ...info, admin_password: undefined, minion_ids_sample: undefined }, wrk: { threads: THREADS, duration_s: DURATION, rounds: ROUNDS },
-  startup_ms: startupMs, sanity, rows, mem: { idle_start: memIdleStart, peak_during_load_mb: rssPeak, after: memAfter }, events_last_hour_at_end: eventsLastHour, table_md: lines.join('\n'), mem_md: memLine,
+  startup_ms: startupMs, sanity, rows, mem: { idle_start: memIdleStart, peak_during_load_mb: rssPeak, after: memAfter }, events_last_hour_at_end: eventsLastHour, ingest: { asked_per_s: INGEST, ...ingested }, table_md: lines.join('\n'), mem_md: memLine, floor_md: floorLine, ingest_md: ingestLine,
 }, null, 2) + '\n')
 console.log(`[load] wrote ${OUT}`)
 process.exit(0)

@@ -1,8 +1,10 @@
 /**
  * A salt-api stand-in for the ingest benchmark: /login and an /events stream that writes job events as fast as the
- * reader takes them (pull-driven, so the reader's speed is what is measured). Run: bun bench/sse-source.ts <port>
+ * reader takes them (pull-driven, so the reader's speed is what is measured), or at a steady rate when one is given
+ * (the read benchmark's background ingest). Run: bun bench/sse-source.ts <port> [events per second]
  */
 const port = Number(process.argv[2] ?? 0)
+const RATE = Number(process.argv[3] ?? 0)
 const enc = new TextEncoder()
 let jidN = 20261121080000000000n
 const MINIONS = 50
@@ -24,6 +26,23 @@ const server = Bun.serve({
   async fetch(req) {
     const path = new URL(req.url).pathname
     if (path === '/login') return Response.json({ return: [{ token: 'a'.repeat(40), expire: Date.now() / 1000 + 86400, start: Date.now() / 1000, user: 'bench', eauth: 'sharedsecret', perms: [] }] })
+    if (path === '/events' && RATE > 0) {
+      // One job (51 events) every 51/RATE seconds, on a timer: the stream carries RATE events a second.
+      let timer: ReturnType<typeof setInterval>
+      return new Response(new ReadableStream({
+        start(c) {
+          c.enqueue(enc.encode('retry: 400\n'))
+          const every = (1000 * (MINIONS + 1)) / RATE
+          let due = performance.now()
+          timer = setInterval(() => {
+            for (; due <= performance.now(); due += every) c.enqueue(chunk())
+          }, Math.max(5, Math.floor(every)))
+        },
+        cancel() {
+          clearInterval(timer)
+        },
+      }), { headers: { 'content-type': 'text/event-stream;charset=utf-8' } })
+    }
     if (path === '/events') {
       let first = true
       return new Response(new ReadableStream({

@@ -23,6 +23,7 @@ import { alertRoutes } from './features/alerts/routes'
 import { vulnRoutes } from './features/vulns/routes'
 import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
+import { authorityOf } from './http/url'
 import { POLLER_NAMES } from './pollers/definitions'
 
 /** Headers on every answer: no content sniffing, whatever the route. */
@@ -60,10 +61,19 @@ const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i
 function hostGuard(config: AppDeps['config']): (req: Request) => boolean {
   if (!LOOPBACK.test(config.host)) return () => true
   const publicHost = config.publicUrl ? new URL(config.publicUrl).hostname.toLowerCase() : null
+  // Answers per authority ("host:port"), so a request parses its URL only for a host not seen lately.
+  const known = new Map<string, boolean>()
   return (req) => {
-    // Bun builds the request URL from the Host header; a request made in process (app.handle) has its URL's host.
-    const host = new URL(req.url).hostname.toLowerCase()
-    return LOOPBACK.test(host) || host === publicHost
+    const authority = authorityOf(req.url)
+    let ok = known.get(authority)
+    if (ok === undefined) {
+      // Bun builds the request URL from the Host header; a request made in process (app.handle) has its URL's host.
+      const host = new URL(req.url).hostname.toLowerCase()
+      ok = LOOPBACK.test(host) || host === publicHost
+      if (known.size >= 64) known.clear()
+      known.set(authority, ok)
+    }
+    return ok
   }
 }
 

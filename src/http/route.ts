@@ -120,7 +120,7 @@ const publicOrigin = (url: string | null) => (url ? new URL(url).origin : null)
 const BODILESS = new Set(['POST', 'DELETE'])
 
 /** Runs authentication, CSRF, password-change and permission checks, in the contract's order. */
-function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: URL, cookieValue: string | undefined, hasBody: boolean): Principal {
+function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: () => URL, cookieValue: string | undefined, hasBody: boolean): Principal {
   if (def.access === 'public') return null
   const tok = readToken(request, cookieValue)
   const principal = tok ? authenticate(deps, tok.token, tok.via) : null
@@ -132,7 +132,7 @@ function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: URL, coo
     // by a form than JSON is.
     if (!def.upload && !bodiless && !isJsonType(request.headers.get('content-type'))) throw new AppError(415, 'Content-Type must be application/json')
     const origin = request.headers.get('origin')
-    if (origin !== null && origin !== url.origin && origin !== publicOrigin(deps.config.publicUrl)) throw new Forbidden()
+    if (origin !== null && origin !== url().origin && origin !== publicOrigin(deps.config.publicUrl)) throw new Forbidden()
   }
   if (def.access === 'optional') return principal
   if (!principal) throw new Unauthenticated()
@@ -178,14 +178,16 @@ export interface ElysiaBits {
 export function toHandler(def: AnyRoute, deps: AppDeps) {
   return async (c: ElysiaBits) => {
     const jar = c.cookie.saltdeck_session!
-    const url = new URL(c.request.url)
+    // Parsed only when needed: most requests have no query string and set no cookie.
+    let parsedUrl: URL | undefined
+    const url = () => (parsedUrl ??= new URL(c.request.url))
     const parsed = c.body as ParsedBody | undefined
     const principal = authorize(def, deps, c.request, url, typeof jar.value === 'string' ? jar.value : undefined, !!parsed?.present)
-    const query = Object.fromEntries(url.searchParams)
+    const query = c.request.url.includes('?') ? Object.fromEntries(url().searchParams) : {}
     const params = Object.fromEntries(Object.entries(c.params ?? {}).map(([k, v]) => [k, safeDecode(v)]))
     const v = validate(def, params, query, parsed)
     const set = { status: def.status ?? 200, headers: {} as Record<string, string> }
-    const secure = deps.config.cookieSecure || url.protocol === 'https:'
+    const secure = () => deps.config.cookieSecure || url().protocol === 'https:'
     const ctx = {
       params: v.params,
       query: v.query,
@@ -196,8 +198,8 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
       client: c.server?.requestIP(c.request)?.address ?? 'local',
       set,
       cookie: {
-        set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure }),
-        clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure }),
+        set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: secure() }),
+        clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure: secure() }),
       },
     } as Ctx<Access, unknown, unknown, unknown>
     const result = await (def.audit ? audited(def, ctx) : def.handler(ctx))

@@ -115,6 +115,17 @@ describe('replacePackageSets keeps the counts', () => {
     expect(await packages(w, { source: 'pacman' })).toEqual({ total: 0, items: [] })
   })
 
+  test('a filtered total follows every flush (totals are kept per inventory generation)', async () => {
+    const { w } = await fleet()
+    const named = async (q: string) => (await packages(w, { q })).total
+    expect([await named('o'), await named('sql')]).toEqual([2, 1])
+    const { vim: _gone, ...rest } = WEB01
+    replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { ...rest, 'mysql-common': '8.0', zoo: '1' })])
+    expect([await named('o'), await named('sql')]).toEqual([4, 2])
+    replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', { bash: '5.1.8' })])
+    expect([await named('o'), await named('sql')]).toEqual([3, 1])
+  })
+
   test('after one minion drops a package, upgrades one and adds one', async () => {
     const { w } = await fleet()
     const { vim: _gone, ...rest } = WEB01

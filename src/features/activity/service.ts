@@ -5,6 +5,7 @@ import { containsPattern } from '../../lib/sql'
 import { iso } from '../../lib/clock'
 import { holds, type Grant } from '../roles/service'
 import { syncSearchIndex } from './search-index'
+import { forgetTotals, keptTotal } from './totals'
 
 /** Event categories and the permission that makes each visible. */
 export const CATEGORY_PERMISSION: Record<string, string> = { job: 'job:*', key: 'key:*', minion: 'minion:*' }
@@ -119,6 +120,7 @@ export function pruneEvents(deps: AppDeps, days: number): number {
       removed += g.n
     }
   })()
+  if (removed) forgetTotals(deps)
   return removed
 }
 
@@ -142,8 +144,18 @@ export function visibleCategories(grants: Grant[]): string[] {
   return Object.entries(CATEGORY_PERMISSION).filter(([, res]) => holds(grants, 'view', res)).map(([c]) => c)
 }
 
-/** Builds the WHERE clause of a filter; null when nothing can match. */
-export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], afterId?: number): { sql: string; args: (string | number)[]; onlyCategories: boolean } | null {
+/** A WHERE clause and its arguments; onlyCategories when it filters by category alone (or not at all). */
+export interface Where {
+  sql: string
+  args: (string | number)[]
+  onlyCategories: boolean
+}
+
+/**
+ * Builds the WHERE clause of a filter; null when nothing can match. With `scan`, a search is decided by LIKE alone
+ * (for a few rows: the newest, or those stored since a count); without, the trigram index first narrows the rows.
+ */
+export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], afterId?: number, scan = false): Where | null {
   let cats = visible
   const asked = [...(f.category ? [f.category] : []), ...(f.categories ? f.categories.split(',').map((s) => s.trim()).filter(Boolean) : [])]
   if (asked.length) cats = cats.filter((c) => asked.includes(c))
@@ -167,8 +179,6 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0)`)
   if (afterId !== undefined) where.push(`id > ${arg(afterId)}`)
   if (f.search) {
-    // Indexed rows through the trigram index (a quoted phrase is an exact, case-insensitive substring); rows past the
-    // watermark, and terms under three characters (no trigram), by a scan.
     const cols = ['summary', 'minion_id', 'fun', 'initiator', 'target']
     const like = (p: string) => `(${cols.map((c) => `${c} LIKE ${p} ESCAPE '\\'`).join(' OR ')})`
     if (f.search.includes('\0')) {
@@ -178,22 +188,62 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
       return { sql: `WHERE ${where.join(' AND ')}`, args, onlyCategories: false }
     }
     const p = arg(containsPattern(f.search))
-    if ([...f.search].length >= 3) {
+    where.push(like(p))
+    if (!scan && [...f.search].length >= 3) {
+      // LIKE decides for every row, so an answer never depends on how far the index has come; the trigram index (a
+      // quoted phrase: a case-insensitive substring, folding beyond ASCII, so it finds a superset) narrows the indexed
+      // rows to its candidates, and rows past its watermark are all looked at.
       const m = arg(`"${f.search.replace(/"/g, '""')}"`)
-      where.push(`(id IN (SELECT rowid FROM search.activity_fts WHERE activity_fts MATCH ${m}) OR (id > (SELECT watermark FROM search.search_state) AND ${like(p)}))`)
-    } else where.push(like(p))
+      where.push(`(id IN (SELECT rowid FROM search.activity_fts WHERE activity_fts MATCH ${m}) OR id > (SELECT watermark FROM search.search_state))`)
+    }
   }
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args, onlyCategories: where.length === base }
 }
 
+/** A clause with one more condition whose `?` placeholders take `values`. */
+function also(w: Where, cond: string, ...values: number[]): { sql: string; args: (string | number)[] } {
+  let n = w.args.length
+  const c = cond.replace(/\?/g, () => `?${++n}`)
+  return { sql: w.sql ? `${w.sql} AND ${c}` : `WHERE ${c}`, args: [...w.args, ...values] }
+}
+
+/** Walks at most this many of the newest events for a page before asking the whole table (and the search index). */
+const WALK_MAX = 20_000
+
 /** Lists events newest first (ts, then id), with the total before paging. */
 export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], limit: number, offset: number) {
-  const w = eventWhere(deps, f, visibleCategories(grants))
+  const visible = visibleCategories(grants)
+  const w = eventWhere(deps, f, visible)
   if (!w) return { total: 0, events: [] as EventOut[] }
   const db = deps.db.$client
-  const total = w.onlyCategories ? countByCategory(deps, w) : db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM activity_events ${w.sql}`).get(...w.args)!.n
-  const rows = db.query<EventRow, SQLQueryBindings[]>(`SELECT ${COLS} FROM activity_events ${w.sql} ORDER BY ts DESC, id DESC LIMIT ${limit} OFFSET ${offset}`).all(...w.args)
-  return { total, events: rows.map(eventOut) }
+  const count = (c: { sql: string; args: (string | number)[] }) => db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM activity_events ${c.sql}`).get(...c.args)!.n
+  const page = (c: { sql: string; args: (string | number)[] }) =>
+    db.query<EventRow, SQLQueryBindings[]>(`SELECT ${COLS} FROM activity_events ${c.sql} ORDER BY ts DESC, id DESC LIMIT ${limit} OFFSET ${offset}`).all(...c.args)
+  if (w.onlyCategories) return { total: countByCategory(deps, w), events: page(w).map(eventOut) }
+  const scan = eventWhere(deps, f, visible, undefined, true)!
+  // A time window slides, so its total is counted each time (over the window only); any other filter's is kept.
+  const total = f.since_minutes
+    ? count(w)
+    : keptTotal(deps, `${w.sql}\0${JSON.stringify(w.args)}`, lastEventId(deps), (top) => count(also(w, 'id <= ?', top)), (from, top) => count(also(scan, 'id > ? AND id <= ?', from, top)))
+  if (total <= offset) return { total, events: [] as EventOut[] }
+  return { total, events: (newestPage(deps, scan, total, limit, offset, page) ?? page(w)).map(eventOut) }
+}
+
+/**
+ * A page taken from the newest events alone, when the filter's density says a short walk holds it; null when it
+ * did not. Exact: the events at or after the walk's oldest time are a prefix of the order, and every match outside
+ * them is older than every match inside.
+ */
+function newestPage(deps: AppDeps, scan: Where, total: number, limit: number, offset: number, page: (c: { sql: string; args: (string | number)[] }) => EventRow[]): EventRow[] | null {
+  const db = deps.db.$client
+  const events = db.query<{ n: number }, []>('SELECT coalesce(sum(n), 0) AS n FROM activity_counts').get()!.n
+  // Twice the expected walk for offset + limit matches at this filter's share of all events.
+  const walk = Math.ceil(((offset + limit) * events) / total) * 2 + 100
+  if (walk > WALK_MAX) return null
+  const oldest = db.query<{ ts: number }, [number]>('SELECT ts FROM activity_events ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?1').get(walk)?.ts
+  if (oldest === undefined) return page(scan)
+  const rows = page(also(scan, 'ts >= ?', oldest))
+  return rows.length === limit || offset + rows.length === total ? rows : null
 }
 
 // Unfiltered totals come from counters kept by recordEvents/pruneEvents instead of counting millions of rows.

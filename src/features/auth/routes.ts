@@ -4,7 +4,7 @@ import { route } from '../../http/route'
 import { NewPassword, Nullable, PlainText, UuidPath } from '../../http/schemas'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { changeOwnPassword } from '../users/service'
-import { checkLogin, createApiToken, createSession, deleteSession, listApiTokens, revokeApiToken, userSummary } from './service'
+import { checkLogin, createApiToken, createSession, deleteSession, listApiTokens, principalSummary, revokeApiToken, userSummary } from './service'
 
 const Permission = T.Object({ verb: T.String(), resource_glob: T.String() })
 /** The body of login and me. */
@@ -34,7 +34,7 @@ export const authRoutes = [
   }),
   route({
     method: 'GET', path: '/api/auth/me', tag: 'auth', summary: 'The logged-in user', access: 'login', allowWhilePasswordChange: true, response: UserSummary,
-    handler: ({ deps, principal }) => userSummary(deps, principal.userId),
+    handler: ({ principal }) => principalSummary(principal),
   }),
   route({
     method: 'POST', path: '/api/auth/change-password', errors: [403], tag: 'auth', summary: 'Change your own password', access: 'login', allowWhilePasswordChange: true, status: 204,

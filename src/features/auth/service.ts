@@ -108,7 +108,15 @@ function lookup(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): { princ
   }
 }
 
-/** The body of login and me. */
+/**
+ * The body of me, from the authenticated principal: it was read with the session and is current, because every write
+ * to users, roles and grants bumps auth_version and so drops the cached principal.
+ */
+export function principalSummary(p: NonNullable<Principal>) {
+  return { username: p.username, display_name: p.displayName, must_change_pw: p.mustChangePw, permissions: p.grants }
+}
+
+/** The body of login. */
 export function userSummary(deps: AppDeps, userId: string) {
   const u = deps.db.select().from(users).where(eq(users.id, userId)).get()
   if (!u) throw new NotFound('User')

@@ -3,7 +3,7 @@
  * per-name and per-version aggregates in the same transaction, so the list endpoint reads aggregates and never groups
  * the raw sets.
  */
-import type { SQLQueryBindings } from 'bun:sqlite'
+import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
@@ -52,12 +52,33 @@ export function listPackages(deps: AppDeps, p: { q?: string; source?: string; so
     where += ` AND name LIKE ?2 ESCAPE '\\'`
   }
   const db = deps.db.$client
-  const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM package_stats ${where}`).get(...args)!.n
+  const total = keptCount(db, args.join('\0'), () => db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM package_stats ${where}`).get(...args)!.n)
   const orderBy = sort === 'name' ? `name ${order}` : `${sort} ${order}, name ASC`
   const rows = db.query<{ name: string; minion_count: number; version_count: number; last_seen: number }, SQLQueryBindings[]>(
     `SELECT name, minion_count, version_count, last_seen FROM package_stats ${where} ORDER BY ${orderBy} LIMIT ${p.limit} OFFSET ${p.offset}`,
   ).all(...args)
   return { total, items: rows.map((r) => ({ ...r, last_seen: iso(r.last_seen) })) }
+}
+
+/** Totals of the package list per (source, name filter), valid while the inventory generation stays (LRU-bounded). */
+const keptCounts = new WeakMap<Database, { generation: number; totals: Map<string, number> }>()
+const MAX_KEPT = 256
+
+/**
+ * A package-list total counted once per inventory generation: package_stats changes only in a writer's flush, which
+ * moves the generation (in the database, so a change made by another process is seen too).
+ */
+function keptCount(db: Database, key: string, count: () => number): number {
+  const generation = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
+  let kept = keptCounts.get(db)
+  if (!kept || kept.generation !== generation) keptCounts.set(db, (kept = { generation, totals: new Map() }))
+  let n = kept.totals.get(key)
+  if (n === undefined) {
+    n = count()
+    if (kept.totals.size >= MAX_KEPT) kept.totals.delete(kept.totals.keys().next().value!)
+    kept.totals.set(key, n)
+  }
+  return n
 }
 
 /** The versions of one package name, most common first; null when no minion has it. */

@@ -1,0 +1,68 @@
+#!/usr/bin/env bun
+/**
+ * The request floor in process: what one request costs inside the service, route by route, without the network.
+ *
+ *   bun bench/floor.ts [--requests 20000] [--rounds 5]
+ *   bun --cpu-prof --cpu-prof-dir=bench/data/prof bench/floor.ts --only auth_me   # where the time goes
+ *
+ * Opens a fresh data directory, logs the admin in, then sends each request through the same wrapper a live server
+ * uses (instrument: metrics and the log line, written in batches to /dev/null as to stdout) into the app's fetch. Rounds are interleaved;
+ * prints the median µs per request of each case and its ratio to /healthz.
+ */
+import { mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../src/config'
+import { openDataDir } from '../src/server'
+import { createApp, routePatterns } from '../src/app'
+import { instrument } from '../src/http/instrument'
+import { Logger, batchedLines } from '../src/lib/log'
+import { parseFlags } from '../src/cli'
+
+const F = parseFlags(process.argv.slice(2), [])
+const N = Number(F.requests ?? 20_000)
+const ROUNDS = Number(F.rounds ?? 5)
+const ONLY = F.only ? new Set(F.only.split(',')) : null
+
+const dir = mkdtempSync(join(tmpdir(), 'saltdeck-floor-'))
+process.env.SALTDECK_ADMIN_PASSWORD = 'floor-admin-pw'
+const devNull = openSync('/dev/null', 'w')
+const toNull = (text: string) => void writeSync(devNull, text)
+const log = new Logger('json', batchedLines(toNull, toNull))
+const deps = await openDataDir(loadConfig(process.env, { dataDir: dir, host: '127.0.0.1' }), log)
+const app = createApp(deps)
+const fetch = instrument(deps, routePatterns(), (req) => app.fetch(req))
+const base = 'http://127.0.0.1:8000'
+
+const login = await fetch(new Request(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'floor-admin-pw' }) }))
+if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`)
+const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+
+const cases: Record<string, () => Request> = {
+  healthz: () => new Request(`${base}/healthz`),
+  auth_me: () => new Request(`${base}/api/auth/me`, { headers: { cookie } }),
+  runs: () => new Request(`${base}/api/minions/web-01/runs`, { headers: { cookie } }),
+  activity: () => new Request(`${base}/api/activity?limit=20`, { headers: { cookie } }),
+}
+const names = Object.keys(cases).filter((n) => !ONLY || ONLY.has(n))
+for (const n of names) {
+  const r = await fetch(cases[n]!())
+  if (r.status !== 200) throw new Error(`${n}: ${r.status} ${await r.text()}`)
+}
+
+const us: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
+for (let round = 0; round < ROUNDS; round++) {
+  for (const n of names) {
+    const make = cases[n]!
+    const t0 = performance.now()
+    for (let i = 0; i < N; i++) await (await fetch(make())).arrayBuffer()
+    us[n]!.push(((performance.now() - t0) * 1000) / N)
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const floor = us.healthz ? median(us.healthz) : NaN
+console.log('| case | µs per request, median (rounds) | healthz / case |')
+console.log('|---|---|---|')
+for (const n of names) console.log(`| ${n} | ${median(us[n]!).toFixed(1)} (${us[n]!.map((x) => x.toFixed(1)).join(', ')}) | ${(floor / median(us[n]!)).toFixed(2)} |`)
+deps.db.$client.close()
+rmSync(dir, { recursive: true, force: true })
