@@ -431,13 +431,16 @@ describe('kept totals and newest-first pages agree with a recount', () => {
     { categories: 'job,key' }, { search: 'web', hide_routine: 'true' }, { event_type: 'job.ret', search: 'host-1' }, { search: 'rare', categories: 'job' },
     // Common among old events only: a short walk over the newest finds too few, and the page must come from the rest.
     { search: 'old-era' },
+    // Time windows, which slide as the clock moves between the rounds below.
+    { since_minutes: '90' }, { since_minutes: '120', search: 'web' }, { since_minutes: '60', hide_routine: 'true' },
   ]
   /** What the list must say, computed in JS from every stored event. */
   async function oracle(w: World, q: Query, offset: number, limit: number) {
     const all = w.deps.db.$client.query<any, []>('SELECT * FROM activity_events').all()
     const term = q.search?.toLowerCase()
     const cats = q.categories?.split(',')
-    const hit = all.filter((e) => (!term || [e.summary, e.minion_id, e.fun, e.initiator, e.target].some((v) => v?.toLowerCase().includes(term)))
+    const from = q.since_minutes ? w.clock.now() - Number(q.since_minutes) * MIN : -Infinity
+    const hit = all.filter((e) => e.ts >= from && (!term || [e.summary, e.minion_id, e.fun, e.initiator, e.target].some((v) => v?.toLowerCase().includes(term)))
       && (!q.hide_routine || !(e.event_type === 'job.ret' && e.success === 1 && e.changed === 0))
       && (!q.event_type || e.event_type === q.event_type) && (!cats || cats.includes(e.category)))
     hit.sort((a, b) => b.ts - a.ts || b.id - a.id)
@@ -461,9 +464,14 @@ describe('kept totals and newest-first pages agree with a recount', () => {
     await agree(w)
     // More events after the totals were kept: only those are counted, the totals must still be exact.
     recordEvents(w.deps, events(500, 13, now + 1000))
+    w.clock.advance(7 * MIN)
     await agree(w)
     indexActivity(w.deps, 100_000)
     recordEvents(w.deps, events(300, 17, now + 2000))
+    w.clock.advance(25 * MIN)
+    await agree(w)
+    // The clock set back: a window that moved backwards is counted afresh.
+    w.clock.advance(-20 * MIN)
     await agree(w)
     // Retention removes the old half: every kept total is forgotten and recounted.
     expect(pruneEvents(w.deps, 30)).toBeGreaterThan(3500)

@@ -201,7 +201,7 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
 }
 
 /** A clause with one more condition whose `?` placeholders take `values`. */
-function also(w: Where, cond: string, ...values: number[]): { sql: string; args: (string | number)[] } {
+function also(w: Clause, cond: string, ...values: number[]): Clause {
   let n = w.args.length
   const c = cond.replace(/\?/g, () => `?${++n}`)
   return { sql: w.sql ? `${w.sql} AND ${c}` : `WHERE ${c}`, args: [...w.args, ...values] }
@@ -210,23 +210,47 @@ function also(w: Where, cond: string, ...values: number[]): { sql: string; args:
 /** Walks at most this many of the newest events for a page before asking the whole table (and the search index). */
 const WALK_MAX = 20_000
 
+type Clause = { sql: string; args: (string | number)[] }
+
 /** Lists events newest first (ts, then id), with the total before paging. */
 export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], limit: number, offset: number) {
   const visible = visibleCategories(grants)
   const w = eventWhere(deps, f, visible)
   if (!w) return { total: 0, events: [] as EventOut[] }
   const db = deps.db.$client
-  const count = (c: { sql: string; args: (string | number)[] }) => db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM activity_events ${c.sql}`).get(...c.args)!.n
-  const page = (c: { sql: string; args: (string | number)[] }) =>
+  const count = (c: Clause) => db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM activity_events ${c.sql}`).get(...c.args)!.n
+  const page = (c: Clause) =>
     db.query<EventRow, SQLQueryBindings[]>(`SELECT ${COLS} FROM activity_events ${c.sql} ORDER BY ts DESC, id DESC LIMIT ${limit} OFFSET ${offset}`).all(...c.args)
-  if (w.onlyCategories) return { total: countByCategory(deps, w), events: page(w).map(eventOut) }
-  const scan = eventWhere(deps, f, visible, undefined, true)!
-  // A time window slides, so its total is counted each time (over the window only); any other filter's is kept.
-  const total = f.since_minutes
-    ? count(w)
-    : keptTotal(deps, `${w.sql}\0${JSON.stringify(w.args)}`, lastEventId(deps), (top) => count(also(w, 'id <= ?', top)), (from, top) => count(also(scan, 'id > ? AND id <= ?', from, top)))
+  if (w.onlyCategories) return { total: countByCategory(deps, w), events: (categoriesPage(deps, w, limit, offset) ?? page(w)).map(eventOut) }
+  // The total is kept per filter (totals.ts); a time window's lower bound moves, so it is kept apart from the rest.
+  const timeless = { ...f, since_minutes: undefined }
+  const base = eventWhere(deps, timeless, visible)!
+  const scan = eventWhere(deps, timeless, visible, undefined, true)!
+  const cutoff = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : -Infinity
+  const window = (c: Where, more: string, ...values: number[]) => (f.since_minutes ? also(c, `ts >= ? AND ${more}`, cutoff, ...values) : also(c, more, ...values))
+  const total = keptTotal(deps, `${f.since_minutes ?? ''}\0${base.sql}\0${JSON.stringify(base.args)}`, lastEventId(deps), cutoff, {
+    upTo: (top) => count(window(base, 'id <= ?', top)),
+    since: (from, top) => count(window(scan, 'id > ? AND id <= ?', from, top)),
+    left: (from, to, upTo) => count(also(scan, 'ts >= ? AND ts < ? AND id <= ?', from, to, upTo)),
+  })
   if (total <= offset) return { total, events: [] as EventOut[] }
-  return { total, events: (newestPage(deps, scan, total, limit, offset, page) ?? page(w)).map(eventOut) }
+  // The page's window starts where the total's does.
+  const inWindow = (c: Clause) => (f.since_minutes ? also(c, 'ts >= ?', cutoff) : c)
+  return { total, events: (newestPage(deps, inWindow(scan), total, limit, offset, page) ?? page(inWindow(base))).map(eventOut) }
+}
+
+/** How deep a page of a few categories is taken by merging each one's newest (category, ts) index range. */
+const MERGE_MAX = 5_000
+
+/**
+ * A page of two or more (not all) categories: each one's newest offset + limit events from its own index, merged.
+ * One index cannot give "category IN (a, b) ORDER BY ts" in order, and a busy job feed buries the others' events.
+ */
+function categoriesPage(deps: AppDeps, w: Where, limit: number, offset: number): EventRow[] | null {
+  if (w.args.length < 2 || offset + limit > MERGE_MAX) return null
+  const q = deps.db.$client.query<EventRow, [string, number]>(`SELECT ${COLS} FROM activity_events WHERE category = ?1 ORDER BY ts DESC, id DESC LIMIT ?2`)
+  const rows = (w.args as string[]).flatMap((c) => q.all(c, offset + limit))
+  return rows.sort((a, b) => b.ts - a.ts || b.id - a.id).slice(offset, offset + limit)
 }
 
 /**
@@ -234,7 +258,7 @@ export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], li
  * did not. Exact: the events at or after the walk's oldest time are a prefix of the order, and every match outside
  * them is older than every match inside.
  */
-function newestPage(deps: AppDeps, scan: Where, total: number, limit: number, offset: number, page: (c: { sql: string; args: (string | number)[] }) => EventRow[]): EventRow[] | null {
+function newestPage(deps: AppDeps, scan: Clause, total: number, limit: number, offset: number, page: (c: Clause) => EventRow[]): EventRow[] | null {
   const db = deps.db.$client
   const events = db.query<{ n: number }, []>('SELECT coalesce(sum(n), 0) AS n FROM activity_counts').get()!.n
   // Twice the expected walk for offset + limit matches at this filter's share of all events.

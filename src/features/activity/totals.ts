@@ -5,10 +5,21 @@
  */
 import type { AppDeps } from '../../deps'
 
-/** A kept total: the filter's matches among the events with ids up to `upTo`. */
+/** A kept total: the filter's matches among the events with ids up to `upTo` (and, for a time window, ts >= `cutoff`). */
 interface Kept {
   total: number
   upTo: number
+  cutoff: number
+}
+
+/** How to count a filter's matches: whole, among new ids, and among the events a window's moving start has left. */
+export interface Counts {
+  /** Matches with id <= top (and ts >= the current cutoff). */
+  upTo(top: number): number
+  /** Matches with from < id <= top (and ts >= the current cutoff). */
+  since(from: number, top: number): number
+  /** Matches with from <= ts < to and id <= upTo: those a window starting later no longer holds. */
+  left(from: number, to: number, upTo: number): number
 }
 
 /** How many filters keep a total (the least recently used goes first). */
@@ -21,18 +32,21 @@ export function forgetTotals(deps: AppDeps): void {
 }
 
 /**
- * The total of the filter `key` over the events with ids up to `top`. `countUpTo(top)` counts it whole;
- * `countBetween(from, top)` counts the matches with from < id <= top.
+ * The total of the filter `key` over the events with ids up to `top` and ts at or after `cutoff` (-Infinity: no
+ * window). Counted whole when not kept (or when ids or time went back), else brought forward from the kept total.
  */
-export function keptTotal(deps: AppDeps, key: string, top: number, countUpTo: (top: number) => number, countBetween: (from: number, top: number) => number): number {
+export function keptTotal(deps: AppDeps, key: string, top: number, cutoff: number, count: Counts): number {
   let all = kept.get(deps)
   if (!all) kept.set(deps, (all = new Map()))
   const was = all.get(key)
   all.delete(key)
   let now: Kept
-  if (!was || was.upTo > top) now = { total: countUpTo(top), upTo: top }
-  else if (was.upTo < top) now = { total: was.total + countBetween(was.upTo, top), upTo: top }
-  else now = was
+  if (!was || was.upTo > top || was.cutoff > cutoff) now = { total: count.upTo(top), upTo: top, cutoff }
+  else {
+    const left = cutoff > was.cutoff ? count.left(was.cutoff, cutoff, was.upTo) : 0
+    const added = top > was.upTo ? count.since(was.upTo, top) : 0
+    now = { total: was.total - left + added, upTo: top, cutoff }
+  }
   // A Map iterates in insertion order: deleting and re-adding keeps the least recently used first.
   all.set(key, now)
   if (all.size > MAX_KEPT) all.delete(all.keys().next().value!)

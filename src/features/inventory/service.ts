@@ -84,7 +84,9 @@ function keptCount(db: Database, key: string, count: () => number): number {
 /** The versions of one package name, most common first; null when no minion has it. */
 export function packageVersions(deps: AppDeps, name: string, source?: string) {
   const rows = deps.db.$client.query<{ version: string; arch: string; source: string; minion_count: number }, SQLQueryBindings[]>(
-    `SELECT version, arch, source, minion_count FROM package_versions WHERE name = ?1 AND ${source ? 'source = ?2' : "source <> ''"}
+    // package_versions is keyed by source first: the sources holding the name come from package_stats' name index.
+    `SELECT version, arch, source, minion_count FROM package_versions
+     WHERE name = ?1 AND ${source ? 'source = ?2' : "source IN (SELECT source FROM package_stats WHERE name = ?1 AND source <> '')"}
      ORDER BY minion_count DESC, version, arch, source`,
   ).all(...(source ? [name, source] : [name]))
   if (!rows.length) return null
