@@ -2,14 +2,14 @@
 /**
  * The request floor in process: what one request costs inside the service, route by route, without the network.
  *
- *   bun bench/floor.ts [--requests 20000] [--rounds 5]
+ *   bun bench/floor.ts [--requests 20000] [--rounds 5] [--data-dir bench/data/fleet-5000]
  *   bun --cpu-prof --cpu-prof-dir=bench/data/prof bench/floor.ts --only auth_me   # where the time goes
  *
- * Opens a fresh data directory, logs the admin in, then sends each request through the same wrapper a live server
+ * Opens a fresh data directory (or a seeded one: runs then asks for random minions of its minion-ids.txt), logs the admin in, then sends each request through the same wrapper a live server
  * uses (instrument: metrics and the log line, written in batches to /dev/null as to stdout) into the app's fetch. Rounds are interleaved;
  * prints the median µs per request of each case and its ratio to /healthz.
  */
-import { mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
@@ -24,8 +24,12 @@ const N = Number(F.requests ?? 20_000)
 const ROUNDS = Number(F.rounds ?? 5)
 const ONLY = F.only ? new Set(F.only.split(',')) : null
 
-const dir = mkdtempSync(join(tmpdir(), 'saltdeck-floor-'))
-process.env.SALTDECK_ADMIN_PASSWORD = 'floor-admin-pw'
+const seeded = F['data-dir']
+const dir = seeded ?? mkdtempSync(join(tmpdir(), 'saltdeck-floor-'))
+const password = seeded ? 'bench-admin-pw' : 'floor-admin-pw'
+process.env.SALTDECK_ADMIN_PASSWORD = password
+const minionIds = seeded ? readFileSync(join(seeded, 'minion-ids.txt'), 'utf8').split('\n').filter(Boolean) : ['web-01']
+let pick = 0
 const devNull = openSync('/dev/null', 'w')
 const toNull = (text: string) => void writeSync(devNull, text)
 const log = new Logger('json', batchedLines(toNull, toNull))
@@ -34,14 +38,14 @@ const app = createApp(deps)
 const fetch = instrument(deps, routePatterns(), (req) => app.fetch(req))
 const base = 'http://127.0.0.1:8000'
 
-const login = await fetch(new Request(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'floor-admin-pw' }) }))
+const login = await fetch(new Request(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) }))
 if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`)
 const cookie = login.headers.get('set-cookie')!.split(';')[0]!
 
 const cases: Record<string, () => Request> = {
   healthz: () => new Request(`${base}/healthz`),
   auth_me: () => new Request(`${base}/api/auth/me`, { headers: { cookie } }),
-  runs: () => new Request(`${base}/api/minions/web-01/runs`, { headers: { cookie } }),
+  runs: () => new Request(`${base}/api/minions/${encodeURIComponent(minionIds[(pick = (pick * 7919 + 1) % minionIds.length)]!)}/runs`, { headers: { cookie } }),
   activity: () => new Request(`${base}/api/activity?limit=20`, { headers: { cookie } }),
 }
 const names = Object.keys(cases).filter((n) => !ONLY || ONLY.has(n))
@@ -65,4 +69,4 @@ console.log('| case | µs per request, median (rounds) | healthz / case |')
 console.log('|---|---|---|')
 for (const n of names) console.log(`| ${n} | ${median(us[n]!).toFixed(1)} (${us[n]!.map((x) => x.toFixed(1)).join(', ')}) | ${(floor / median(us[n]!)).toFixed(2)} |`)
 deps.db.$client.close()
-rmSync(dir, { recursive: true, force: true })
+if (!seeded) rmSync(dir, { recursive: true, force: true })

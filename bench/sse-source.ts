@@ -6,7 +6,9 @@
 const port = Number(process.argv[2] ?? 0)
 const RATE = Number(process.argv[3] ?? 0)
 const enc = new TextEncoder()
-let jidN = 20261121080000000000n
+// Job ids from the current time, as salt makes them: a second run of the source must not repeat the first's jids
+// (the ingest stores a job's events once).
+let jidN = BigInt(new Date().toISOString().replace(/\D/g, '').slice(0, 14) + '000000')
 const MINIONS = 50
 
 /** One chunk: a job.new and its 50 returns, in salt-api's wire format (3006 naive _stamp). */

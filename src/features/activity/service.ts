@@ -218,7 +218,7 @@ export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], li
   const w = eventWhere(deps, f, visible)
   if (!w) return { total: 0, events: [] as EventOut[] }
   const db = deps.db.$client
-  const count = (c: Clause) => db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM activity_events ${c.sql}`).get(...c.args)!.n
+  const count = (c: Clause, hint = '') => db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM activity_events ${hint} ${c.sql}`).get(...c.args)!.n
   const page = (c: Clause) =>
     db.query<EventRow, SQLQueryBindings[]>(`SELECT ${COLS} FROM activity_events ${c.sql} ORDER BY ts DESC, id DESC LIMIT ${limit} OFFSET ${offset}`).all(...c.args)
   if (w.onlyCategories) return { total: countByCategory(deps, w), events: (categoriesPage(deps, w, limit, offset) ?? page(w)).map(eventOut) }
@@ -228,15 +228,19 @@ export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], li
   const scan = eventWhere(deps, timeless, visible, undefined, true)!
   const cutoff = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : -Infinity
   const window = (c: Where, more: string, ...values: number[]) => (f.since_minutes ? also(c, `ts >= ? AND ${more}`, cutoff, ...values) : also(c, more, ...values))
+  // Each count walks the range it is about, whatever other index a filter could use: the new ids (by rowid), the
+  // window's time range (not all ids up to the top), the slice of time the window left.
   const total = keptTotal(deps, `${f.since_minutes ?? ''}\0${base.sql}\0${JSON.stringify(base.args)}`, lastEventId(deps), cutoff, {
-    upTo: (top) => count(window(base, 'id <= ?', top)),
-    since: (from, top) => count(window(scan, 'id > ? AND id <= ?', from, top)),
-    left: (from, to, upTo) => count(also(scan, 'ts >= ? AND ts < ? AND id <= ?', from, to, upTo)),
+    upTo: (top) => count(window(base, '+id <= ?', top), f.since_minutes ? 'INDEXED BY activity_ts' : ''),
+    since: (from, top) => count(window(scan, 'id > ? AND id <= ?', from, top), 'NOT INDEXED'),
+    left: (from, to, upTo) => count(also(scan, 'ts >= ? AND ts < ? AND id <= ?', from, to, upTo), 'INDEXED BY activity_ts'),
   })
   if (total <= offset) return { total, events: [] as EventOut[] }
-  // The page's window starts where the total's does.
+  // The page's window starts where the total's does. Substring filters have no index to walk in time order: their
+  // page is first looked for among the newest events; the others' indexes give it directly.
   const inWindow = (c: Clause) => (f.since_minutes ? also(c, 'ts >= ?', cutoff) : c)
-  return { total, events: (newestPage(deps, inWindow(scan), total, limit, offset, page) ?? page(inWindow(base))).map(eventOut) }
+  const newest = f.search || f.minion ? newestPage(deps, inWindow(scan), total, limit, offset, page) : null
+  return { total, events: (newest ?? page(inWindow(base))).map(eventOut) }
 }
 
 /** How deep a page of a few categories is taken by merging each one's newest (category, ts) index range. */
