@@ -125,9 +125,13 @@ if (me.must_change_pw) throw new Error('admin has must_change_pw: seed with SALT
 const cookie = (login.headers.getSetCookie?.() ?? [login.headers.get('set-cookie') ?? '']).map((c) => c.split(';')[0]!).find((c) => c.startsWith('saltdeck_session='))
 if (!cookie) throw new Error('no saltdeck_session cookie')
 const H = { cookie }
-if (source) {
-  // Only the event stream: the stand-in answers no poller's call.
-  const off = { minion_state_keys_interval_seconds: 0, minion_state_presence_interval_seconds: 0, minion_state_grains_interval_seconds: 0, event_stream_enabled: true }
+{
+  // Serving only: no poller asks salt (the stand-in answers none of their calls, and an inventory refresh is measured by
+  // bench/inventory.ts: its catalog would count in the serving RSS here). With --ingest the event stream runs.
+  const off = {
+    minion_state_keys_interval_seconds: 0, minion_state_presence_interval_seconds: 0, minion_state_grains_interval_seconds: 0,
+    fleet_poll_interval_seconds: 0, jobs_poll_interval_seconds: 0, inventory_refresh_minutes: 0, event_stream_enabled: !!source,
+  }
   const put = await fetch(`${base}/api/admin/settings/pollers`, { method: 'PUT', headers: { ...H, 'content-type': 'application/json' }, body: JSON.stringify(off) })
   if (!put.ok) throw new Error(`settings: ${put.status} ${await put.text()}`)
 }

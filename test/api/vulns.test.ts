@@ -275,6 +275,15 @@ describe('vulnerabilities', () => {
       expect(await countOf(w, 'DSA-1')).toBe(2)
       // Learned once: a second pass asks nothing.
       expect((await learnSources(w.deps, client, () => `2026${Date.now()}`)).keys).toBe(0)
+      // salt-api down: the learner gives up at the first failed call (leaving the keys for the next refresh) instead
+      // of halving its batch hundreds of times against a dead service.
+      replacePackageSets(w.deps, [set('deb-a', { libssl3: '3.0.11-1~deb12u1', openssl: '3.0.11-1~deb12u1', zlib1g: '1:1.2.13', curl: '7.88.1' })])
+      salt.stop()
+      let asked = 0
+      const counting = Object.assign(Object.create(client) as SaltClient, { local: (...a: Parameters<SaltClient['local']>) => (asked++, client.local(...a)) })
+      await expect(learnSources(w.deps, counting, () => `2026${Date.now()}`)).rejects.toThrow()
+      expect(asked).toBe(1)
+      expect(w.deps.db.$client.query('SELECT count(*) AS n FROM package_keys WHERE source_tried_at IS NULL').get()).toEqual({ n: 2 })
       const libssl = await vulns(w, '?package=libssl3')
       expect(libssl.vulns.map((v) => v.id)).toEqual(['DSA-1'])
     } finally {

@@ -104,8 +104,9 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
   const tried = db.query('UPDATE package_keys SET source_tried_at = ?2 WHERE id = ?1 AND source_name IS NULL')
   const renamed: number[] = []
   let next = 0
+  let failure: unknown = null
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < jobs.length && !failure) {
       const job = jobs[next++]!
       out.calls++
       let answer: Record<string, unknown> = {}
@@ -114,7 +115,10 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
         const mine = ret?.[job.minion]
         if (mine && typeof mine === 'object' && !Array.isArray(mine)) answer = mine as Record<string, unknown>
       } catch (e) {
-        deps.log.warn('source package lookup failed', { minion: job.minion.slice(0, 100), error: errorText(e) })
+        // salt-api failed (not the minion): stop, and leave the rest for the next refresh. Halving the batch, as for an
+        // empty answer, would ask hundreds of times more of a salt-api that is down.
+        failure = e
+        break
       }
       // dpkg-query fails the whole call for one name no longer installed (failhard=False then answers {}): halve and ask again.
       if (!Object.keys(answer).length && job.names.length > 1) {
@@ -139,6 +143,7 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
     }
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL, jobs.length) }, worker))
+  if (failure) throw failure
   // Keys now known by another name may meet other records: match them again, and recount if anything moved.
   if (renamed.length)
     db.transaction(() => {
