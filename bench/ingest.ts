@@ -1,6 +1,7 @@
 /**
  * Event-ingest benchmark (issue 3): `saltdeck serve` consumes /events from bench/sse-source.ts into SQLite.
- * Samples the stored-event count and the server's RSS every 5 s. Run: bun bench/ingest.ts [seconds]
+ * Samples the stored-event count, the server's RSS and the search index's backlog every 5 s, and asks /healthz every
+ * 200 ms (its slowest answer per window). Run: bun bench/ingest.ts [seconds]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,7 +35,21 @@ const total = async () => ((await (await fetch(`${srv.url}/api/activity?limit=1`
 /** Events stored but not yet in the search index (the indexer worker's backlog). */
 const pending = async () => Number(/^saltdeck_search_index_pending_events (\d+)/m.exec(await (await fetch(`${srv.url}/metrics`, { headers: auth })).text())?.[1])
 
-const samples: { t: number; events: number; perS: number; rssMb: number; searchPending: number }[] = []
+const samples: { t: number; events: number; perS: number; rssMb: number; searchPending: number; healthzMaxMs: number }[] = []
+// /healthz asked every 200 ms throughout: the slowest answer of each window says whether the service stays responsive.
+let healthzMax = 0
+const healthzAll: number[] = []
+let probing = true
+const probe = (async () => {
+  while (probing) {
+    const t = performance.now()
+    await fetch(`${srv.url}/healthz`)
+    const ms = performance.now() - t
+    healthzAll.push(ms)
+    healthzMax = Math.max(healthzMax, ms)
+    await Bun.sleep(200)
+  }
+})()
 const t0 = performance.now()
 const cpu0 = { server: cpu(srv.proc.pid), source: cpu(source.proc.pid) }
 let prev = await total()
@@ -45,15 +60,18 @@ for (let i = 0; i < seconds / 5; i++) {
   await Bun.sleep(5000)
   const n = await total()
   const at = performance.now()
-  samples.push({ t: Math.round((at - t0) / 1000), events: n - prev, perS: Math.round(((n - prev) * 1000) / (at - prevAt)), rssMb: Math.round(rss(srv.proc.pid)), searchPending: await pending() })
+  samples.push({ t: Math.round((at - t0) / 1000), events: n - prev, perS: Math.round(((n - prev) * 1000) / (at - prevAt)), rssMb: Math.round(rss(srv.proc.pid)), searchPending: await pending(), healthzMaxMs: +healthzMax.toFixed(1) })
+  healthzMax = 0
   prev = n
   prevAt = performance.now()
 }
+probing = false
+await probe
 const wall = (performance.now() - t0) / 1000
 // Cores busy on average: the service (main thread plus its workers) and the SSE source share the machine's cores.
 const cores = { server: (cpu(srv.proc.pid) - cpu0.server) / wall, source: (cpu(source.proc.pid) - cpu0.source) / wall }
 await srv.stop()
 source.proc.kill()
 const rates = samples.map((s) => s.perS).sort((a, b) => a - b)
-console.log(JSON.stringify({ seconds, samples, median_events_per_s: Math.round(rates[Math.floor(rates.length / 2)]!), min_events_per_s: Math.round(rates[0]!), rss_mb: samples.map((s) => s.rssMb), search_pending: samples.map((s) => s.searchPending), cores_busy: { server: +cores.server.toFixed(2), source: +cores.source.toFixed(2) } }, null, 1))
+console.log(JSON.stringify({ seconds, samples, median_events_per_s: Math.round(rates[Math.floor(rates.length / 2)]!), min_events_per_s: Math.round(rates[0]!), rss_mb: samples.map((s) => s.rssMb), search_pending: samples.map((s) => s.searchPending), healthz_ms: { probes: healthzAll.length, max: +Math.max(...healthzAll).toFixed(1), p99: +[...healthzAll].sort((a, b) => a - b)[Math.floor(healthzAll.length * 0.99)]!.toFixed(1), per_window_max: samples.map((s) => s.healthzMaxMs) }, cores_busy: { server: +cores.server.toFixed(2), source: +cores.source.toFixed(2) } }, null, 1))
 rmSync(dir, { recursive: true, force: true })

@@ -3,6 +3,8 @@
 /** Request counters of one running service. */
 export class Metrics {
   private requests = new Map<string, { route: string; method: string; status: number; count: number; seconds: number }>()
+  /** Full garbage collections the memory guard ran because RSS passed its soft limit. */
+  memoryCollections = 0
 
   /** Counts one answered request under its route pattern (never the raw path: ids would explode the label set). */
   request(route: string, method: string, status: number, seconds: number) {

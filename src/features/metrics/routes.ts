@@ -45,6 +45,7 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
+  x.family('saltdeck_memory_collections_total', 'counter', 'Full garbage collections run because resident memory passed the soft limit.', [[{}, deps.metrics?.memoryCollections ?? 0]])
   return x.text()
 }
 
