@@ -35,6 +35,12 @@ describe('access', async () => {
     expect(sample(r.body, 'saltdeck_db_size_bytes')).toBeGreaterThan(0)
   })
 
+  test('the memory guard\'s collections are counted', async () => {
+    const before = sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_memory_collections_total')
+    w.deps.metrics!.memoryCollections += 2
+    expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_memory_collections_total')).toBe(before + 2)
+  })
+
   test('the search index backlog counts events not yet indexed', async () => {
     recordEvents(w.deps, [1, 2, 3].map((i) => ({ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: `m-${i}`, summary: `m-${i} started` })))
     expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(3)
