@@ -5,14 +5,28 @@
  * read benchmark 162 -> 149 MB, throughput unchanged within noise.
  */
 
-/** Checks RSS every `everyMs` and collects fully when it is above `softLimitBytes`; returns a stop function. */
+/** The longest wait between checks after collections that did not bring RSS under the limit. */
+const MAX_BACKOFF_MS = 30_000
+
+/**
+ * Checks RSS every `everyMs` and collects fully when it is above `softLimitBytes`; returns a stop function. When a
+ * collection leaves RSS above the limit (the process really holds that much, as during a burst of events), the next
+ * check waits twice as long, up to 30 s: a full collection is a pause, and repeating a useless one would only cost.
+ */
 export function startMemoryGuard(softLimitBytes: number, onCollect: () => void, everyMs = 500): () => void {
-  const timer = setInterval(() => {
-    if (process.memoryUsage.rss() <= softLimitBytes) return
-    Bun.gc(true)
-    onCollect()
-  }, everyMs)
-  // Never what keeps the process alive.
+  let wait = everyMs
+  let timer: ReturnType<typeof setTimeout>
+  const check = () => {
+    if (process.memoryUsage.rss() > softLimitBytes) {
+      Bun.gc(true)
+      onCollect()
+      wait = process.memoryUsage.rss() > softLimitBytes ? Math.min(wait * 2, MAX_BACKOFF_MS) : everyMs
+    } else wait = everyMs
+    timer = setTimeout(check, wait)
+    // Never what keeps the process alive.
+    timer.unref()
+  }
+  timer = setTimeout(check, wait)
   timer.unref()
-  return () => clearInterval(timer)
+  return () => clearTimeout(timer)
 }

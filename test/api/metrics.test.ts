@@ -36,7 +36,7 @@ describe('access', async () => {
   })
 
   test('the memory guard\'s collections are counted', async () => {
-    const before = sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_memory_collections_total')
+    const before = sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_memory_collections_total')!
     w.deps.metrics!.memoryCollections += 2
     expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_memory_collections_total')).toBe(before + 2)
   })

@@ -12,6 +12,8 @@ const WORKER_URL = workerUrl(import.meta.url, 'features/activity/search-worker.t
 
 const IDLE_MS = 1000
 const INLINE_MS = 2000
+/** SQLite's default autocheckpoint, back on the main connection when the worker stops. */
+const AUTOCHECKPOINT_PAGES = 1000
 
 /** The running indexer. */
 export class SearchIndexer {
@@ -49,6 +51,8 @@ export class SearchIndexer {
     const onMessage = (m: FromSearchWorker) => m.type === 'error' && log.warn('search indexing failed', { error: m.detail })
     this.worker = await startWorker(WORKER_URL, { type: 'start', path, idleMs: IDLE_MS } satisfies ToSearchWorker, onMessage, log, 'search index')
     this.threaded = this.worker !== null
+    // The worker checkpoints the WAL after each slice, off the main thread (search-worker.ts).
+    if (this.threaded) this.deps.db.$client.exec('PRAGMA wal_autocheckpoint = 0')
     return this.threaded
   }
 
@@ -60,5 +64,6 @@ export class SearchIndexer {
     if (!w) return
     this.worker = null
     await stopWorker(w)
+    this.deps.db.$client.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
   }
 }

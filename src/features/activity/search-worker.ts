@@ -16,11 +16,17 @@ declare const self: Worker
 let db: Database | null = null
 let timer: ReturnType<typeof setTimeout> | undefined
 
-/** Indexes a slice; goes again at once while there is a backlog, else after idleMs. */
+/**
+ * Indexes a slice, then checkpoints the database's WAL; goes again at once while there is a backlog, else after
+ * idleMs. The checkpoint is here, not in the main thread's commits (the service turns its autocheckpoint off while this
+ * thread runs): copying a WAL grown by a fast ingest into the database took the main thread hundreds of milliseconds at
+ * a time. PASSIVE never waits for the writer, which goes on appending meanwhile.
+ */
 function tick(idleMs: number) {
   let n = 0
   try {
     n = syncSearchIndex(db!, 20_000)
+    db!.exec('PRAGMA main.wal_checkpoint(PASSIVE)')
   } catch (e) {
     self.postMessage({ type: 'error', detail: (e as Error).message } satisfies FromSearchWorker)
   }
