@@ -1,20 +1,49 @@
-// Proves the serving memory guard collects only above its soft limit, and stops when asked.
+// Proves the serving memory guard collects only above its soft limit, backs off while collecting does not help, and stops.
 import { expect, test } from 'bun:test'
 import { startMemoryGuard } from '../../src/lib/memory'
 
-test('collects while RSS is above the soft limit, never below it, and not after stop', async () => {
-  let above = 0
-  let below = 0
-  const stopAbove = startMemoryGuard(1, () => above++, 20)
-  const stopBelow = startMemoryGuard(Number.MAX_SAFE_INTEGER, () => below++, 20)
-  await Bun.sleep(150)
-  stopAbove()
-  stopBelow()
-  const seen = above
-  // Above a limit of 1 byte every collection is useless: the checks back off (20, 40, 80 ms ...), but do go on.
-  expect(seen).toBeGreaterThanOrEqual(2)
-  expect(seen).toBeLessThanOrEqual(4)
-  expect(below).toBe(0)
-  await Bun.sleep(80)
-  expect(above).toBe(seen)
+/** A process whose RSS the test sets; each collection is timed. */
+function fakeProcess(rss: number, afterCollect: number) {
+  const p = { rss, collections: [] as number[] }
+  return { p, probe: { rss: () => p.rss, collect: () => (p.collections.push(performance.now()), (p.rss = afterCollect)) } }
+}
+const until = async (ok: () => boolean) => {
+  const end = performance.now() + 5000
+  while (!ok() && performance.now() < end) await Bun.sleep(5)
+}
+
+test('below the limit nothing is collected', async () => {
+  const { p, probe } = fakeProcess(100, 100)
+  const stop = startMemoryGuard(200, () => {}, 5, probe)
+  await Bun.sleep(60)
+  stop()
+  expect(p.collections).toEqual([])
+})
+
+test('above it a collection runs and is counted; one that helps keeps the checks frequent', async () => {
+  const { p, probe } = fakeProcess(300, 100)
+  let counted = 0
+  const stop = startMemoryGuard(200, () => counted++, 5, probe)
+  await until(() => counted === 1)
+  expect(p.collections.length).toBe(1)
+  // Up again: collected again soon (the wait went back to 5 ms).
+  p.rss = 300
+  await until(() => counted === 2)
+  stop()
+  expect(counted).toBe(2)
+})
+
+test('collections that leave RSS above the limit back off, doubling the wait; nothing runs after stop', async () => {
+  const { p, probe } = fakeProcess(300, 300)
+  const stop = startMemoryGuard(200, () => {}, 10, probe)
+  await until(() => p.collections.length >= 4)
+  stop()
+  const gaps = p.collections.slice(1).map((t, i) => t - p.collections[i]!)
+  // 20, 40, 80 ms apart (timers may fire late, never early).
+  expect(gaps[0]!).toBeGreaterThanOrEqual(19)
+  expect(gaps[1]!).toBeGreaterThanOrEqual(39)
+  expect(gaps[2]!).toBeGreaterThanOrEqual(79)
+  const seen = p.collections.length
+  await Bun.sleep(200)
+  expect(p.collections.length).toBe(seen)
 })
