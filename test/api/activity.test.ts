@@ -83,6 +83,15 @@ describe('recordEvents', () => {
     expect((await list(w)).body.total).toBe(FEED.length)
   })
 
+  test('an event type not named under its category is a bug, refused before anything is stored', async () => {
+    const w = await testWorld()
+    expect(() => recordEvents(w.deps, [
+      { ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: 'a', summary: 'a started' },
+      { ts: w.clock.now(), category: 'key', event_type: 'minion.start', minion_id: 'b', summary: 'b started' },
+    ])).toThrow('event type minion.start is not of category key')
+    expect((await call(w, 'GET', '/api/activity')).body.total).toBe(0)
+  })
+
   test('an empty batch stores nothing', async () => {
     const w = await testWorld()
     expect(recordEvents(w.deps, [])).toEqual([])

@@ -104,8 +104,6 @@ export const activityEvents = sqliteTable('activity_events', {
   index('activity_category_ts').on(t.category, t.ts, t.id),
   index('activity_minion_ts').on(t.minionId, t.ts, t.id),
   index('activity_jid').on(t.jid),
-  // The event_type filter's newest page without walking every other type's events.
-  index('activity_type_ts').on(t.eventType, t.ts, t.id),
   // hide_routine's newest page: only the events it keeps (a routine job return is most of a busy feed).
   index('activity_notable_ts').on(t.ts, t.id).where(sql`NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0)`),
 ])

@@ -65,6 +65,9 @@ export function recordEvents(deps: AppDeps, events: EventInput[]): EventOut[] {
   // Totals come from per-category counters over these categories only; anything else is a caller's bug.
   const unknown = events.find((e) => !(e.category in CATEGORY_PERMISSION))
   if (unknown) throw new Error(`unknown activity category: ${unknown.category}`)
+  // An event type is named under its category (job.ret, key.accept): the event_type filter relies on it (eventWhere).
+  const misfiled = events.find((e) => !e.event_type.startsWith(`${e.category}.`))
+  if (misfiled) throw new Error(`event type ${misfiled.event_type} is not of category ${misfiled.category}`)
   const db = deps.db.$client
   const ins = db.prepare(
     `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary)
@@ -169,7 +172,9 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (cats.length < Object.keys(CATEGORY_PERMISSION).length) where.push(`category IN (${cats.map(arg).join(', ')})`)
   const base = where.length
   if (f.since_minutes) where.push(`ts >= ${arg(deps.clock.now() - f.since_minutes * 60_000)}`)
-  if (f.event_type) where.push(`event_type = ${arg(f.event_type)}`)
+  // Its category too (an event type is named under it): the page then walks that category's index newest first instead
+  // of every event, and a busy job feed no longer hides a rare key or minion type.
+  if (f.event_type) where.push(`event_type = ${arg(f.event_type)}`, `category = ${arg(f.event_type.split('.')[0]!)}`)
   if (f.minion_id) where.push(`minion_id = ${arg(f.minion_id)}`)
   // instr: an exact, case-sensitive substring (minion ids are case-sensitive in salt) with no pattern characters to escape.
   if (f.minion) where.push(`instr(minion_id, ${arg(f.minion)}) > 0`)
