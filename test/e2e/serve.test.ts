@@ -42,6 +42,9 @@ test('settings written by one run are read back by the next', async () => {
   expect(s.pollers.jobs_poll_interval_seconds).toBe(45)
   expect(s.pollers.event_stream_enabled).toBe(true)
   expect(s.salt).toMatchObject({ url: 'http://127.0.0.1:8000', password_set: true })
+  // The audit log names the client's address as the server saw it (read only when an entry is written).
+  const audit: any = await (await fetch(`${second.url}/api/audit?action=auth.login`, { headers: { cookie: cookie2 } })).json()
+  expect(audit.entries[0]).toMatchObject({ action: 'auth.login', client: '127.0.0.1' })
   expect(await second.stop()).toBe(0)
   expect(second.output()).not.toContain('kept-secret')
 })
