@@ -205,6 +205,9 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', args, onlyCategories: where.length === base }
 }
 
+/** SQL after FROM: a WHERE clause (or nothing) and its arguments. */
+type Clause = { sql: string; args: (string | number)[] }
+
 /** A clause with one more condition whose `?` placeholders take `values`. */
 function also(w: Clause, cond: string, ...values: number[]): Clause {
   let n = w.args.length
@@ -214,8 +217,6 @@ function also(w: Clause, cond: string, ...values: number[]): Clause {
 
 /** Walks at most this many of the newest events for a page before asking the whole table (and the search index). */
 const WALK_MAX = 20_000
-
-type Clause = { sql: string; args: (string | number)[] }
 
 /** Lists events newest first (ts, then id), with the total before paging. */
 export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], limit: number, offset: number) {
