@@ -233,18 +233,18 @@ export function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant[], li
   const base = eventWhere(deps, timeless, visible)!
   const scan = eventWhere(deps, timeless, visible, undefined, true)!
   const cutoff = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : -Infinity
-  const window = (c: Where, more: string, ...values: number[]) => (f.since_minutes ? also(c, `ts >= ? AND ${more}`, cutoff, ...values) : also(c, more, ...values))
+  // The total and the page start at the same cutoff.
+  const inWindow = (c: Clause) => (f.since_minutes ? also(c, 'ts >= ?', cutoff) : c)
   // Each count walks the range it is about, whatever other index a filter could use: the new ids (by rowid), the
   // window's time range (not all ids up to the top), the slice of time the window left.
   const total = keptTotal(deps, `${f.since_minutes ?? ''}\0${base.sql}\0${JSON.stringify(base.args)}`, lastEventId(deps), cutoff, {
-    upTo: (top) => count(window(base, '+id <= ?', top), f.since_minutes ? 'INDEXED BY activity_ts' : ''),
-    since: (from, top) => count(window(scan, 'id > ? AND id <= ?', from, top), 'NOT INDEXED'),
+    upTo: (top) => count(also(inWindow(base), '+id <= ?', top), f.since_minutes ? 'INDEXED BY activity_ts' : ''),
+    since: (from, top) => count(also(inWindow(scan), 'id > ? AND id <= ?', from, top), 'NOT INDEXED'),
     left: (from, to, upTo) => count(also(scan, 'ts >= ? AND ts < ? AND id <= ?', from, to, upTo), 'INDEXED BY activity_ts'),
   })
   if (total <= offset) return { total, events: [] as EventOut[] }
-  // The page's window starts where the total's does. Substring filters have no index to walk in time order: their
-  // page is first looked for among the newest events; the others' indexes give it directly.
-  const inWindow = (c: Clause) => (f.since_minutes ? also(c, 'ts >= ?', cutoff) : c)
+  // Substring filters have no index to walk in time order: their page is first looked for among the newest events;
+  // the others' indexes give it directly.
   const newest = f.search || f.minion ? newestPage(deps, inWindow(scan), total, limit, offset, page) : null
   return { total, events: (newest ?? page(inWindow(base))).map(eventOut) }
 }
