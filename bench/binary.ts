@@ -1,5 +1,6 @@
 /** Shared by the appliance benchmarks: build the release binary, find a free port, run the binary, wait for health. */
 import { mkdirSync } from 'node:fs'
+import { freePort } from './harness'
 import { join, resolve } from 'node:path'
 import { spawn, type Subprocess } from 'bun'
 
@@ -15,14 +16,6 @@ export async function releaseBinary(given?: string): Promise<string> {
   const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()])
   if (code !== 0) throw new Error(`bun build.ts failed (${code}):\n${stdout}\n${stderr}`)
   return out
-}
-
-/** A TCP port nothing listens on right now (bound once on 127.0.0.1, then released). */
-export function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const p = s.port!
-  s.stop(true)
-  return p
 }
 
 /** A running binary. */

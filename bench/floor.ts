@@ -9,14 +9,14 @@
  * uses (instrument: metrics and the log line, written in batches to /dev/null as to stdout) into the app's fetch. Rounds are interleaved;
  * prints the median µs per request of each case and its ratio to /healthz.
  */
-import { mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { createApp, routePatterns } from '../src/app'
 import { instrument } from '../src/http/instrument'
-import { Logger, batchedLines } from '../src/lib/log'
+import { nullLogger } from './harness'
 import { parseFlags } from '../src/cli'
 
 const F = parseFlags(process.argv.slice(2), [])
@@ -30,9 +30,7 @@ const password = seeded ? 'bench-admin-pw' : 'floor-admin-pw'
 process.env.SALTDECK_ADMIN_PASSWORD = password
 const minionIds = seeded ? readFileSync(join(seeded, 'minion-ids.txt'), 'utf8').split('\n').filter(Boolean) : ['web-01']
 let pick = 0
-const devNull = openSync('/dev/null', 'w')
-const toNull = (text: string) => void writeSync(devNull, text)
-const log = new Logger('json', batchedLines(toNull, toNull))
+const log = nullLogger()
 const deps = await openDataDir(loadConfig(process.env, { dataDir: dir, host: '127.0.0.1' }), log)
 const app = createApp(deps)
 const fetch = instrument(deps, routePatterns(), (req) => app.fetch(req))

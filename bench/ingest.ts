@@ -7,23 +7,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServe } from '../test/helpers/serve'
+import { cpuSeconds, spawnAnnounced } from './harness'
 
 const seconds = Number(process.argv[2] ?? 60)
 const dir = mkdtempSync(join(tmpdir(), 'sd-ingest-'))
 
-/** Starts the SSE source and reads its URL from the first line it prints. */
-async function startSource() {
-  const p = Bun.spawn(['bun', 'bench/sse-source.ts', '0'], { stdout: 'pipe' })
-  const reader = (p.stdout as ReadableStream<Uint8Array>).getReader()
-  let text = ''
-  while (!text.includes('\n')) text += new TextDecoder().decode((await reader.read()).value)
-  return { proc: p, url: JSON.parse(text.split('\n')[0]!).url as string }
-}
 
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 /** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
-const cpu = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100
-const source = await startSource()
+const src = await spawnAnnounced<{ url: string }>(['bun', 'bench/sse-source.ts', '0'])
+const source = { proc: src.proc, url: src.info.url }
 const srv = await startServe(join(dir, 'data'), {
   SALTDECK_ADMIN_PASSWORD: 'bench-password', SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret',
 })
@@ -51,7 +44,7 @@ const probe = (async () => {
   }
 })()
 const t0 = performance.now()
-const cpu0 = { server: cpu(srv.proc.pid), source: cpu(source.proc.pid) }
+const cpu0 = { server: cpuSeconds(srv.proc.pid), source: cpuSeconds(source.proc.pid) }
 let prev = await total()
 // Each window's rate uses the time between the two answers, not the 5 s asked for: a service slow to answer would
 // otherwise be credited with a longer window's events.
@@ -69,7 +62,7 @@ probing = false
 await probe
 const wall = (performance.now() - t0) / 1000
 // Cores busy on average: the service (main thread plus its workers) and the SSE source share the machine's cores.
-const cores = { server: (cpu(srv.proc.pid) - cpu0.server) / wall, source: (cpu(source.proc.pid) - cpu0.source) / wall }
+const cores = { server: (cpuSeconds(srv.proc.pid) - cpu0.server) / wall, source: (cpuSeconds(source.proc.pid) - cpu0.source) / wall }
 await srv.stop()
 source.proc.kill()
 const rates = samples.map((s) => s.perS).sort((a, b) => a - b)

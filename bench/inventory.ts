@@ -15,16 +15,13 @@ import { noFacts } from '../src/salt/facts'
 import { startRefresh } from '../src/features/inventory/service'
 import { refreshInventory, refreshOptions } from '../src/features/inventory/refresh'
 import { PackageSetWriter } from '../src/features/inventory/writer'
+import { spawnAnnounced } from './harness'
 import { holderTiming } from '../src/features/inventory/holders'
 import { rematchTiming } from '../src/features/vulns/watch'
 
 const N = Number(process.argv[2] ?? 50_000)
 const P = Number(process.argv[3] ?? 1500)
-const src = Bun.spawn(['bun', 'bench/pkg-source.ts', String(N), String(P)], { stdout: 'pipe' })
-const reader = (src.stdout as ReadableStream<Uint8Array>).getReader()
-let line = ''
-while (!line.includes('\n')) line += new TextDecoder().decode((await reader.read()).value)
-const source = JSON.parse(line.split('\n')[0]!) as { url: string }
+const { proc: src, info: source } = await spawnAnnounced<{ url: string }>(['bun', 'bench/pkg-source.ts', String(N), String(P)])
 
 const dir = mkdtempSync(join(tmpdir(), 'sd-inv-'))
 const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret', SALTDECK_ADMIN_PASSWORD: 'bench-pw', SALTDECK_INVENTORY_BATCH: process.env.SALTDECK_INVENTORY_BATCH, SALTDECK_INVENTORY_FLUSH: process.env.SALTDECK_INVENTORY_FLUSH }, { dataDir: dir })

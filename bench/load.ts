@@ -19,6 +19,7 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync, openSync } from 'node:fs'
 import { join, resolve, dirname } from 'node:path'
 import { parseFlags } from '../src/cli'
+import { cpuSeconds, freePort, spawnAnnounced, wrkMs } from './harness'
 
 const F = parseFlags(process.argv.slice(2), [])
 const DATA_DIR = resolve(F['data-dir'] ?? 'bench/data/fleet')
@@ -42,26 +43,13 @@ if (!which) throw new Error('wrk not found: apt-get install -y wrk')
 // ---------------------------------------------------------------------------------------------------------------
 // The server
 
-async function freePort() {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const p = s.port!
-  s.stop(true)
-  return p
-}
-const port = await freePort()
+const port = freePort()
 const base = `http://127.0.0.1:${port}`
 const logPath = join(dirname(DATA_DIR), 'server.log')
 const logFd = openSync(logPath, 'a')
-/** The salt-api stand-in sending INGEST events a second; its URL is the first line it prints. */
-async function startSource() {
-  const p = Bun.spawn(['bun', 'bench/sse-source.ts', '0', String(INGEST)], { cwd: ROOT, stdout: 'pipe' })
-  const reader = (p.stdout as ReadableStream<Uint8Array>).getReader()
-  let text = ''
-  while (!text.includes('\n')) text += new TextDecoder().decode((await reader.read()).value)
-  return { proc: p, url: JSON.parse(text.split('\n')[0]!).url as string }
-}
-const source = INGEST > 0 ? await startSource() : null
-const saltEnv = source ? { SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret' } : {}
+// The salt-api stand-in sending INGEST events a second.
+const source = INGEST > 0 ? await spawnAnnounced<{ url: string }>(['bun', 'bench/sse-source.ts', '0', String(INGEST)], { cwd: ROOT }) : null
+const saltEnv = source ? { SALTDECK_SALT_URL: source.info.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret' } : {}
 const server = Bun.spawn(['bun', 'run', 'src/main.ts', 'serve', '--data-dir', DATA_DIR, '--port', String(port)], {
   cwd: ROOT, stdout: logFd, stderr: logFd, env: { ...process.env, SALTDECK_ADMIN_PASSWORD: PASSWORD, ...saltEnv },
 })
@@ -190,18 +178,12 @@ for (const e of endpoints) {
 // wrk
 
 interface WrkResult { cpuUsPerReq: number; cpuUtil: number; rps: number; p50: number; p75: number; p90: number; p99: number; avg: number; max: number; requests: number; non2xx: number; socketErrors: string | null; rssMaxMb: number }
-const toMs = (s: string) => {
-  const m = s.match(/^([\d.]+)(us|ms|s|m)$/)
-  if (!m) return NaN
-  const v = Number(m[1])
-  return m[2] === 'us' ? v / 1000 : m[2] === 'ms' ? v : m[2] === 's' ? v * 1000 : v * 60_000
-}
 async function wrk(e: Endpoint, conns: number, seconds: number): Promise<WrkResult> {
   const args = [which!, `-t${THREADS}`, `-c${conns}`, `-d${seconds}s`, '--latency', '--timeout', '10s', '-H', `Cookie: ${cookie}`]
   if (e.lua) args.push('-s', join(ROOT, 'bench/runs.lua'), base, '--', IDS_FILE)
   else args.push(base + e.path)
   let rssMax = 0
-  const cpu0 = cpuTicks()
+  const cpu0 = cpuSeconds(PID)
   const wall0 = performance.now()
   const sampler = setInterval(() => {
     const m = mem()
@@ -211,19 +193,19 @@ async function wrk(e: Endpoint, conns: number, seconds: number): Promise<WrkResu
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()])
   await p.exited
   clearInterval(sampler)
-  const cpuMs = ((cpuTicks() - cpu0) * 1000) / CLK_TCK
+  const cpuMs = (cpuSeconds(PID) - cpu0) * 1000
   const wallMs = performance.now() - wall0
   const m = mem()
   if (m && m.rss > rssMax) rssMax = m.rss
   if (p.exitCode !== 0) throw new Error(`wrk failed: ${err}\n${out}`)
   await drain()
-  const pct = (q: string) => toMs(out.match(new RegExp(`^\\s+${q}%\\s+(\\S+)`, 'm'))?.[1] ?? '')
+  const pct = (q: string) => wrkMs(out.match(new RegExp(`^\\s+${q}%\\s+(\\S+)`, 'm'))?.[1] ?? '')
   const lat = out.match(/^\s+Latency\s+(\S+)\s+(\S+)\s+(\S+)/m)
   const requests = Number(out.match(/(\d+) requests in/)?.[1])
   return {
     cpuUsPerReq: (cpuMs * 1000) / requests, cpuUtil: cpuMs / wallMs,
     rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]), p50: pct('50'), p75: pct('75'), p90: pct('90'), p99: pct('99'),
-    avg: toMs(lat?.[1] ?? ''), max: toMs(lat?.[3] ?? ''), requests: Number(out.match(/(\d+) requests in/)?.[1]),
+    avg: wrkMs(lat?.[1] ?? ''), max: wrkMs(lat?.[3] ?? ''), requests: Number(out.match(/(\d+) requests in/)?.[1]),
     non2xx: Number(out.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0), socketErrors: out.match(/Socket errors:.*$/m)?.[0] ?? null, rssMaxMb: rssMax,
   }
 }
@@ -243,12 +225,6 @@ async function drain() {
   }
 }
 
-/** utime + stime of the server process, in clock ticks (USER_HZ = 100 on Linux). */
-const CLK_TCK = 100
-function cpuTicks(): number {
-  const f = readFileSync(`/proc/${PID}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return Number(f[11]) + Number(f[12])
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)

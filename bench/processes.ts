@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseFlags } from '../src/cli'
+import { cpuSeconds, freePort, spawnAnnounced, wrkMs } from './harness'
 
 const F = parseFlags(process.argv.slice(2), [])
 const DATA_DIR = resolve(F['data-dir'] ?? 'bench/data/fleet-50000')
@@ -33,43 +34,21 @@ const endpoints: { name: string; path: string; lua?: boolean }[] = [
   { name: 'packages_q_lib', path: '/api/inventory/packages?q=lib' },
 ]
 
-async function freePort() {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const p = s.port!
-  s.stop(true)
-  return p
-}
-
 /** Starts n serving processes on one port, one after the other (each opens the data dir when the last is up). */
 async function start(n: number, port: number) {
   const procs = []
   for (let i = 0; i < n; i++) {
-    const p = Bun.spawn(['bun', 'bench/serve-http.ts', DATA_DIR, String(port)], { cwd: ROOT, stdout: 'pipe', stderr: 'inherit', env: { ...process.env, SALTDECK_ADMIN_PASSWORD: PASSWORD } })
-    const reader = (p.stdout as ReadableStream<Uint8Array>).getReader()
-    let text = ''
-    while (!text.includes('\n')) {
-      const r = await reader.read()
-      if (r.done) throw new Error('serve-http exited before listening')
-      text += new TextDecoder().decode(r.value)
-    }
-    procs.push({ proc: p, pid: JSON.parse(text.split('\n')[0]!).pid as number })
+    const p = await spawnAnnounced<{ pid: number }>(['bun', 'bench/serve-http.ts', DATA_DIR, String(port)], { cwd: ROOT, env: { ...process.env, SALTDECK_ADMIN_PASSWORD: PASSWORD } })
+    procs.push({ proc: p.proc, pid: p.info.pid })
   }
   return procs
 }
 
-const ticks = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return Number(f[11]) + Number(f[12])
-}
-const toMs = (s: string) => {
-  const m = s.match(/^([\d.]+)(us|ms|s)$/)
-  return m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN
-}
 
 const results: Record<string, { rps: number; p99: number; cpuUs: number }[]> = {}
 for (let round = 1; round <= ROUNDS; round++) {
   for (const n of [1, 2]) {
-    const port = await freePort()
+    const port = freePort()
     const procs = await start(n, port)
     const base = `http://127.0.0.1:${port}`
     const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) })
@@ -80,11 +59,11 @@ for (let round = 1; round <= ROUNDS; round++) {
       args.push(...(e.lua ? ['-s', join(ROOT, 'bench/runs.lua'), base, '--', IDS_FILE] : [base + e.path]))
       // A short untimed run first: caches and JIT warm in each process.
       await Bun.spawn([...args.slice(0, 3), '-d2s', ...args.slice(4)], { stdout: 'ignore' }).exited
-      const cpu0 = procs.reduce((s, p) => s + ticks(p.pid), 0)
+      const cpu0 = procs.reduce((s, p) => s + cpuSeconds(p.pid), 0)
       const out = await new Response(Bun.spawn(args, { stdout: 'pipe' }).stdout).text()
-      const cpu = (procs.reduce((s, p) => s + ticks(p.pid), 0) - cpu0) * 10_000 // µs (USER_HZ 100)
+      const cpu = (procs.reduce((s, p) => s + cpuSeconds(p.pid), 0) - cpu0) * 1e6 // µs
       const requests = Number(out.match(/(\d+) requests in/)?.[1])
-      const r = { rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]), p99: toMs(out.match(/^\s+99%\s+(\S+)/m)?.[1] ?? ''), cpuUs: cpu / requests }
+      const r = { rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]), p99: wrkMs(out.match(/^\s+99%\s+(\S+)/m)?.[1] ?? ''), cpuUs: cpu / requests }
       ;(results[`${e.name}@${n}`] ??= []).push(r)
       console.log(`[processes] round ${round} ${n} process(es) ${e.name.padEnd(22)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99.toFixed(2)} ms  ${r.cpuUs.toFixed(0)} µs CPU/req`)
     }

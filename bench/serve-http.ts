@@ -6,19 +6,16 @@
  *
  *   bun bench/serve-http.ts DATA_DIR PORT
  */
-import { openSync, writeSync } from 'node:fs'
 import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { createApp, routePatterns } from '../src/app'
 import { instrument } from '../src/http/instrument'
-import { Logger, batchedLines } from '../src/lib/log'
+import { nullLogger } from './harness'
 
 const [dir, port] = process.argv.slice(2)
 if (!dir || !port) throw new Error('usage: bun bench/serve-http.ts DATA_DIR PORT')
-const devNull = openSync('/dev/null', 'w')
-const toNull = (text: string) => void writeSync(devNull, text)
 // The request log still formats and writes its line per request, to /dev/null.
-const deps = await openDataDir(loadConfig(process.env, { dataDir: dir, host: '127.0.0.1' }), new Logger('json', batchedLines(toNull, toNull)))
+const deps = await openDataDir(loadConfig(process.env, { dataDir: dir, host: '127.0.0.1' }), nullLogger())
 const app = createApp(deps)
 const server = Bun.serve({ hostname: '127.0.0.1', port: Number(port), reusePort: true, development: false, fetch: instrument(deps, routePatterns(), (req) => app.fetch(req)) })
 ;(app as unknown as { server: unknown }).server = server

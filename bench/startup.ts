@@ -13,7 +13,8 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseFlags } from '../src/cli'
-import { freePort, median, r1, releaseBinary, runBinary } from './binary'
+import { median, r1, releaseBinary, runBinary } from './binary'
+import { freePort } from './harness'
 
 const F = parseFlags(process.argv.slice(2))
 const RUNS = Number(F.runs ?? 21)

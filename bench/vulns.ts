@@ -23,6 +23,7 @@ import { importFeed, lastApply } from '../src/features/vulns/feeds'
 import { readRecords } from '../src/features/vulns/osv-read'
 import { planSources } from '../src/features/inventory/sources'
 import { rematchTiming } from '../src/features/vulns/watch'
+import { spawnAnnounced } from './harness'
 
 const PASSWORD = 'bench-vulns-pw'
 const h = (a: number, b: number) => (Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35)) >>> 0
@@ -88,11 +89,7 @@ const R = Number(process.argv[4] ?? 30_000)
 const DIR = resolve(`bench/data/vulns-${N}`)
 rmSync(DIR, { recursive: true, force: true })
 mkdirSync(DIR, { recursive: true })
-const src = Bun.spawn(['bun', 'bench/pkg-source.ts', String(N), String(P)], { stdout: 'pipe' })
-const reader = (src.stdout as ReadableStream<Uint8Array>).getReader()
-let line = ''
-while (!line.includes('\n')) line += new TextDecoder().decode((await reader.read()).value)
-const source = JSON.parse(line.split('\n')[0]!) as { url: string }
+const { proc: src, info: source } = await spawnAnnounced<{ url: string }>(['bun', 'bench/pkg-source.ts', String(N), String(P)])
 const deps = await openDataDir(configFor(DIR, { SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret' }), new Logger('json', () => {}, true))
 const ids = Array.from({ length: N }, (_, i) => `m-${String(i).padStart(5, '0')}`)
 applyFacts(deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'accept' as const, ts: 0 })), presentList: { ids, ts: 0 } }])
