@@ -5,6 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from '../../src/cli'
+import { openDataDir } from '../../src/server'
+import { loadConfig } from '../../src/config'
 
 /** Runs the CLI and captures what it prints on stdout and stderr. */
 async function run(argv: string[], env: Record<string, string | undefined> = {}) {
@@ -16,6 +18,19 @@ async function run(argv: string[], env: Record<string, string | undefined> = {})
   } finally {
     log.mockRestore()
     err.mockRestore()
+  }
+}
+
+/** Runs `fn` with a temporary directory holding a data directory with a database (`data`), and the env naming it. */
+async function withDataDir(fn: (dir: string, env: Record<string, string>) => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), 'saltdeck-cli-'))
+  try {
+    const env = { SALTDECK_ADMIN_PASSWORD: 'cli-test-password', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_DATA_DIR: join(dir, 'data') }
+    // `config` opens nothing: create the database the way the commands find it.
+    ;(await openDataDir(loadConfig(env))).db.$client.close()
+    await fn(dir, env)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
@@ -34,29 +49,15 @@ test('saltdeck user create NAME -h also prints the user usage', async () => {
 })
 
 test('a backup into a directory that does not exist names the target and why', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'saltdeck-cli-'))
-  try {
-    const env = { SALTDECK_ADMIN_PASSWORD: 'cli-test-password', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_DATA_DIR: join(dir, 'data') }
-    // A data directory with a database: `config` opens nothing, so create one the way `user list` would find it.
-    const { openDataDir } = await import('../../src/server')
-    const { loadConfig } = await import('../../src/config')
-    const deps = await openDataDir(loadConfig(env))
-    deps.db.$client.close()
+  await withDataDir(async (_dir, env) => {
     const r = await run(['backup', '/nonexistent-dir/x.db'], env)
     expect(r.code).toBe(1)
     expect(r.text).toBe('saltdeck backup: cannot write the backup to /nonexistent-dir/x.db: the directory /nonexistent-dir does not exist')
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 })
 
 test('saltdeck vulns import reads a directory of OSV records into the data dir; a broken file imports nothing and says which', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'saltdeck-cli-'))
-  try {
-    const env = { SALTDECK_ADMIN_PASSWORD: 'cli-test-password', SALTDECK_ARGON2_MEMORY_KIB: '1024', SALTDECK_DATA_DIR: join(dir, 'data') }
-    const { openDataDir } = await import('../../src/server')
-    const { loadConfig } = await import('../../src/config')
-    ;(await openDataDir(loadConfig(env))).db.$client.close()
+  await withDataDir(async (dir, env) => {
     const feed = join(dir, 'feed')
     mkdirSync(feed)
     const rec = (id: string, eco: string) => ({ id, summary: id, affected: [{ package: { ecosystem: eco, name: 'openssl' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }] }] }] })
@@ -74,7 +75,5 @@ test('saltdeck vulns import reads a directory of OSV records into the data dir; 
     expect(deps.db.$client.query('SELECT id FROM vuln_records ORDER BY id').all()).toEqual([{ id: 'DSA-A' }, { id: 'DSA-B' }])
     deps.db.$client.close()
     expect((await run(['vulns', 'import'], env)).code).toBe(2)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 })
