@@ -70,6 +70,42 @@ describe('webhook and slack', () => {
     expect(down.detail).toStartWith('The receiver could not be reached')
     expect(JSON.stringify(down)).not.toContain('k3y')
   })
+  test('an endless answer: only its first 4 KiB are read, the stream is cancelled, the send completes and memory stays flat', async () => {
+    // A real receiver that answers with a body that never ends (64 KiB chunks for as long as anyone reads).
+    const served = { bytes: 0, cancelled: 0 }
+    const chunk = new Uint8Array(64 * 1024).fill(0x61)
+    let status = 200
+    const endless = Bun.serve({
+      port: 0, hostname: '127.0.0.1', idleTimeout: 0,
+      async fetch(req) {
+        await req.text()
+        return new Response(new ReadableStream({
+          pull(c) { served.bytes += chunk.byteLength; c.enqueue(chunk) },
+          cancel() { served.cancelled++ },
+        }), { status })
+      },
+    })
+    try {
+      Bun.gc(true)
+      const rss0 = process.memoryUsage().rss
+      const u = `http://127.0.0.1:${endless.port}/hook`
+      expect(await sendNotification('webhook', { url: u }, note(['web-01']), { publicUrl: null, timeoutMs: 3000 })).toEqual({ ok: true, detail: 'Delivered: the receiver answered 200.' })
+      status = 500
+      const failed = await sendNotification('slack', { url: u }, note(['web-01']), { publicUrl: null, timeoutMs: 5000 })
+      expect(failed.ok).toBe(false)
+      expect(failed.detail).toStartWith('The receiver answered 500')
+      await until(() => served.cancelled === 2, 'both answers cancelled')
+      const sent = served.bytes
+      await Bun.sleep(300)
+      // What the receiver managed to push stays at what the socket buffers hold, and stops once the reader cancelled.
+      expect(sent).toBeLessThan(64 * 1024 * 1024)
+      expect(served.bytes).toBe(sent)
+      Bun.gc(true)
+      expect(process.memoryUsage().rss - rss0).toBeLessThan(128 * 1024 * 1024)
+    } finally {
+      endless.stop(true)
+    }
+  })
 })
 
 // Email against a real SMTP server: without python3 the suite says why and skips, except under CI=true.

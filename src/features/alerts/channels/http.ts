@@ -1,12 +1,13 @@
 /** The webhook and Slack/Mattermost channels: one POST with a timeout; 2xx is delivered. */
 import { createHmac } from 'node:crypto'
+import { readAnswer } from './answer'
 import { alertsLink, headline, listed, type Notification, type SendOptions, type SendResult } from './types'
 
 /** POSTs a body; the outcome in a sentence (never the URL's secrets nor the signing secret). */
 export async function post(url: string, body: string, headers: Record<string, string>, o: SendOptions): Promise<SendResult> {
   try {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(o.timeoutMs), redirect: 'manual' })
-    const text = (await res.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 200)
+    const text = (await readAnswer(res).catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 200)
     if (res.ok) return { ok: true, detail: `Delivered: the receiver answered ${res.status}.` }
     return { ok: false, detail: `The receiver answered ${res.status}${text ? `: ${text}` : ''}.` }
   } catch (e) {
