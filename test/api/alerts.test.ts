@@ -8,8 +8,9 @@ import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { watchTime } from '../../src/features/alerts/watch'
 import { groupTransitions, renotify } from '../../src/features/alerts/notify'
-import { DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
+import { DEADLINE_GRACE_MS, DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
 import { send } from '../../src/features/alerts/send'
+import { until } from '../helpers/until'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 let seq = 0
@@ -203,6 +204,31 @@ describe('renotify', () => {
   })
 })
 
+/** A real SMTP tarpit: it greets, then answers EHLO one continuation line every 200 ms and never finishes. */
+function tarpit() {
+  const t = { open: 0, max: 0, accepted: 0, server: null as unknown as Bun.TCPSocketListener }
+  const drips = new Map<unknown, ReturnType<typeof setInterval>>()
+  t.server = Bun.listen({
+    hostname: '127.0.0.1', port: 0,
+    socket: {
+      open(s) {
+        t.accepted++
+        t.max = Math.max(t.max, ++t.open)
+        s.write('220 tarpit.example.com ESMTP\r\n')
+      },
+      data(s) {
+        if (!drips.has(s)) drips.set(s, setInterval(() => s.write('250-still thinking\r\n'), 200))
+      },
+      close(s) {
+        t.open--
+        clearInterval(drips.get(s))
+        drips.delete(s)
+      },
+    },
+  })
+  return { server: t.server, stats: () => t, stop: () => { for (const d of drips.values()) clearInterval(d); t.server.stop(true) } }
+}
+
 describe('delivery', () => {
   test('a real receiver gets the signed JSON once; a 500 is retried after the backoff; every attempt is recorded', async () => {
     const w = await testWorld()
@@ -233,5 +259,54 @@ describe('delivery', () => {
     await sender.tick()
     expect(recv.got).toHaveLength(1)
     expect(w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM alert_attempts').get()!.n).toBe(2)
+  })
+  test('a tarpit mail server: its attempt ends failed at the deadline, it never holds more than one slot, a webhook on the same rule goes out at once', async () => {
+    const w = await testWorld()
+    recv = receiver()
+    const pit = tarpit()
+    try {
+      const mail = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'mail', type: 'email', config: { host: '127.0.0.1', port: pit.server.port, security: 'none', from: 'saltdeck@example.com', to: ['ops@example.com'] } } })).body
+      const hook = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: `http://127.0.0.1:${recv.server.port}/hook` } } })).body
+      await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [mail.id, hook.id] })
+      // Three notifications, so three mail deliveries and three webhook deliveries are due at once.
+      for (const m of ['web-01', 'web-02', 'web-03']) {
+        run(w, m, failing)
+        w.clock.advance(31_000)
+        groupTransitions(w.deps, 30)
+      }
+      const sender = new DeliverySender(w.deps, send, { concurrency: 4, timeoutMs: 1500, everyMs: 20 })
+      const t0 = Date.now()
+      sender.start()
+      try {
+        await until(() => recv!.got.length === 3, 'the three webhook deliveries', { ms: 1000 })
+        expect(pit.stats().open).toBe(1) // the mail attempt is still outstanding
+        const attempt = () => w.deps.db.$client.query<{ ok: number; detail: string }, [string]>('SELECT ok, detail FROM alert_attempts a JOIN alert_deliveries d ON d.id = a.delivery_id WHERE d.channel_id = ?1').get(mail.id)
+        const first = await until(attempt, 'the first mail attempt', { ms: 4000 })
+        expect(Date.now() - t0).toBeLessThan(1500 + 1000)
+        expect(first).toEqual({ ok: 0, detail: 'The mail server did not finish within 2 s.' })
+        await until(() => pit.stats().accepted >= 2, 'the next mail delivery', { ms: 2000 })
+      } finally {
+        await sender.stop()
+      }
+      expect(pit.stats().max).toBe(1)
+      const byChannel = w.deps.db.$client.query<{ channel_id: string; status: string; n: number }, []>('SELECT channel_id, status, count(*) AS n FROM alert_deliveries GROUP BY channel_id, status').all()
+      expect(byChannel).toContainEqual({ channel_id: hook.id, status: 'sent', n: 3 })
+    } finally {
+      pit.stop()
+    }
+  }, 15_000)
+  test('a channel that overruns its own deadline is cut off by the sender: the attempt is recorded failed and the slot freed', async () => {
+    const w = await testWorld()
+    const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
+    await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
+    run(w, 'web-01', failing)
+    w.clock.advance(31_000)
+    groupTransitions(w.deps, 30)
+    // A double: no real receiver makes a send ignore its own deadline, which is the fault this guards against.
+    const sender = new DeliverySender(w.deps, () => new Promise(() => {}), { concurrency: 1, timeoutMs: 100, everyMs: 1_000_000 })
+    const t0 = Date.now()
+    await sender.tick()
+    expect(Date.now() - t0).toBeLessThan(100 + DEADLINE_GRACE_MS + 1000)
+    expect((await call(w, 'GET', '/api/alerts/deliveries')).body.deliveries[0]).toMatchObject({ status: 'pending', attempts: 1, last_error: 'The attempt did not finish within 2 s.' })
   })
 })

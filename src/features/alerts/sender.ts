@@ -1,7 +1,8 @@
 /**
- * Drains the deliveries (contract §11): due ones are sent with bounded concurrency and a timeout each; a failure is
- * retried after 30 s, doubling to 1 h, for 24 h; every attempt is recorded. All state is in the database, so a restart
- * (or kill -9) resumes where it stopped, and a channel that is down for hours costs rows, not memory.
+ * Drains the deliveries (contract §11): due ones are sent with bounded concurrency and a deadline each; a failure is
+ * retried after 30 s, doubling to 1 h, for 24 h; every attempt is recorded. A channel has at most one attempt under way,
+ * so a slow or stuck receiver holds one slot and the other channels' deliveries go on. All state is in the database, so
+ * a restart (or kill -9) resumes where it stopped, and a channel that is down for hours costs rows, not memory.
  */
 import type { AppDeps } from '../../deps'
 import { channelSecrets } from './channel-store'
@@ -13,6 +14,9 @@ export type SendFn = (type: string, config: Record<string, unknown>, body: unkno
 export const RETRY_FIRST_MS = 30_000
 export const RETRY_MAX_MS = 3600_000
 export const GIVE_UP_MS = 24 * 3600_000
+
+/** How long past its deadline an attempt may run before the sender records it failed and frees its slot anyway. */
+export const DEADLINE_GRACE_MS = 2000
 
 /** The wait before the next attempt after `attempts` failed ones. */
 export const retryDelay = (attempts: number) => Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS)
@@ -28,8 +32,10 @@ interface Due {
 /** The sender of one service. */
 export class DeliverySender {
   private timer: ReturnType<typeof setInterval> | null = null
+  /** The attempt under way per channel id. */
   private inflight = new Map<string, Promise<void>>()
 
+  /** `timeoutMs` is one attempt's whole deadline (connect, greeting, send, answer). */
   constructor(private deps: AppDeps, private send: SendFn, private opts: { concurrency: number; timeoutMs: number; everyMs: number } = { concurrency: 4, timeoutMs: 10_000, everyMs: 1000 }) {}
 
   /** Checks for due deliveries every `everyMs`. */
@@ -44,22 +50,37 @@ export class DeliverySender {
     await Promise.all(this.inflight.values())
   }
 
-  /** Starts sending the due deliveries, up to the concurrency; resolves when those sends are done. */
+  /**
+   * Starts sending the due deliveries, up to the concurrency and one per channel (the channel's oldest due one; none
+   * for a channel with an attempt under way); resolves when those sends are done.
+   */
   async tick() {
     const free = this.opts.concurrency - this.inflight.size
     if (free <= 0) return
     const due = this.deps.db.$client
       .query<Due, [number, string, number]>(
-        `SELECT id, notification_id, channel_id, attempts, created_at FROM alert_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= ?1 AND id NOT IN (SELECT value FROM json_each(?2)) ORDER BY next_attempt_at LIMIT ?3`,
+        `SELECT id, notification_id, channel_id, attempts, created_at FROM (
+           SELECT *, row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS nth FROM alert_deliveries
+           WHERE status = 'pending' AND next_attempt_at <= ?1 AND channel_id NOT IN (SELECT value FROM json_each(?2)))
+         WHERE nth = 1 ORDER BY next_attempt_at LIMIT ?3`,
       )
       .all(this.deps.clock.now(), JSON.stringify([...this.inflight.keys()]), free)
     const started = due.map((d) => {
-      const p = this.deliver(d).finally(() => this.inflight.delete(d.id))
-      this.inflight.set(d.id, p)
+      const p = this.deliver(d).finally(() => this.inflight.delete(d.channel_id))
+      this.inflight.set(d.channel_id, p)
       return p
     })
     await Promise.all(started)
+  }
+
+  /** A send, bounded: a channel that overruns its own deadline is cut off here, so no attempt holds a slot for long. */
+  private bounded(send: Promise<{ ok: boolean; detail: string }>) {
+    const limit = this.opts.timeoutMs + DEADLINE_GRACE_MS
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<{ ok: boolean; detail: string }>((ok) => {
+      timer = setTimeout(() => ok({ ok: false, detail: `The attempt did not finish within ${Math.round(limit / 1000)} s.` }), limit)
+    })
+    return Promise.race([send, late]).finally(() => clearTimeout(timer))
   }
 
   /** One attempt of one delivery, and its record. */
@@ -72,7 +93,7 @@ export class DeliverySender {
     else if (!channel.enabled) result = { ok: false, detail: 'The channel is disabled.' }
     else {
       try {
-        result = await this.send(channel.type, channelSecrets(this.deps, JSON.parse(channel.config)), JSON.parse(body), { publicUrl: this.deps.config.publicUrl, timeoutMs: this.opts.timeoutMs })
+        result = await this.bounded(this.send(channel.type, channelSecrets(this.deps, JSON.parse(channel.config)), JSON.parse(body), { publicUrl: this.deps.config.publicUrl, timeoutMs: this.opts.timeoutMs }))
       } catch (e) {
         result = { ok: false, detail: `Sending failed: ${(e as Error).message}` }
       }

@@ -33,8 +33,12 @@ export function mailBodies(n: Notification, o: SendOptions) {
   return { text, html }
 }
 
-/** Sends one mail; `tlsInsecure` (tests only) accepts a self-signed certificate. */
+/**
+ * Sends one mail within `timeoutMs` in all: nodemailer's per-phase timeouts alone let a server that drips its answers
+ * hold the attempt for minutes. `tlsInsecure` (tests only) accepts a self-signed certificate.
+ */
 export async function sendEmail(c: EmailConfig, n: Notification, o: SendOptions & { tlsInsecure?: boolean }): Promise<SendResult> {
+  const deadline = AbortSignal.timeout(o.timeoutMs)
   const transport = createTransport({
     host: c.host, port: c.port, secure: c.security === 'tls', requireTLS: c.security === 'starttls', ignoreTLS: c.security === 'none',
     auth: c.username ? { user: c.username, pass: c.password ?? '' } : undefined,
@@ -43,9 +47,10 @@ export async function sendEmail(c: EmailConfig, n: Notification, o: SendOptions 
   })
   try {
     const { text, html } = mailBodies(n, o)
-    const info = await transport.sendMail({ from: c.from, to: c.to, subject: `[Saltdeck] ${headline(n)}`, text, html, headers: { 'X-Saltdeck-Notification': n.id } })
+    const info = await transport.sendMail({ from: c.from, to: c.to, subject: `[Saltdeck] ${headline(n)}`, text, html, headers: { 'X-Saltdeck-Notification': n.id }, signal: deadline })
     return { ok: true, detail: `Delivered: the mail server accepted the message for ${info.accepted.length} recipient${info.accepted.length === 1 ? '' : 's'}.` }
   } catch (e) {
+    if (deadline.aborted) return { ok: false, detail: `The mail server did not finish within ${Math.round(o.timeoutMs / 1000)} s.` }
     return { ok: false, detail: `The mail server did not take the message: ${(e as Error).message}.` }
   } finally {
     transport.close()
