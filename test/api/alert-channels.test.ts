@@ -57,6 +57,27 @@ describe('webhook and slack', () => {
     await sendNotification('slack', { url }, note(['web-01']), O)
     expect(JSON.parse(got[1]!.body).text).not.toContain('http')
   })
+  test('slack text: mentions, links, images, addresses and new lines from minion data arrive broken, shown as text', async () => {
+    got.length = 0
+    const J = '\u2060'
+    const jid = '20261126999999999999 @channel ![x](http://evil.example/x.png) [Click to re-authenticate](https://evil.example/login)'
+    const n = note(['web-01 @here <!channel> <@U024BE7LH> @all'])
+    n.alerts[0]!.summary = `web-01: state.apply failed (jid ${jid})\n\n> quoted\n[ref]: http://evil.example\r# heading`
+    expect((await sendNotification('slack', { url }, n, O)).ok).toBe(true)
+    const text = JSON.parse(got[0]!.body).text as string
+    const lines = text.split('\n')
+    expect(lines).toHaveLength(2) // the headline and the one alert: no injected line, quote or heading
+    expect(text).not.toMatch(/@(channel|here|all|U024)/)
+    expect(text).not.toContain('<!')
+    expect(text).not.toContain('<@')
+    expect(text).not.toContain('](')
+    expect(text).not.toContain('://')
+    // Everything the minion sent is still there to read.
+    expect(lines[1]).toBe(
+      `• web-01 @${J}here &lt;!channel&gt; &lt;@${J}U024BE7LH&gt; @${J}all: web-01: state.apply failed (jid 20261126999999999999 @${J}channel ` +
+        `![x]${J}(http:${J}//evil.example/x.png) [Click to re-authenticate]${J}(https:${J}//evil.example/login)) &gt; quoted [ref]: http:${J}//evil.example # heading`,
+    )
+  })
   test('a 500 is a failure that says the status; a hanging receiver times out; nobody listening is a failure, all in sentences', async () => {
     mode = 'fail'
     expect(await sendNotification('webhook', { url, secret: 'k3y' }, note(['a']), O)).toEqual({ ok: false, detail: 'The receiver answered 500: <html>Internal Server Error</html>.' })

@@ -1,6 +1,7 @@
 /** The webhook and Slack/Mattermost channels: one POST with a timeout; 2xx is delivered. */
 import { createHmac } from 'node:crypto'
 import { readAnswer } from './answer'
+import { chatEscape } from './chat-text'
 import { alertsLink, headline, listed, type Notification, type SendOptions, type SendResult } from './types'
 
 /** POSTs a body; the outcome in a sentence (never the URL's secrets nor the signing secret). */
@@ -24,13 +25,10 @@ export function sendWebhook(config: { url: string; secret?: string }, n: Notific
   return post(config.url, body, headers, o)
 }
 
-/** Slack's three control characters, escaped in every piece of data. */
-export const slackEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-
-/** The readable one-screen text of a notification. */
+/** The readable one-screen text of a notification; every piece of data escaped by chatEscape. */
 export function slackText(n: Notification, o: SendOptions): string {
   const { shown, more } = listed(n)
-  const lines = [`*${slackEscape(headline(n))}*`, ...shown.map((a) => `• ${slackEscape(a.subject)}: ${slackEscape(a.summary)}`)]
+  const lines = [`*${chatEscape(headline(n))}*`, ...shown.map((a) => `• ${chatEscape(a.subject)}: ${chatEscape(a.summary)}`)]
   if (more) lines.push(`…and ${more.toLocaleString('en-US')} more`)
   const link = alertsLink(o)
   if (link) lines.push(`<${link}|See the alerts in Saltdeck>`)
