@@ -1,7 +1,8 @@
 """A real SMTP server for the email channel's tests (aiosmtpd): saves each message as <n>.json (from, to, subject,
 the decoded text and HTML parts, whether the session used TLS, the login) in OUTDIR.
 Usage: smtp_server.py PORT OUTDIR [CERT KEY] — with a certificate it requires STARTTLS, or with SMTP_MODE=tls speaks
-TLS from the first byte (SMTPS); SMTP_AUTH=user:pass requires that login. Prints "ready" once it accepts connections."""
+TLS from the first byte (SMTPS); SMTP_AUTH=user:pass requires that login, SMTP_AUTH_CLEARTEXT=1 takes it without TLS
+too (a careless server, so a client that sends its password in clear shows). Prints "ready" once it accepts connections."""
 import json
 import os
 import ssl
@@ -49,7 +50,8 @@ if cert:
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.load_cert_chain(cert, key)
 # On SMTPS the whole connection is TLS, but aiosmtpd only counts a STARTTLS session as such for AUTH.
-auth = dict(authenticator=authenticator, auth_required=True, auth_require_tls=not implicit) if WANT else {}
+cleartext = os.environ.get('SMTP_AUTH_CLEARTEXT') == '1'
+auth = dict(authenticator=authenticator, auth_required=True, auth_require_tls=not (implicit or cleartext)) if WANT else {}
 if implicit:
     controller = Controller(Saver(), hostname='127.0.0.1', port=port, ssl_context=ctx, server_hostname='127.0.0.1', **auth)
 else:

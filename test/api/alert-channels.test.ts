@@ -206,6 +206,22 @@ describe.skipIf(noSmtp)('email over a real SMTP server', () => {
     expect(wrong.detail).not.toContain('nope')
     expect(smtps.mails()).toHaveLength(1)
   })
+  test('a login without TLS is refused before connecting unless the channel sets allow_insecure_auth; with it the login is sent as asked', async () => {
+    // A server that would take the password in clear: a client that sends it shows as a login on the saved mail.
+    const careless = await smtpServer(undefined, { SMTP_AUTH: 'alerts:s3cret', SMTP_AUTH_CLEARTEXT: '1' })
+    try {
+      const c = { ...cfg(careless.port, 'none'), username: 'alerts', password: 's3cret' }
+      const refused = await sendEmail(c, note(['web-01']), { publicUrl: null, timeoutMs: 5000 })
+      expect(refused).toEqual({ ok: false, detail: 'Not sent: the channel has a login but no TLS; set security to starttls or tls, or allow_insecure_auth.' })
+      await Bun.sleep(200)
+      expect(careless.mails()).toEqual([])
+      expect((await sendEmail({ ...c, allow_insecure_auth: true }, note(['web-01']), { publicUrl: null, timeoutMs: 5000 })).ok).toBe(true)
+      const [m] = await until(() => (careless.mails().length ? careless.mails() : null), 'the mail sent with a cleartext login')
+      expect(m).toMatchObject({ tls: false, login: 'alerts' })
+    } finally {
+      careless.stop()
+    }
+  })
   test('a mail server that is not there is a failure in a sentence', async () => {
     const r = await sendNotification('email', cfg(freePort(), 'none'), note(['web-01']), { publicUrl: null, timeoutMs: 2000 })
     expect(r.ok).toBe(false)

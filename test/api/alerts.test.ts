@@ -67,6 +67,31 @@ describe('rules', () => {
   })
 })
 
+describe('channels', () => {
+  test('an email login without TLS is a 422 on create and update unless allow_insecure_auth is set; nothing changes', async () => {
+    const w = await testWorld()
+    const mail = { host: 'mail.example.com', port: 25, from: 'saltdeck@example.com', to: ['ops@example.com'], username: 'alerts', password: 's3cret' }
+    const bad = await call(w, 'POST', '/api/alerts/channels', { body: { name: 'mail', type: 'email', config: { ...mail, security: 'none' } } })
+    expect(bad.status).toBe(422)
+    expect(bad.body.detail).toEqual([expect.objectContaining({ type: 'value_error', loc: ['body', 'config', 'security'], msg: 'Value error, a login needs security starttls or tls (or allow_insecure_auth: true to send it without TLS)' })])
+    expect(JSON.stringify(bad.body)).not.toContain('s3cret')
+    expect((await call(w, 'POST', '/api/alerts/channels', { body: { name: 'mail', type: 'email', config: { ...mail, security: 'none', allow_insecure_auth: false } } })).status).toBe(422)
+    expect((await call(w, 'GET', '/api/alerts/channels')).body.channels).toEqual([])
+    const ok = await call(w, 'POST', '/api/alerts/channels', { body: { name: 'mail', type: 'email', config: { ...mail, security: 'starttls' } } })
+    expect(ok.status).toBe(201)
+    const { password: _, ...plain } = mail
+    const patch = await call(w, 'PATCH', `/api/alerts/channels/${ok.body.id}`, { body: { config: { ...plain, security: 'none' } } })
+    expect(patch.status).toBe(422)
+    expect((await call(w, 'GET', `/api/alerts/channels/${ok.body.id}`)).body.config).toMatchObject({ security: 'starttls', password_set: true })
+    const allowed = await call(w, 'PATCH', `/api/alerts/channels/${ok.body.id}`, { body: { config: { ...plain, security: 'none', allow_insecure_auth: true } } })
+    expect(allowed.status).toBe(200)
+    expect(allowed.body.config).toMatchObject({ security: 'none', allow_insecure_auth: true, password_set: true })
+    // Without a login there is nothing to protect: security none needs no flag.
+    const { username: __, ...anon } = plain
+    expect((await call(w, 'POST', '/api/alerts/channels', { body: { name: 'relay', type: 'email', config: { ...anon, security: 'none' } } })).status).toBe(201)
+  })
+})
+
 describe('evaluation where the facts land', () => {
   test('run_failed: one open alert per minion, a repeat bumps count, a passing run resolves; dry runs, other minions and history never fire', async () => {
     const w = await testWorld()

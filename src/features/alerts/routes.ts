@@ -29,7 +29,7 @@ const CONFIG: Record<ChannelType, TSchema> = {
   slack: T.Object({ url: HttpUrl }, { additionalProperties: false }),
   email: T.Object({
     host: T.String({ minLength: 1, maxLength: 255 }), port: T.Integer({ minimum: 1, maximum: 65535 }), security: OneOf(['none', 'starttls', 'tls'] as const),
-    username: T.Optional(T.String({ minLength: 1, maxLength: 255 })), password: T.Optional(Secret),
+    username: T.Optional(T.String({ minLength: 1, maxLength: 255 })), password: T.Optional(Secret), allow_insecure_auth: T.Optional(T.Boolean()),
     from: T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), to: T.Array(T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), { minItems: 1, maxItems: 50 }),
   }, { additionalProperties: false }),
 }
@@ -37,7 +37,11 @@ const CONFIG: Record<ChannelType, TSchema> = {
 function configOf(type: ChannelType, config: unknown) {
   const r = checkPart('body', T.Object({ config: CONFIG[type] }), { config })
   if (r.errors.length) throw new ValidationFailed(r.errors)
-  return (r.value as { config: Record<string, unknown> }).config
+  const c = (r.value as { config: Record<string, unknown> }).config
+  // A login over a connection without TLS gives the password to anyone on the path: only when the channel says so.
+  if (type === 'email' && (c.username || c.password) && c.security === 'none' && c.allow_insecure_auth !== true)
+    throw new ValidationFailed([valueErrorEntry(['body', 'config', 'security'], 'a login needs security starttls or tls (or allow_insecure_auth: true to send it without TLS)', c.security)])
+  return c
 }
 const ZONED = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/i
 /** A date and time with its zone (RFC 3339), as epoch ms; a 422 value_error on body.ends_at otherwise. */
