@@ -512,6 +512,30 @@ describe.skipIf(noBrowser)('dashboard', () => {
     }
   }, 90_000)
 
+  test('alerts: an email channel with a login and no TLS is refused until the form says to send the login without TLS', async () => {
+    await nav('Channels')
+    const form = page.getByRole('form', { name: 'New channel' })
+    await form.getByLabel('Name').fill('relay')
+    await form.getByLabel('Type').selectOption('email')
+    await form.getByLabel('SMTP host').fill('127.0.0.1')
+    await form.getByLabel('Port').fill('2525')
+    await form.getByLabel('Security').selectOption('none')
+    expect(await form.getByLabel('Send the login without TLS').count()).toBe(0)
+    await form.getByLabel('Username (optional)').fill('mailer')
+    await form.getByLabel('Password (optional)').fill('relay-pass')
+    await form.getByLabel('From').fill('saltdeck@example.test')
+    await form.getByLabel('To (comma-separated)').fill('ops@example.test')
+    await form.getByRole('button', { name: 'Create channel' }).click()
+    await form.getByRole('alert').filter({ hasText: 'a login needs security starttls or tls' }).waitFor()
+    expect((await sys.api('GET', '/api/alerts/channels')).channels.some((c: { name: string }) => c.name === 'relay')).toBe(false)
+    await form.getByLabel('Send the login without TLS').check()
+    await form.getByRole('button', { name: 'Create channel' }).click()
+    await page.getByRole('status').filter({ hasText: 'Channel relay created.' }).waitFor()
+    const made = (await sys.api('GET', '/api/alerts/channels')).channels.find((c: { name: string }) => c.name === 'relay')
+    expect(made.config.allow_insecure_auth).toBe(true)
+    await expectClean('channels: login without TLS')
+  }, 60_000)
+
   test('vulnerabilities: a small feed matched to the fleet, listed worst-affected first, filtered, a record with its minions and fixes, the minion\'s panel, the version query, the feeds page and its import; hostile names and summaries stay text', async () => {
     const rec = (id: string, pkg: string, events: Record<string, string>[], extra: Record<string, unknown> = {}) =>
       ({ id, summary: `${pkg} issue ${id}`, affected: [{ package: { ecosystem: 'Debian:12', name: pkg }, ranges: [{ type: 'ECOSYSTEM', events }] }], ...extra })

@@ -12,12 +12,13 @@ type Kind = Channel['type']
 const EMPTY = { name: '', type: 'webhook' as Kind, url: '', secret: '', host: '', port: '587', security: 'starttls', username: '', password: '', from: '', to: '' }
 
 /** The config a form describes, for its type; secrets only when typed. */
-function configOf(f: typeof EMPTY): Record<string, unknown> {
+function configOf(f: typeof EMPTY, insecure: boolean): Record<string, unknown> {
   if (f.type === 'slack') return { url: f.url }
   if (f.type === 'webhook') return { url: f.url, ...(f.secret ? { secret: f.secret } : {}) }
   return {
     host: f.host, port: readInt(f.port), security: f.security, from: f.from, to: f.to.split(',').map((x) => x.trim()).filter(Boolean),
     ...(f.username ? { username: f.username } : {}), ...(f.password ? { password: f.password } : {}),
+    ...(insecure && f.security === 'none' ? { allow_insecure_auth: true } : {}),
   }
 }
 
@@ -27,11 +28,14 @@ const target = (c: Channel) => (c.type === 'email' ? `${(c.config.to as string[]
 /** The form that creates a channel. */
 function NewChannel({ onCreated }: { onCreated: (c: Channel) => void }) {
   const [f, setF] = useState(EMPTY)
+  // Sending a login without TLS is a choice made on purpose, never a default (it is refused otherwise).
+  const [insecure, setInsecure] = useState(false)
   const act = useAction()
   const set = (p: Partial<typeof EMPTY>) => setF((x) => ({ ...x, ...p }))
   const submit = () => act.run(async () => {
-    onCreated(await api<Channel>('POST', '/api/alerts/channels', { name: f.name, type: f.type, config: configOf(f) }))
+    onCreated(await api<Channel>('POST', '/api/alerts/channels', { name: f.name, type: f.type, config: configOf(f, insecure) }))
     setF(EMPTY)
+    setInsecure(false)
   })
   const text = (id: string, label: string, key: keyof typeof EMPTY, type: 'text' | 'url' | 'password' = 'text', hint?: string) => (
     <Field id={id} label={label} hint={hint}>
@@ -60,6 +64,11 @@ function NewChannel({ onCreated }: { onCreated: (c: Channel) => void }) {
             </Field>
             {text('ac-user', 'Username (optional)', 'username')}
             {text('ac-pass', 'Password (optional)', 'password', 'password')}
+            {f.security === 'none' && (f.username || f.password) ? (
+              <Field id="ac-insecure" label="Send the login without TLS" hint="The password crosses the network in clear: only for a relay on a trusted network.">
+                <input id="ac-insecure" type="checkbox" checked={insecure} onChange={(e) => setInsecure(e.currentTarget.checked)} />
+              </Field>
+            ) : null}
             {text('ac-from', 'From', 'from')}
             {text('ac-to', 'To (comma-separated)', 'to')}
           </>
