@@ -3,6 +3,7 @@
  * exponential backoff on network errors and 5xx, per-call timeouts and typed errors.
  */
 import { SaltNotConfigured, SaltRejected, SaltUnavailable, type SaltError } from './errors'
+import { checkUrl, networkReason } from '../lib/outbound'
 
 /** Credentials and TLS switch of the salt connection. */
 export interface SaltCreds {
@@ -13,15 +14,16 @@ export interface SaltCreds {
   verify: boolean
 }
 
-/** Tuning of retries and timeouts; tests shorten them. */
+/** Tuning of retries and timeouts (tests shorten them), and SALTDECK_OUTBOUND_ALLOW for the destination check. */
 export interface ClientOptions {
   timeoutMs: number
   attempts: number
   backoffMs: number
   sleep: (ms: number) => Promise<void>
+  outboundAllow: string | null
 }
 
-const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms) }
+const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms), outboundAllow: null }
 
 /** The short human reason of a salt-api error body (CherryPy HTML page or `{"return": ...}` JSON). */
 export function shortReason(status: number, body: string): string {
@@ -87,9 +89,10 @@ export class SaltClient {
     this.reset()
     if (!token || !url) return
     try {
+      await checkUrl(url, this.opts.outboundAllow)
       const res = await fetch(new URL('logout', url), {
         method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', 'x-auth-token': token }, body: '{}',
-        signal: AbortSignal.timeout(5000), tls: { rejectUnauthorized: this.creds().verify },
+        signal: AbortSignal.timeout(5000), tls: { rejectUnauthorized: this.creds().verify }, redirect: 'manual',
       } as RequestInit)
       await res.body?.cancel()
     } catch {
@@ -133,21 +136,26 @@ export class SaltClient {
     return c as SaltCreds & { url: string }
   }
 
-  /** One HTTP exchange with timeout; network failures become SaltUnavailable. */
+  /**
+   * One HTTP exchange with timeout; network failures and a refused destination become SaltUnavailable (the reason in
+   * Saltdeck's own words). A redirect is never followed: it would carry the login's password or the token elsewhere.
+   */
   private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs): Promise<Response> {
     const c = this.base()
     try {
+      await checkUrl(c.url, this.opts.outboundAllow)
       const res = await fetch(new URL(path, this.root(c.url)), {
         ...init,
         headers: { accept: 'application/json', ...init.headers },
         signal: init.signal ?? AbortSignal.timeout(timeoutMs),
         tls: { rejectUnauthorized: c.verify },
+        redirect: 'manual',
       } as RequestInit)
       this.noteReach(res.status < 502 || res.status > 504, `HTTP ${res.status}`)
       return res
     } catch (e) {
       if ((e as Error).name === 'AbortError') throw new SaltUnavailable('aborted')
-      const reason = (e as Error).name === 'TimeoutError' ? 'timed out' : (e as Error).message
+      const reason = networkReason(e)
       this.noteReach(false, reason)
       throw new SaltUnavailable(reason)
     }
@@ -201,7 +209,7 @@ export class SaltClient {
 
   private failure(status: number, body: string): SaltError {
     const reason = shortReason(status, body)
-    if (status === 503 || status === 504) return new SaltUnavailable(reason)
+    if (status === 503 || status === 504) return new SaltUnavailable(reason, status)
     return new SaltRejected(reason, status)
   }
 
@@ -244,7 +252,7 @@ export class SaltClient {
 
   /** The retry and timeout tuning, without the sleep function (for a client in a worker). */
   get tuning(): Omit<ClientOptions, 'sleep'> {
-    return { timeoutMs: this.opts.timeoutMs, attempts: this.opts.attempts, backoffMs: this.opts.backoffMs }
+    return { timeoutMs: this.opts.timeoutMs, attempts: this.opts.attempts, backoffMs: this.opts.backoffMs, outboundAllow: this.opts.outboundAllow }
   }
 
   /** The credentials in use now. */

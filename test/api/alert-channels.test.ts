@@ -59,7 +59,7 @@ describe('webhook and slack', () => {
   })
   test('a 500 is a failure that says the status; a hanging receiver times out; nobody listening is a failure, all in sentences', async () => {
     mode = 'fail'
-    expect(await sendNotification('webhook', { url, secret: 'k3y' }, note(['a']), O)).toEqual({ ok: false, detail: 'The receiver answered 500: <html>Internal Server Error</html>.' })
+    expect(await sendNotification('webhook', { url, secret: 'k3y' }, note(['a']), O)).toEqual({ ok: false, detail: 'The receiver answered 500.' })
     mode = 'hang'
     const t0 = Date.now()
     expect(await sendNotification('webhook', { url }, note(['a']), O)).toEqual({ ok: false, detail: 'The receiver did not answer within 2 s.' })
