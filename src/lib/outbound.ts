@@ -123,10 +123,28 @@ export class DestinationRefused extends Error {
 export type Resolver = (host: string) => Promise<string[]>
 const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
 let resolver: Resolver = systemResolver
+/** Names resolved lately: the salt client checks before every call, and a pollers' tick makes hundreds. */
+const resolved = new Map<string, { at: number; addresses: string[] }>()
+/** How long a resolution is reused; short, as Bun's own DNS cache for fetch (30 s). */
+const RESOLVED_TTL_MS = 10_000
 /** Replaces the resolver (tests: a name resolving to 169.254.169.254 cannot be made in a sandbox); returns the restore function. */
 export function useResolver(r: Resolver): () => void {
   resolver = r
-  return () => void (resolver = systemResolver)
+  resolved.clear()
+  return () => {
+    resolver = systemResolver
+    resolved.clear()
+  }
+}
+
+/** A name's addresses, reused for RESOLVED_TTL_MS. */
+async function resolve(host: string): Promise<string[]> {
+  const hit = resolved.get(host)
+  if (hit && Date.now() - hit.at < RESOLVED_TTL_MS) return hit.addresses
+  const addresses = await resolver(host)
+  if (resolved.size >= 256) resolved.clear()
+  resolved.set(host, { at: Date.now(), addresses })
+  return addresses
 }
 
 /**
@@ -156,7 +174,7 @@ export async function checkDestination(host: string, allow: string | null | unde
   }
   let addresses: string[]
   try {
-    addresses = await resolver(h)
+    addresses = await resolve(h)
   } catch {
     return []
   }

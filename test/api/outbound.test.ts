@@ -3,6 +3,9 @@
 // own, never what the remote said; link-local and cloud metadata addresses are refused unless SALTDECK_OUTBOUND_ALLOW
 // names them.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { call, testWorld } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { createChannel } from '../../src/features/alerts/channel-store'
@@ -198,6 +201,21 @@ describe('tests say a status and a reason of their own, never what the remote sa
     expect(r.body.detail).toBe('salt-api could not be reached: connection refused.')
     const client = new SaltClient(() => ({ url: `http://127.0.0.1:${silent.port}`, username: 'u', password: 'p', eauth: 'pam', verify: true }), { timeoutMs: 300, attempts: 1 })
     expect((await client.login().catch((e) => e)).reason).toBe('timed out')
+  })
+})
+
+describe('TLS failures in Saltdeck\'s words', () => {
+  test('a self-signed certificate with verify on, and TLS spoken to a plain HTTP server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'saltdeck-outbound-tls-'))
+    stops.push(() => rmSync(dir, { recursive: true, force: true }))
+    Bun.spawnSync(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')], { stdout: 'ignore', stderr: 'ignore' })
+    const secure = Bun.serve({ port: 0, hostname: '127.0.0.1', tls: { cert: Bun.file(join(dir, 'c.pem')), key: Bun.file(join(dir, 'k.pem')) }, fetch: () => new Response(SECRET_BODY) })
+    stops.push(() => secure.stop(true))
+    const plain = keep(receiver(() => new Response(SECRET_BODY)))
+    const w = await testWorld()
+    const test = (url: string) => call(w, 'POST', '/api/admin/settings/test-salt', { body: { url, username: 'u', password: 'p', verify: true, eauth: 'pam' } })
+    expect((await test(`https://127.0.0.1:${secure.port}`)).body.detail).toBe('salt-api could not be reached: its TLS certificate was not accepted.')
+    expect((await test(plain.url.replace('http:', 'https:'))).body.detail).toBe('salt-api could not be reached: TLS handshake failed.')
   })
 })
 
