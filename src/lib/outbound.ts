@@ -127,6 +127,8 @@ let resolver: Resolver = systemResolver
 const resolved = new Map<string, { at: number; addresses: string[] }>()
 /** How long a resolution is reused; short, as Bun's own DNS cache for fetch (30 s). */
 const RESOLVED_TTL_MS = 10_000
+/** How long a resolution may take. */
+const RESOLVE_TIMEOUT_MS = 5_000
 /** Replaces the resolver (tests: a name resolving to 169.254.169.254 cannot be made in a sandbox); returns the restore function. */
 export function useResolver(r: Resolver): () => void {
   resolver = r
@@ -141,7 +143,13 @@ export function useResolver(r: Resolver): () => void {
 async function resolve(host: string): Promise<string[]> {
   const hit = resolved.get(host)
   if (hit && Date.now() - hit.at < RESOLVED_TTL_MS) return hit.addresses
-  const addresses = await resolver(host)
+  // A resolver that does not answer must not hold a save or a send for its own 30 s: past 5 s the name counts as unresolved.
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('ETIMEDOUT resolving')), RESOLVE_TIMEOUT_MS)
+    timer.unref?.()
+  })
+  const addresses = await Promise.race([resolver(host), late]).finally(() => clearTimeout(timer))
   if (resolved.size >= 256) resolved.clear()
   resolved.set(host, { at: Date.now(), addresses })
   return addresses

@@ -73,7 +73,7 @@ export async function sendEmail(c: EmailConfig, n: Notification, o: SendOptions 
   if (!host) return { ok: false, detail: 'The mail server could not be reached: the name does not resolve.' }
   const named = !isIP(canonicalHost(c.host))
   const transport = createTransport({
-    host, servername: named ? c.host : undefined, port: c.port, secure: c.security === 'tls', requireTLS: c.security === 'starttls', ignoreTLS: c.security === 'none',
+    host, servername: named ? canonicalHost(c.host) : undefined, port: c.port, secure: c.security === 'tls', requireTLS: c.security === 'starttls', ignoreTLS: c.security === 'none',
     auth: c.username ? { user: c.username, pass: c.password ?? '' } : undefined,
     connectionTimeout: o.timeoutMs, greetingTimeout: o.timeoutMs, socketTimeout: o.timeoutMs,
     tls: o.tlsInsecure ? { rejectUnauthorized: false } : undefined,
