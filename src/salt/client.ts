@@ -140,11 +140,13 @@ export class SaltClient {
    * One HTTP exchange with timeout; network failures and a refused destination become SaltUnavailable (the reason in
    * Saltdeck's own words). A redirect is never followed: it would carry the login's password or the token elsewhere.
    */
-  private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs): Promise<Response> {
+  private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs, to?: string): Promise<Response> {
     const c = this.base()
+    // A password or a token goes only to the address it was given for (`to`), even on a retry after the settings changed.
+    const url = to ?? this.root(c.url)
     try {
-      await checkUrl(c.url, this.opts.outboundAllow)
-      const res = await fetch(new URL(path, this.root(c.url)), {
+      await checkUrl(url, this.opts.outboundAllow)
+      const res = await fetch(new URL(path, url), {
         ...init,
         headers: { accept: 'application/json', ...init.headers },
         signal: init.signal ?? AbortSignal.timeout(timeoutMs),
@@ -183,19 +185,25 @@ export class SaltClient {
 
   /** Logs in and keeps the session token. */
   async login(): Promise<string> {
+    return (await this.signIn()).token
+  }
+
+  /** Logs in with one reading of the settings: the password goes to the URL read with it, on every retry. */
+  private async signIn(): Promise<{ token: string; url: string }> {
     const c = this.base()
+    const url = this.root(c.url)
     const res = await this.withRetry(() =>
-      this.send('login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: c.username, password: c.password, eauth: c.eauth }) }),
+      this.send('login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: c.username, password: c.password, eauth: c.eauth }) }, undefined, url),
     )
     const text = await res.text()
     if (!res.ok) throw this.failure(res.status, text)
     try {
       const r = (JSON.parse(text) as { return: { token: string; expire: number }[] }).return[0]!
       this.token = r.token
-      this.tokenUrl = this.root(c.url)
+      this.tokenUrl = url
       // Re-login a minute before salt's own expiry.
       this.expires = r.expire * 1000 - 60_000
-      return r.token
+      return { token: r.token, url }
     } catch {
       throw new SaltRejected('unexpected login answer', res.status)
     }
@@ -203,8 +211,13 @@ export class SaltClient {
 
   /** A live token, logging in when there is none or it is about to expire. */
   async session(): Promise<string> {
-    if (!this.token || this.now() >= this.expires) return this.login()
-    return this.token
+    return (await this.live()).token
+  }
+
+  /** A live token with the salt-api that issued it. */
+  private async live(): Promise<{ token: string; url: string }> {
+    if (!this.token || !this.tokenUrl || this.now() >= this.expires) return this.signIn()
+    return { token: this.token, url: this.tokenUrl }
   }
 
   private failure(status: number, body: string): SaltError {
@@ -226,15 +239,16 @@ export class SaltClient {
 
   /** Runs one lowstate chunk and returns its 2xx answer with the body unread; on 401 logs in again once and retries. */
   answer(chunk: Lowstate, timeoutMs?: number): Promise<Response> {
-    return this.authed((token) =>
-      this.withRetry(() => this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs)),
+    return this.authed((token, url) =>
+      this.withRetry(() => this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs, url)),
     )
   }
 
   /** Sends with a live token; a 401 (token expired or revoked on salt's side) logs in again once. Non-2xx answers throw. */
-  private async authed(open: (token: string) => Promise<Response>): Promise<Response> {
+  private async authed(open: (token: string, url: string) => Promise<Response>): Promise<Response> {
     for (let relogin = 0; ; relogin++) {
-      const res = await open(await this.session())
+      const { token, url } = await this.live()
+      const res = await open(token, url)
       if (res.status === 401 && relogin === 0) {
         await res.body?.cancel()
         this.token = null
@@ -284,6 +298,6 @@ export class SaltClient {
 
   /** Opens GET /events (SSE); the caller reads the body. A 401 logs in again once. */
   events(signal: AbortSignal): Promise<Response> {
-    return this.authed((token) => this.send('events', { method: 'GET', headers: { 'x-auth-token': token, accept: 'text/event-stream' }, signal }))
+    return this.authed((token, url) => this.send('events', { method: 'GET', headers: { 'x-auth-token': token, accept: 'text/event-stream' }, signal }, undefined, url))
   }
 }

@@ -138,6 +138,27 @@ describe('secrets follow no changed destination', () => {
   })
 })
 
+describe('a retry goes where its credentials were given for', () => {
+  test.each([['a login', 1], ['a call', 0]])('%s retried after the salt URL and password changed is not sent to the new address', async (_, loginFailures) => {
+    let failLogin = loginFailures
+    let failCall = 1
+    const old = keep(receiver((req) => {
+      const login = new URL(req.url).pathname === '/login'
+      if (login ? failLogin-- > 0 : failCall-- > 0) return new Response('busy', { status: 500 })
+      return login ? Response.json({ return: [{ token: 'old-token', expire: Date.now() / 1000 + 3600 }] }) : Response.json({ return: [{ 'web-01': true }] })
+    }))
+    const next = keep(receiver())
+    const w = await testWorld()
+    updateSection(w.deps, 'salt', { url: old.url, username: 'u', password: 'old-pass' })
+    // The settings change lands while the client waits to retry (the backoff sleep).
+    const client = new SaltClient(() => saltCredentials(w.deps), { timeoutMs: 2000, sleep: async () => void updateSection(w.deps, 'salt', { url: next.url, password: 'new-pass' }) })
+    expect(await client.login()).toBe('old-token')
+    expect(await client.local('*', 'test.ping')).toEqual({ 'web-01': true })
+    expect(old.seen.map((x) => x.path)).toEqual([...(loginFailures ? ['/login'] : []), '/login', '/', '/'])
+    expect(next.seen).toHaveLength(0)
+  })
+})
+
 describe('credentials never follow a redirect', () => {
   test('a 308 from salt-api: the login is not re-sent to the Location (test-salt, and the pollers\' client); the detail says why', async () => {
     const target = keep(receiver())
