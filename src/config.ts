@@ -1,4 +1,5 @@
 /** Every runtime option in one table: name, environment variable, type, default, description, and whether it is secret. */
+import { allowProblem } from './lib/outbound'
 
 type Kind = 'string' | 'int' | 'bool'
 export interface Option {
@@ -13,6 +14,8 @@ export interface Option {
   secret?: boolean
   /** A string that must be an absolute http or https URL. */
   url?: boolean
+  /** A string checked further: returns the problem with it, or null. */
+  check?: (raw: string) => string | null
 }
 
 /** The state functions whose returns are always stored as runs (contract §7). */
@@ -55,6 +58,10 @@ export const OPTIONS = {
     env: 'SALTDECK_INVENTORY_FLUSH', kind: 'int', default: 5000,
     doc: 'Collected package sets are stored (with the aggregates) in one transaction per this many minions, or every 10 s.',
   },
+  outboundAllow: {
+    env: 'SALTDECK_OUTBOUND_ALLOW', kind: 'string', default: null, check: allowProblem,
+    doc: 'Comma list of addresses or CIDR ranges Saltdeck may send to although they are link-local or cloud metadata addresses (`169.254.0.0/16`, `fe80::/10`, `fd00:ec2::254`, `100.100.100.200`), e.g. `169.254.10.5,fe80::/64`.',
+  },
   passwordMemoryKib: { env: 'SALTDECK_ARGON2_MEMORY_KIB', kind: 'int', default: 19456, doc: 'Argon2id memory per password hash, in KiB; tests lower it for speed.' },
 } satisfies Record<string, Option>
 
@@ -77,6 +84,8 @@ function read(o: Option, raw: string | undefined): unknown {
   }
   if (o.kind === 'bool') return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())
   if (o.url && !isHttpUrl(raw)) throw new Error(`${o.env} must be an absolute http or https URL, got ${JSON.stringify(raw)}`)
+  const problem = o.check?.(raw)
+  if (problem) throw new Error(`${o.env}: ${problem}`)
   return raw
 }
 

@@ -37,7 +37,7 @@ export class SaltRuntime implements SaltSide {
   private probing: ReturnType<typeof setInterval> | null = null
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number } = {}) {
-    this.client = new SaltClient(() => saltCredentials(deps), opts.client, () => deps.clock.now())
+    this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
     this.inventoryBatch = deps.config.inventoryBatch
     this.probeMs = opts.probeMs ?? 2000
     this.scheduler = new Scheduler(deps, definePollers({

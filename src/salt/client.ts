@@ -3,6 +3,7 @@
  * exponential backoff on network errors and 5xx, per-call timeouts and typed errors.
  */
 import { SaltNotConfigured, SaltRejected, SaltUnavailable, type SaltError } from './errors'
+import { checkUrl, networkReason } from '../lib/outbound'
 
 /** Credentials and TLS switch of the salt connection. */
 export interface SaltCreds {
@@ -13,15 +14,16 @@ export interface SaltCreds {
   verify: boolean
 }
 
-/** Tuning of retries and timeouts; tests shorten them. */
+/** Tuning of retries and timeouts (tests shorten them), and SALTDECK_OUTBOUND_ALLOW for the destination check. */
 export interface ClientOptions {
   timeoutMs: number
   attempts: number
   backoffMs: number
   sleep: (ms: number) => Promise<void>
+  outboundAllow: string | null
 }
 
-const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms) }
+const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms), outboundAllow: null }
 
 /** The short human reason of a salt-api error body (CherryPy HTML page or `{"return": ...}` JSON). */
 export function shortReason(status: number, body: string): string {
@@ -87,9 +89,10 @@ export class SaltClient {
     this.reset()
     if (!token || !url) return
     try {
+      await checkUrl(url, this.opts.outboundAllow)
       const res = await fetch(new URL('logout', url), {
         method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', 'x-auth-token': token }, body: '{}',
-        signal: AbortSignal.timeout(5000), tls: { rejectUnauthorized: this.creds().verify },
+        signal: AbortSignal.timeout(5000), tls: { rejectUnauthorized: this.creds().verify }, redirect: 'manual',
       } as RequestInit)
       await res.body?.cancel()
     } catch {
@@ -133,21 +136,28 @@ export class SaltClient {
     return c as SaltCreds & { url: string }
   }
 
-  /** One HTTP exchange with timeout; network failures become SaltUnavailable. */
-  private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs): Promise<Response> {
+  /**
+   * One HTTP exchange with timeout; network failures and a refused destination become SaltUnavailable (the reason in
+   * Saltdeck's own words). A redirect is never followed: it would carry the login's password or the token elsewhere.
+   */
+  private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs, to?: string): Promise<Response> {
     const c = this.base()
+    // A password or a token goes only to the address it was given for (`to`), even on a retry after the settings changed.
+    const url = to ?? this.root(c.url)
     try {
-      const res = await fetch(new URL(path, this.root(c.url)), {
+      await checkUrl(url, this.opts.outboundAllow)
+      const res = await fetch(new URL(path, url), {
         ...init,
         headers: { accept: 'application/json', ...init.headers },
         signal: init.signal ?? AbortSignal.timeout(timeoutMs),
         tls: { rejectUnauthorized: c.verify },
+        redirect: 'manual',
       } as RequestInit)
       this.noteReach(res.status < 502 || res.status > 504, `HTTP ${res.status}`)
       return res
     } catch (e) {
       if ((e as Error).name === 'AbortError') throw new SaltUnavailable('aborted')
-      const reason = (e as Error).name === 'TimeoutError' ? 'timed out' : (e as Error).message
+      const reason = networkReason(e)
       this.noteReach(false, reason)
       throw new SaltUnavailable(reason)
     }
@@ -175,19 +185,25 @@ export class SaltClient {
 
   /** Logs in and keeps the session token. */
   async login(): Promise<string> {
+    return (await this.signIn()).token
+  }
+
+  /** Logs in with one reading of the settings: the password goes to the URL read with it, on every retry. */
+  private async signIn(): Promise<{ token: string; url: string }> {
     const c = this.base()
+    const url = this.root(c.url)
     const res = await this.withRetry(() =>
-      this.send('login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: c.username, password: c.password, eauth: c.eauth }) }),
+      this.send('login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: c.username, password: c.password, eauth: c.eauth }) }, undefined, url),
     )
     const text = await res.text()
     if (!res.ok) throw this.failure(res.status, text)
     try {
       const r = (JSON.parse(text) as { return: { token: string; expire: number }[] }).return[0]!
       this.token = r.token
-      this.tokenUrl = this.root(c.url)
+      this.tokenUrl = url
       // Re-login a minute before salt's own expiry.
       this.expires = r.expire * 1000 - 60_000
-      return r.token
+      return { token: r.token, url }
     } catch {
       throw new SaltRejected('unexpected login answer', res.status)
     }
@@ -195,13 +211,18 @@ export class SaltClient {
 
   /** A live token, logging in when there is none or it is about to expire. */
   async session(): Promise<string> {
-    if (!this.token || this.now() >= this.expires) return this.login()
-    return this.token
+    return (await this.live()).token
+  }
+
+  /** A live token with the salt-api that issued it. */
+  private async live(): Promise<{ token: string; url: string }> {
+    if (!this.token || !this.tokenUrl || this.now() >= this.expires) return this.signIn()
+    return { token: this.token, url: this.tokenUrl }
   }
 
   private failure(status: number, body: string): SaltError {
     const reason = shortReason(status, body)
-    if (status === 503 || status === 504) return new SaltUnavailable(reason)
+    if (status === 503 || status === 504) return new SaltUnavailable(reason, status)
     return new SaltRejected(reason, status)
   }
 
@@ -218,15 +239,16 @@ export class SaltClient {
 
   /** Runs one lowstate chunk and returns its 2xx answer with the body unread; on 401 logs in again once and retries. */
   answer(chunk: Lowstate, timeoutMs?: number): Promise<Response> {
-    return this.authed((token) =>
-      this.withRetry(() => this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs)),
+    return this.authed((token, url) =>
+      this.withRetry(() => this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([chunk]) }, timeoutMs, url)),
     )
   }
 
   /** Sends with a live token; a 401 (token expired or revoked on salt's side) logs in again once. Non-2xx answers throw. */
-  private async authed(open: (token: string) => Promise<Response>): Promise<Response> {
+  private async authed(open: (token: string, url: string) => Promise<Response>): Promise<Response> {
     for (let relogin = 0; ; relogin++) {
-      const res = await open(await this.session())
+      const { token, url } = await this.live()
+      const res = await open(token, url)
       if (res.status === 401 && relogin === 0) {
         await res.body?.cancel()
         this.token = null
@@ -244,7 +266,7 @@ export class SaltClient {
 
   /** The retry and timeout tuning, without the sleep function (for a client in a worker). */
   get tuning(): Omit<ClientOptions, 'sleep'> {
-    return { timeoutMs: this.opts.timeoutMs, attempts: this.opts.attempts, backoffMs: this.opts.backoffMs }
+    return { timeoutMs: this.opts.timeoutMs, attempts: this.opts.attempts, backoffMs: this.opts.backoffMs, outboundAllow: this.opts.outboundAllow }
   }
 
   /** The credentials in use now. */
@@ -276,6 +298,6 @@ export class SaltClient {
 
   /** Opens GET /events (SSE); the caller reads the body. A 401 logs in again once. */
   events(signal: AbortSignal): Promise<Response> {
-    return this.authed((token) => this.send('events', { method: 'GET', headers: { 'x-auth-token': token, accept: 'text/event-stream' }, signal }))
+    return this.authed((token, url) => this.send('events', { method: 'GET', headers: { 'x-auth-token': token, accept: 'text/event-stream' }, signal }, undefined, url))
   }
 }

@@ -8,10 +8,10 @@ export class SaltNotConfigured extends Error {
   }
 }
 
-/** salt-api cannot be reached, timed out or said it is unavailable; `reason` says which. */
+/** salt-api cannot be reached, timed out or said it is unavailable (`httpStatus` 503/504); `reason` says which. */
 export class SaltUnavailable extends Error {
   readonly detail = 'Salt API unavailable'
-  constructor(readonly reason: string) {
+  constructor(readonly reason: string, readonly httpStatus: number | null = null) {
     super('Salt API unavailable')
   }
 }

@@ -80,7 +80,7 @@ describe('webhook and slack', () => {
   })
   test('a 500 is a failure that says the status; a hanging receiver times out; nobody listening is a failure, all in sentences', async () => {
     mode = 'fail'
-    expect(await sendNotification('webhook', { url, secret: 'k3y' }, note(['a']), O)).toEqual({ ok: false, detail: 'The receiver answered 500: <html>Internal Server Error</html>.' })
+    expect(await sendNotification('webhook', { url, secret: 'k3y' }, note(['a']), O)).toEqual({ ok: false, detail: 'The receiver answered 500.' })
     mode = 'hang'
     const t0 = Date.now()
     expect(await sendNotification('webhook', { url }, note(['a']), O)).toEqual({ ok: false, detail: 'The receiver did not answer within 2 s.' })
@@ -91,7 +91,7 @@ describe('webhook and slack', () => {
     expect(down.detail).toStartWith('The receiver could not be reached')
     expect(JSON.stringify(down)).not.toContain('k3y')
   })
-  test('an endless answer: only its first 4 KiB are read, the stream is cancelled, the send completes and memory stays flat', async () => {
+  test('an endless answer: its body is cancelled unread, the send completes and memory stays flat', async () => {
     // A real receiver that answers with a body that never ends (64 KiB chunks for as long as anyone reads).
     const served = { bytes: 0, cancelled: 0 }
     const chunk = new Uint8Array(64 * 1024).fill(0x61)
@@ -202,8 +202,8 @@ describe.skipIf(noSmtp)('email over a real SMTP server', () => {
     expect(m).toMatchObject({ tls: true, login: 'alerts', subject: '[Saltdeck] FIRING: Failed runs (1 subject)' })
     const wrong = await sendEmail({ ...c, password: 'nope' }, note(['web-01']), { publicUrl: null, timeoutMs: 5000, tlsInsecure: true })
     expect(wrong.ok).toBe(false)
-    expect(wrong.detail).toStartWith('The mail server did not take the message')
-    expect(wrong.detail).not.toContain('nope')
+    // The server's reply code, never its text (aiosmtpd says "Authentication credentials invalid").
+    expect(wrong.detail).toBe('The mail server did not take the message: it refused the login (535).')
     expect(smtps.mails()).toHaveLength(1)
   })
   test('a login without TLS is refused before connecting unless the channel sets allow_insecure_auth; with it the login is sent as asked', async () => {

@@ -4,6 +4,7 @@ import { Conflict, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { decrypt, encrypt } from '../../lib/secret'
+import { canonicalHost, sameUrl } from '../../lib/outbound'
 
 /** The channel types (contract §11). */
 export const CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const
@@ -82,10 +83,21 @@ export function createChannel(deps: AppDeps, b: { name: string; type: ChannelTyp
   return getChannel(deps, id)
 }
 
-/** Changes a channel; a config replaces the stored one except secrets it leaves out. The type cannot change. */
+/** Whether two configs of a type send to the same place: the URL, or the mail server's host and port. */
+function sameDestination(type: ChannelType, a: Dict, b: Dict): boolean {
+  if (type === 'email') return canonicalHost(String(a.host)).toLowerCase() === canonicalHost(String(b.host)).toLowerCase() && a.port === b.port
+  return sameUrl(String(a.url), String(b.url))
+}
+
+/**
+ * Changes a channel; a config replaces the stored one except secrets it leaves out, and those only while the
+ * destination stays: a new URL, or mail host or port, forgets the stored secrets not entered again (they were given
+ * for the old place). The type cannot change.
+ */
 export function updateChannel(deps: AppDeps, id: string, b: { name?: string; config?: Dict; enabled?: boolean }) {
   const r = row(deps, id)
-  const config = b.config ? JSON.stringify(seal(deps, b.config, JSON.parse(r.config))) : r.config
+  const stored = JSON.parse(r.config) as Dict
+  const config = b.config ? JSON.stringify(seal(deps, b.config, sameDestination(r.type, stored, b.config) ? stored : {})) : r.config
   deps.db.$client.query('UPDATE alert_channels SET name = ?2, config = ?3, enabled = ?4, updated_at = ?5 WHERE id = ?1').run(id, b.name ?? r.name, config, b.enabled === undefined ? r.enabled : b.enabled ? 1 : 0, deps.clock.now())
   return getChannel(deps, id)
 }

@@ -4,6 +4,7 @@ import { route } from '../../http/route'
 import { Default, Nullable, OneOf, PlainText, paging } from '../../http/schemas'
 import { checkPart } from '../../http/validation'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
+import { allowedDestination, allowedUrl } from '../../http/destination'
 import { CHANNEL_TYPES, channelForSend, createChannel, deleteChannel, getChannel, listChannels, updateChannel, type ChannelType } from './channel-store'
 import {
   RULE_KINDS, ackAlert, createRule, createSilence, deleteRule, deleteSilence, getAlert, getRule, listAlerts, listDeliveries, listRules, listSilences, updateRule,
@@ -33,14 +34,19 @@ const CONFIG: Record<ChannelType, TSchema> = {
     from: T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), to: T.Array(T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), { minItems: 1, maxItems: 50 }),
   }, { additionalProperties: false }),
 }
-/** A channel config checked against its type's schema, as a 422 on body.config when it does not fit. */
-function configOf(type: ChannelType, config: unknown) {
+/**
+ * A channel config checked against its type's schema, as a 422 on body.config when it does not fit, and its
+ * destination against the outbound check (a 422 on body.config.url or .host).
+ */
+async function configOf(type: ChannelType, config: unknown, allow: string | null) {
   const r = checkPart('body', T.Object({ config: CONFIG[type] }), { config })
   if (r.errors.length) throw new ValidationFailed(r.errors)
   const c = (r.value as { config: Record<string, unknown> }).config
   // A login over a connection without TLS gives the password to anyone on the path: only when the channel says so.
   if (type === 'email' && (c.username || c.password) && c.security === 'none' && c.allow_insecure_auth !== true)
     throw new ValidationFailed([valueErrorEntry(['body', 'config', 'security'], 'a login needs security starttls or tls (or allow_insecure_auth: true to send it without TLS)', c.security)])
+  if (type === 'email') await allowedDestination(String(c.host), allow, ['body', 'config', 'host'], c.host)
+  else await allowedUrl(String(c.url), allow, ['body', 'config', 'url'])
   return c
 }
 const ZONED = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/i
@@ -106,14 +112,15 @@ export const alertRoutes = [
   route({
     method: 'POST', path: '/api/alerts/channels', tag: 'alerts', summary: 'Create a channel', access: manage, status: 201,
     body: T.Object({ name: PlainText(1, 128, true), type: OneOf(CHANNEL_TYPES), config: T.Record(T.String(), T.Unknown()), enabled: Default(T.Boolean(), true) }, { additionalProperties: false }),
-    handler: ({ deps, body }) => createChannel(deps, { ...body, config: configOf(body.type, body.config) }),
+    handler: async ({ deps, body }) => createChannel(deps, { ...body, config: await configOf(body.type, body.config, deps.config.outboundAllow) }),
     audit: { action: 'alert_channel.create', target: (_, r) => r.id, detail: (c) => `${c.body.type} ${c.body.name}` },
   }),
   route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getChannel(deps, params.id) }),
   route({
-    method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept)', access: manage, params: Id, errors: [404],
+    method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept while the destination stays)', access: manage, params: Id, errors: [404],
     body: T.Object({ name: T.Optional(PlainText(1, 128, true)), config: T.Optional(T.Record(T.String(), T.Unknown())), enabled: T.Optional(T.Boolean()) }, { additionalProperties: false }),
-    handler: ({ deps, params, body }) => updateChannel(deps, params.id, { ...body, config: body.config ? configOf(getChannel(deps, params.id).type, body.config) : undefined }),
+    handler: async ({ deps, params, body }) =>
+      updateChannel(deps, params.id, { ...body, config: body.config ? await configOf(getChannel(deps, params.id).type, body.config, deps.config.outboundAllow) : undefined }),
     audit: { action: 'alert_channel.update', target: (c) => c.params.id },
   }),
   route({

@@ -11,5 +11,5 @@ export const send: SendFn = (type, config, body, opts) => sendNotification(type 
 
 /** Sends a test message through a channel now; the outcome in a sentence. */
 export function testSend(deps: AppDeps, ch: { type: string; config: Record<string, unknown> }) {
-  return testNotification(ch.type as never, ch.config as never, { publicUrl: deps.config.publicUrl, timeoutMs: SEND_TIMEOUT_MS })
+  return testNotification(ch.type as never, ch.config as never, { publicUrl: deps.config.publicUrl, timeoutMs: SEND_TIMEOUT_MS, outboundAllow: deps.config.outboundAllow })
 }

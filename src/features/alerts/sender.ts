@@ -8,7 +8,7 @@ import type { AppDeps } from '../../deps'
 import { channelSecrets } from './channel-store'
 
 /** What sends one notification to one channel. */
-export type SendFn = (type: string, config: Record<string, unknown>, body: unknown, opts: { publicUrl: string | null; timeoutMs: number }) => Promise<{ ok: boolean; detail: string }>
+export type SendFn = (type: string, config: Record<string, unknown>, body: unknown, opts: { publicUrl: string | null; timeoutMs: number; outboundAllow: string | null }) => Promise<{ ok: boolean; detail: string }>
 
 /** The first retry waits this long; each next one twice as long, up to RETRY_MAX_MS; after GIVE_UP_MS a delivery fails. */
 export const RETRY_FIRST_MS = 30_000
@@ -93,7 +93,7 @@ export class DeliverySender {
     else if (!channel.enabled) result = { ok: false, detail: 'The channel is disabled.' }
     else {
       try {
-        result = await this.bounded(this.send(channel.type, channelSecrets(this.deps, JSON.parse(channel.config)), JSON.parse(body), { publicUrl: this.deps.config.publicUrl, timeoutMs: this.opts.timeoutMs }))
+        result = await this.bounded(this.send(channel.type, channelSecrets(this.deps, JSON.parse(channel.config)), JSON.parse(body), { publicUrl: this.deps.config.publicUrl, timeoutMs: this.opts.timeoutMs, outboundAllow: this.deps.config.outboundAllow }))
       } catch (e) {
         result = { ok: false, detail: `Sending failed: ${(e as Error).message}` }
       }

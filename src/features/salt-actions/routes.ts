@@ -3,14 +3,15 @@ import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
 import type { AppDeps, SaltSide } from '../../deps'
 import { Default, OneOf } from '../../http/schemas'
-import { SaltClient, type SaltCreds } from '../../salt/client'
-import { SaltNotConfigured, errorText, isSaltError } from '../../salt/errors'
+import { SaltNotConfigured } from '../../salt/errors'
+import { allowedUrl } from '../../http/destination'
 import { NotFound } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
 import { jobMinions, markJob, markKilled } from '../jobs/service'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
+import { testConnection } from './connection-test'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
 
@@ -18,23 +19,6 @@ const edit = { verb: 'edit', resource: 'settings:*' }
 function salt(deps: AppDeps): SaltSide {
   if (!deps.salt) throw new SaltNotConfigured()
   return deps.salt
-}
-
-/**
- * Tries a login and a cheap call with the given connection: the answer says how it went.
- * Retries a 5xx twice, quickly: salt-api 3006 answers concurrent requests with a 500 now and then (its threads race on
- * the master's `.root_key` file), and a button that says "failed" on a healthy master would mislead the operator.
- */
-async function testConnection(creds: SaltCreds) {
-  const c = new SaltClient(() => creds, { attempts: 3, backoffMs: 250, timeoutMs: 5_000 })
-  try {
-    await c.login()
-    const keys = (await c.wheel('key.list_all')) as { minions?: unknown[] }
-    const n = Array.isArray(keys?.minions) ? keys.minions.length : 0
-    return { ok: true, detail: `Connected to salt-api as ${creds.username}; ${n} accepted minion${n === 1 ? '' : 's'}.`, minion_count: n }
-  } catch (e) {
-    return { ok: false, detail: isSaltError(e) ? errorText(e) : `Salt API error: ${errorText(e)}`, minion_count: null }
-  }
 }
 
 const TestOut = T.Object({ ok: T.Boolean(), detail: T.String(), minion_count: T.Union([T.Integer(), T.Null()]) })
@@ -56,14 +40,17 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     body: T.Object({
       url: SALT_FIELDS.url[0], username: SALT_FIELDS.username[0], password: SALT_FIELDS.password[0], verify: SALT_FIELDS.verify[0], eauth: SALT_FIELDS.eauth[0],
     }, { additionalProperties: false }),
-    handler: ({ body }) => testConnection(body),
+    async handler({ deps, body }) {
+      await allowedUrl(body.url, deps.config.outboundAllow, ['body', 'url'])
+      return testConnection(body, deps.config.outboundAllow)
+    },
   }),
   route({
     method: 'POST', path: '/api/admin/settings/test-salt-saved', tag: 'settings', summary: 'Test the saved salt-api connection', access: edit, response: TestOut,
     handler({ deps }) {
       const c = saltCredentials(deps)
       if (!c.url || !c.username || !c.password) return { ok: false, detail: 'Salt API not configured', minion_count: null }
-      return testConnection(c)
+      return testConnection(c, deps.config.outboundAllow)
     },
   }),
   route({

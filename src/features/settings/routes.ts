@@ -1,6 +1,7 @@
 /** The settings API (interface.md and contract §5). */
 import { route } from '../../http/route'
 import { valueError } from '../../http/errors'
+import { allowedUrl } from '../../http/destination'
 import { LOGGING_FIELDS, POLLER_FIELDS, SALT_FIELDS, SettingsOut, WIDGET_FIELDS, WidgetOut, patchBody, type Section } from './schema'
 import { readSection, readSettings, settingsStatus, updateSection } from './service'
 import { Type as T } from '@sinclair/typebox'
@@ -13,9 +14,10 @@ const changedFields = (b: Record<string, unknown>) => Object.keys(b).filter((k) 
 const put = (section: Section, fields: Parameters<typeof patchBody>[0], summary: string) =>
   route({
     method: 'PUT', path: `/api/admin/settings/${section}`, tag: 'settings', summary, access: edit, body: patchBody(fields), response: SettingsOut,
-    handler({ deps, body }) {
+    async handler({ deps, body }) {
       const b = body as Record<string, unknown>
       if (section === 'salt' && !changedFields(b).length) throw valueError('at least one salt field must be provided', b)
+      if (section === 'salt' && typeof b.url === 'string') await allowedUrl(b.url, deps.config.outboundAllow, ['body', 'url'])
       return updateSection(deps, section, b)
     },
     audit: {

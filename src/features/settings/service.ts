@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { settings } from '../../db/schema'
 import { decrypt, encrypt } from '../../lib/secret'
+import { sameUrl } from '../../lib/outbound'
 import { iso } from '../../lib/clock'
 import { SECTIONS, defaultsOf, type Section } from './schema'
 
@@ -36,12 +37,18 @@ export function readSettings(deps: AppDeps) {
   }
 }
 
-/** Applies a partial update: absent or null properties leave the stored value alone. Returns SettingsOut. */
+/**
+ * Applies a partial update: absent or null properties leave the stored value alone. Returns SettingsOut.
+ * A new salt-api URL without a new password forgets the stored password: it was given for the old address, and the
+ * pollers' next login would carry it to the new one.
+ */
 export function updateSection(deps: AppDeps, section: Section, patch: Dict) {
   const now = deps.clock.now()
   deps.db.transaction((tx) => {
     const row = tx.select().from(settings).where(eq(settings.section, section)).get()
     const current: Dict = row ? JSON.parse(row.value) : {}
+    const moved = section === 'salt' && typeof patch.url === 'string' && typeof current.url === 'string' && !sameUrl(current.url, patch.url)
+    if (moved && (patch.password === null || patch.password === undefined)) delete current.password_enc
     for (const [k, v] of Object.entries(patch)) {
       if (v === null || v === undefined) continue
       if (section === 'salt' && k === 'password') current.password_enc = encrypt(deps.secretKey, String(v))

@@ -59,7 +59,7 @@ function SaltForm({ saved, onSaved }: { saved: SaltSettings; onSaved: (s: Settin
           <input id="salt-user" autocomplete="off" spellcheck={false} value={form.username} aria-invalid={bad.username ? true : undefined}
             onInput={(e) => set({ username: e.currentTarget.value })} />
         </Field>
-        <Field id="salt-pass" label="Password" hint={`${saved.password_set ? 'A password is stored.' : 'No password is stored.'} Leave empty to keep it unchanged.`}>
+        <Field id="salt-pass" label="Password" hint={`${saved.password_set ? 'A password is stored.' : 'No password is stored.'} Leave empty to keep it unchanged; a new URL without a password forgets it.`}>
           <input id="salt-pass" type="password" autocomplete="new-password" value={form.password} aria-describedby="salt-pass-hint"
             aria-invalid={bad.password ? true : undefined} onInput={(e) => set({ password: e.currentTarget.value })} />
         </Field>

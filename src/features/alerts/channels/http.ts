@@ -1,20 +1,26 @@
 /** The webhook and Slack/Mattermost channels: one POST with a timeout; 2xx is delivered. */
 import { createHmac } from 'node:crypto'
-import { readAnswer } from './answer'
+import { checkUrl, DestinationRefused, networkReason } from '../../../lib/outbound'
 import { chatEscape } from './chat-text'
 import { alertsLink, headline, listed, type Notification, type SendOptions, type SendResult } from './types'
 
-/** POSTs a body; the outcome in a sentence (never the URL's secrets nor the signing secret). */
+/**
+ * POSTs a body to an allowed destination, never following a redirect; the outcome in a sentence of Saltdeck's own
+ * (never the receiver's answer, nor the URL's secrets, nor the signing secret).
+ */
 export async function post(url: string, body: string, headers: Record<string, string>, o: SendOptions): Promise<SendResult> {
   try {
+    await checkUrl(url, o.outboundAllow)
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(o.timeoutMs), redirect: 'manual' })
-    const text = (await readAnswer(res).catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 200)
+    await res.body?.cancel().catch(() => {})
     if (res.ok) return { ok: true, detail: `Delivered: the receiver answered ${res.status}.` }
-    return { ok: false, detail: `The receiver answered ${res.status}${text ? `: ${text}` : ''}.` }
+    const redirect = res.status >= 300 && res.status < 400 ? ', a redirect, which Saltdeck does not follow' : ''
+    return { ok: false, detail: `The receiver answered ${res.status}${redirect}.` }
   } catch (e) {
+    if (e instanceof DestinationRefused) return { ok: false, detail: `Not sent: ${e.message}.` }
     const name = (e as Error).name
     if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, detail: `The receiver did not answer within ${Math.round(o.timeoutMs / 1000)} s.` }
-    return { ok: false, detail: `The receiver could not be reached: ${(e as Error).message}.` }
+    return { ok: false, detail: `The receiver could not be reached: ${networkReason(e)}.` }
   }
 }
 

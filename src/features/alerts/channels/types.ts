@@ -24,10 +24,11 @@ export interface SendResult {
   detail: string
 }
 
-/** How one send runs: links point at publicUrl when set; it gives up after timeoutMs. */
+/** How one send runs: links point at publicUrl when set; it gives up after timeoutMs; outboundAllow is SALTDECK_OUTBOUND_ALLOW. */
 export interface SendOptions {
   publicUrl: string | null
   timeoutMs: number
+  outboundAllow?: string | null
 }
 
 /** Subjects listed by name in a message; the rest are counted ("and 19,950 more"). */
