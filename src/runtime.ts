@@ -14,6 +14,7 @@ import { applyFacts } from './features/ingest/apply'
 import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
 import type { SaltFacts } from './salt/facts'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
+import { closeAbandonedRefreshes } from './features/inventory/service'
 
 /**
  * A stream batch without the master's presence events: salt/presence/present and /change come from the connection
@@ -111,6 +112,8 @@ export class SaltRuntime implements SaltSide {
 
   /** Starts the pollers and, when enabled, the event stream. */
   start() {
+    const abandoned = closeAbandonedRefreshes(this.deps)
+    if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
     this.scheduler.start()
     if (this.stream.enabled()) void this.stream.start()
     this.watchReachability()

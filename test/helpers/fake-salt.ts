@@ -89,6 +89,10 @@ export class FakeSalt {
   /** 3008: wheel key.delete answers the keys matching after the delete (none). */
   keyDeleteAnswersAfter = false
   calls: { client: string; fun: string; tgt?: unknown }[] = []
+  /** A function whose calls are held open (never answered) while set: a call "in flight" for as long as a test needs. */
+  hold: string | null = null
+  /** Calls held open by `hold`. */
+  held = 0
   private streams = new Set<ReadableStreamDefaultController<Uint8Array>>()
   private enc = new TextEncoder()
   server!: Server<unknown>
@@ -191,6 +195,10 @@ export class FakeSalt {
     }
     if (req.method === 'POST' && path === '/') {
       const chunks = (await req.json()) as Record<string, any>[]
+      if (this.hold && chunks.some((c) => c.fun === this.hold)) {
+        this.held++
+        return new Promise<Response>(() => {})
+      }
       const out = []
       for (const c of chunks) {
         this.calls.push({ client: c.client, fun: c.fun, tgt: c.tgt })

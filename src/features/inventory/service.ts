@@ -148,6 +148,17 @@ export function finishRefresh(deps: AppDeps, id: string, error: string | null = 
   deps.db.$client.query('UPDATE inventory_refreshes SET finished_at = ?2, error = ?3 WHERE id = ?1').run(id, deps.clock.now(), error)
 }
 
+/** The error an abandoned refresh is closed with: the process that ran it ended before it finished. */
+export const ABANDONED_REFRESH = 'Saltdeck stopped before the refresh finished'
+
+/**
+ * Closes as failed every refresh still open when the service starts: only a running service refreshes, so an open row
+ * is one a crash (kill -9, power loss) left behind, and it would answer "already running" for good. Returns how many.
+ */
+export function closeAbandonedRefreshes(deps: AppDeps): number {
+  return deps.db.$client.query('UPDATE inventory_refreshes SET finished_at = ?1, error = ?2 WHERE finished_at IS NULL').run(deps.clock.now(), ABANDONED_REFRESH).changes
+}
+
 /** The running refresh (if any) and the last finished one. */
 export function refreshStatus(deps: AppDeps) {
   const db = deps.db.$client
