@@ -318,6 +318,7 @@ export interface SaltHealth {
   configured: boolean
   salt_api: { reachable: boolean | null; since: string | null; error: string | null }
   presence_known: boolean
+  database: { writable: boolean; since: string | null; error: string | null }
   master: { version: string | null }
   minion_versions: { version: string | null; minions: number }[]
   event_stream: {
