@@ -9,6 +9,7 @@ import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
 import { PackageSetWriter, type Pkg } from './writer'
 import { decodeKeyIds } from './holders'
+import { SaltUnavailable } from '../../salt/errors'
 
 export type { Pkg } from './writer'
 
@@ -157,6 +158,12 @@ export const ABANDONED_REFRESH = 'Saltdeck stopped before the refresh finished'
  */
 export function closeAbandonedRefreshes(deps: AppDeps): number {
   return deps.db.$client.query('UPDATE inventory_refreshes SET finished_at = ?1, error = ?2 WHERE finished_at IS NULL').run(deps.clock.now(), ABANDONED_REFRESH).changes
+}
+
+/** Whether no refresh runs and the last one failed because salt-api did not answer (it is worth running again once it does). */
+export function lastRefreshLostSalt(deps: AppDeps): boolean {
+  const s = refreshStatus(deps)
+  return !s.running && s.last?.error === new SaltUnavailable('').detail
 }
 
 /** The running refresh (if any) and the last finished one. */
