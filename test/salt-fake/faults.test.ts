@@ -205,6 +205,16 @@ describe('salt-api going away and coming back', () => {
     await rt.scheduler.run('keys')
     expect(rt.scheduler.status().find((p) => p.name === 'keys')).toMatchObject({ runs: 1, errors: 0, last_error: null })
   })
+  test('without a salt connection, a refresh is 503 `Salt API not configured` and none is recorded (route or poller)', async () => {
+    const bare = await testWorld()
+    const rt = new SaltRuntime(bare.deps)
+    bare.deps.salt = rt
+    expect(await call(bare, 'POST', '/api/inventory/refresh', { body: {} })).toMatchObject({ status: 503, body: { detail: 'Salt API not configured' } })
+    await rt.scheduler.run('inventory')
+    expect(rt.scheduler.status().find((p) => p.name === 'inventory')).toMatchObject({ runs: 1, errors: 0, last_error: null })
+    expect((await call(bare, 'GET', '/api/inventory/status')).body).toEqual({ running: false, current: null, last: null })
+    expect((await call(bare, 'GET', '/api/audit?action=inventory.refresh')).body.total).toBe(0)
+  })
 })
 
 describe('key actions are judged by the key list, on every version', () => {

@@ -166,6 +166,18 @@ describe('jobs and actions', () => {
     w.salt.users.set('saltdeck', 'changed')
     expect(await call(w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })).toMatchObject({ status: 502, body: { detail: 'Salt API error: Could not authenticate using provided credentials' } })
   })
+  test('a kill salt-api refuses (502) is written to the audit log as failed, as runs and key actions are', async () => {
+    w = await saltWorld()
+    const { jid } = (await call(w, 'POST', '/api/run', { body: { tgt: 'web-*', fun: 'state.apply' } })).body
+    await w.rt.scheduler.run('jobs')
+    // salt-api refuses the kill: its account's password changed under it, so the login fails.
+    w.salt.users.set('saltdeck', 'changed')
+    await w.rt.client.logout()
+    expect(await call(w, 'POST', `/api/jobs/${jid}/kill`, { who: 'operator', body: {} })).toMatchObject({ status: 502, body: { detail: 'Salt API error: Could not authenticate using provided credentials' } })
+    expect((await w.get('/api/audit?action=job.kill')).entries).toMatchObject([
+      { username: 'oper', action: 'job.kill', target: jid, ok: false, detail: 'Salt API error: Could not authenticate using provided credentials' },
+    ])
+  })
   test('test-salt and test-salt-saved answer 200 in both outcomes', async () => {
     w = await saltWorld()
     const ok = await call(w, 'POST', '/api/admin/settings/test-salt', { body: { url: w.salt.url, username: 'saltdeck', password: 's3cr3t', verify: true, eauth: 'sharedsecret' } })
