@@ -15,6 +15,11 @@ export interface FakeMinion {
   sources?: Record<string, string>
   /** The key's fingerprint for wheel key.finger (default: derived from the id, sha256 in hex pairs as salt shows it). */
   fingerprint?: string
+  /**
+   * The package attributes a pkg module that reads `attr` keeps (yumpkg, zypperpkg): with `attr` asked, pkg.list_pkgs
+   * answers these, filtered as salt's format_pkg_list does; without it (aptpkg ignores `attr`), `pkgs`.
+   */
+  pkgAttrs?: Record<string, { epoch?: string; version: string; release?: string; arch: string }[]>
   /** What a state function returns on this minion (default: one passing state). */
   stateReturn?: unknown
 }
@@ -88,7 +93,7 @@ export class FakeSalt {
   logouts = 0
   /** 3008: wheel key.delete answers the keys matching after the delete (none). */
   keyDeleteAnswersAfter = false
-  calls: { client: string; fun: string; tgt?: unknown }[] = []
+  calls: { client: string; fun: string; tgt?: unknown; kwarg?: Record<string, unknown> }[] = []
   /** A function whose calls are held open (never answered) while set: a call "in flight" for as long as a test needs. */
   hold: string | null = null
   /** Calls held open by `hold`. */
@@ -201,7 +206,7 @@ export class FakeSalt {
       }
       const out = []
       for (const c of chunks) {
-        this.calls.push({ client: c.client, fun: c.fun, tgt: c.tgt })
+        this.calls.push({ client: c.client, fun: c.fun, tgt: c.tgt, kwarg: c.kwarg })
         const r = this.lowstate(c)
         if (r instanceof Response) return r
         out.push(r)
@@ -233,6 +238,11 @@ export class FakeSalt {
       const names = arg.map(String)
       if (names.some((n) => !m.pkgs[n])) return {}
       return Object.fromEntries(names.map((n) => [n, { name: n, version: m.pkgs[n]![0], source: m.sources?.[n] ?? n }]))
+    }
+    if (fun === 'pkg.list_pkgs' && kwarg.attr && m.pkgAttrs) {
+      // format_pkg_list: the fields asked (a list or a comma-joined string), plus version and arch, whatever was asked.
+      const asked = new Set([...(Array.isArray(kwarg.attr) ? kwarg.attr.map(String) : String(kwarg.attr).split(',')), 'version', 'arch'])
+      return Object.fromEntries(Object.entries(m.pkgAttrs).map(([n, vs]) => [n, vs.map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => asked.has(k))))]))
     }
     if (fun === 'pkg.list_pkgs') return kwarg.versions_as_list ? m.pkgs : Object.fromEntries(Object.entries(m.pkgs).map(([k, v]) => [k, v.join(',')]))
     if (fun.startsWith('state.'))

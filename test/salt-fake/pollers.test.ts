@@ -89,6 +89,27 @@ describe('inventory', () => {
     expect(all.items.find((p: any) => p.name === 'bash')).toMatchObject({ minion_count: 5, version_count: 2 })
     expect((await w.get('/api/inventory/packages?source=rpm')).items.map((p: any) => [p.name, p.minion_count, p.version_count])).toEqual([['bash', 2, 1], ['kernel', 2, 2]])
   })
+  test("packages carry their arch where salt's pkg module answers attr (yum), with the full epoch:version-release", async () => {
+    w = await saltWorld(['deb-1', 'rh-1'])
+    const rh = w.salt.minions.get('rh-1')!
+    rh.grains = { ...rh.grains, os_family: 'RedHat' }
+    rh.pkgAttrs = {
+      'openssl-libs': [{ epoch: '1', version: '3.0.7', release: '27.el9', arch: 'x86_64' }],
+      glibc: [{ epoch: '', version: '2.34', release: '100.el9', arch: 'x86_64' }, { epoch: '', version: '2.34', release: '100.el9', arch: 'i686' }],
+    }
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    await call(w, 'POST', '/api/inventory/refresh', { body: {} })
+    await until(async () => { const s = await w.get('/api/inventory/status'); return s.last && !s.running ? s : null })
+    expect(w.salt.calls.find((c) => c.fun === 'pkg.list_pkgs')!.kwarg).toEqual({ versions_as_list: true, attr: ['epoch', 'version', 'release', 'arch'] })
+    expect((await w.get('/api/minions/rh-1/packages')).packages).toEqual([
+      { name: 'glibc', version: '2.34-100.el9', arch: 'i686', source: 'rpm' },
+      { name: 'glibc', version: '2.34-100.el9', arch: 'x86_64', source: 'rpm' },
+      { name: 'openssl-libs', version: '1:3.0.7-27.el9', arch: 'x86_64', source: 'rpm' },
+    ])
+    // aptpkg ignores attr: Debian sets come as version lists, without an arch.
+    expect((await w.get('/api/minions/deb-1/packages')).packages.map((p: any) => [p.name, p.arch])).toEqual([['bash', ''], ['coreutils', ''], ['openssl', '']])
+  })
   test('salt down during a refresh: the error is recorded, stored data stays, the service goes on', async () => {
     w = await saltWorld()
     await w.rt.scheduler.run('keys')
