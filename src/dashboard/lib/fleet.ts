@@ -144,6 +144,10 @@ export interface Job {
   user: string | null
   started_at: string
   arg: unknown
+  /** Positional arguments (arg without its `__kwarg__` objects); absent on older servers. */
+  arguments?: unknown[] | null
+  /** Keyword arguments (arg's `__kwarg__` objects merged); absent on older servers. */
+  kwargs?: Record<string, unknown> | null
   minions: string[] | null
   returned: number
   /** Who dispatched it: the Saltdeck user, else salt's user ('schedule' for a minion schedule). Absent on older servers. */
@@ -345,6 +349,16 @@ export function jobFunLabel(j: Pick<Job, 'fun' | 'sls'>): string {
   const fun = j.fun ?? '—'
   const sls = j.sls ?? []
   return isStateFun(j.fun) && sls.length ? `${fun} ${sls.join(',')}` : fun
+}
+
+/**
+ * A job's positional and keyword arguments as the job page shows them, each null when there are none: `kwargs` as
+ * `name=value` lines (values as JSON). A server without `arguments` gives the raw `arg` list as positional.
+ */
+export function jobArgs(j: Pick<Job, 'arg' | 'arguments' | 'kwargs'>): { positional: unknown[] | null; keyword: string[] | null } {
+  const pos = j.arguments === undefined ? (j.arg === null ? null : Array.isArray(j.arg) ? j.arg : [j.arg]) : j.arguments
+  const kw = j.kwargs ? Object.entries(j.kwargs).map(([k, v]) => `${k}=${JSON.stringify(v)}`) : []
+  return { positional: pos && pos.length ? pos : null, keyword: kw.length ? kw : null }
 }
 
 /** A job's outcome in words: "3 returned, 1 failed, 0 not returned" (not returned only when the expected minions are known). */
