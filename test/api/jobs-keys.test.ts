@@ -51,6 +51,17 @@ test("a job's positional and keyword arguments are answered apart (arguments, kw
   ])
 })
 
+test('a job.new whose minions salt did not name says so, never "(0 minions)"', async () => {
+  const w = await testWorld()
+  applyFacts(w.deps, [{ ...noFacts(), jobs: [
+    { jid: '20261121080000000001', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', minions: null, startedAt: T0, ts: T0 },
+    { jid: '20261121080000000002', fun: 'test.ping', target: 'none*', tgtType: 'glob', user: 'root', minions: [], startedAt: T0, ts: T0 },
+  ] }])
+  expect((await call(w, 'GET', '/api/activity?event_type=job.new')).body.events.map((e: any) => e.summary).sort()).toEqual([
+    'test.ping dispatched to * (minions not known)', 'test.ping dispatched to none* (0 minions)',
+  ])
+})
+
 test('keys: minion ids grouped by key state, sorted', async () => {
   const w = await testWorld()
   const keys: [string, KeyAct][] = [['web-02', 'accept'], ['web-01', 'accept'], ['new-1', 'pend'], ['bad-1', 'reject'], ['dup', 'denied']]

@@ -70,7 +70,7 @@ export class FakeSalt {
   minions = new Map<string, FakeMinion>()
   users = new Map([['saltdeck', 's3cr3t']])
   sessions = new Map<string, number>()
-  jobs = new Map<string, { fun: string; tgt: unknown; user: string; minions: string[]; returns: Record<string, unknown>; start: number }>()
+  jobs = new Map<string, { fun: string; tgt: unknown; user: string; minions: string[]; returns: Record<string, unknown>; start: number; arg?: unknown[] }>()
   /** Faults. */
   down = false
   delayMs = 0
@@ -257,7 +257,7 @@ export class FakeSalt {
       const targets = this.match(c.tgt, c.tgt_type)
       // Salt takes the caller's jid when it sends one.
       const jid = typeof c.jid === 'string' && c.jid ? c.jid : newJid()
-      const job = { fun: c.fun, tgt: c.tgt, user: 'saltdeck', minions: targets.map((m) => m.id), returns: {} as Record<string, unknown>, start: Date.now() }
+      const job = { fun: c.fun, tgt: c.tgt, user: 'saltdeck', minions: targets.map((m) => m.id), returns: {} as Record<string, unknown>, start: Date.now(), arg: (c.arg ?? []) as unknown[] }
       this.jobs.set(jid, job)
       const ret = (m: FakeMinion) => (m.online ? this.exec(m, c.fun, c.kwarg, c.arg) : false)
       if (c.client === 'local') {
@@ -297,7 +297,7 @@ export class FakeSalt {
       for (const [jid, j] of this.jobs) {
         const d = new Date(j.start)
         const startTime = `${d.getUTCFullYear()}, ${d.toUTCString().slice(8, 11)} ${String(d.getUTCDate()).padStart(2, '0')} ${d.toISOString().slice(11, 19)}.${String(d.getUTCMilliseconds()).padStart(3, '0')}000`
-        out[jid] = { Function: j.fun, Arguments: [], Target: j.tgt, 'Target-type': 'glob', User: j.user, StartTime: startTime }
+        out[jid] = { Function: j.fun, Arguments: j.arg ?? [], Target: j.tgt, 'Target-type': 'glob', User: j.user, StartTime: startTime }
       }
       return out
     }
@@ -310,7 +310,7 @@ export class FakeSalt {
       const j = this.jobs.get(String(kw.jid))
       if (!j) return { jid: kw.jid, Error: 'Cannot contact returner or no job with this jid', Result: {} }
       const Result = Object.fromEntries(Object.entries(j.returns).map(([m, r]) => [m, { return: r, retcode: Array.isArray(r) ? 1 : 0, success: !Array.isArray(r) }]))
-      return { jid: kw.jid, Function: j.fun, Arguments: [], Target: j.tgt, 'Target-type': 'glob', User: j.user, Minions: j.minions, Result }
+      return { jid: kw.jid, Function: j.fun, Arguments: j.arg ?? [], Target: j.tgt, 'Target-type': 'glob', User: j.user, Minions: j.minions, Result }
     }
     if (fun === 'jobs.active') return {}
     return `Exception occurred in runner ${fun}: unknown`

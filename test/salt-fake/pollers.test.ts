@@ -187,6 +187,21 @@ describe('jobs and actions', () => {
     w.salt.users.set('saltdeck', 'changed')
     expect(await call(w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })).toMatchObject({ status: 502, body: { detail: 'Salt API error: Could not authenticate using provided credentials' } })
   })
+  test("read back from the job cache: a job.new says how many minions the job went to, a dry run's job.ret says so and changed nothing", async () => {
+    w = await saltWorld()
+    const wouldInstall = { 'pkg_|-nginx_|-nginx_|-installed': { name: 'nginx', result: null, comment: 'The following packages would be installed: nginx', changes: { nginx: { new: '1.24', old: '' } }, duration: 1, __run_num__: 0 } }
+    for (const id of ['web-01', 'web-02']) w.salt.minions.get(id)!.stateReturn = wouldInstall
+    await w.rt.scheduler.run('keys')
+    const r = await call(w, 'POST', '/api/run', { body: { tgt: 'web-*', fun: 'state.apply', arg: ['test=True'] } })
+    await Bun.sleep(5)
+    await w.rt.scheduler.run('jobs')
+    const ev = (await w.get(`/api/activity?jid=${r.body.jid}`)).events
+    expect(ev.find((e: any) => e.event_type === 'job.new').summary).toBe('state.apply dispatched to web-* (2 minions)')
+    expect(ev.filter((e: any) => e.event_type === 'job.ret').map((e: any) => [e.minion_id, e.changed, e.summary]).sort()).toEqual([
+      ['web-01', false, 'web-01 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],
+      ['web-02', false, 'web-02 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],
+    ])
+  })
   test('a kill salt-api refuses (502) is written to the audit log as failed, as runs and key actions are', async () => {
     w = await saltWorld()
     const { jid } = (await call(w, 'POST', '/api/run', { body: { tgt: 'web-*', fun: 'state.apply' } })).body

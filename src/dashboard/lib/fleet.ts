@@ -100,6 +100,17 @@ export interface Trend {
   days: number
   points: (StatusCounts & { day: string })[]
 }
+/**
+ * What the compliance panel says when no state is failing, beside the "Runs failing" count: a run that fails before
+ * any state runs (a render or compile error) makes its minion unhealthy without a failing state, so the two would
+ * seem to disagree unless the sentence says why.
+ */
+export function noFailingStateText(unhealthy: number | undefined): string {
+  if (!unhealthy) return 'No state is failing.'
+  const who = unhealthy === 1 ? '1 minion whose' : `${unhealthy.toLocaleString()} minions whose`
+  return `No state is failing, but ${who} last run failed before any state ran (a render or compile error) ${unhealthy === 1 ? 'counts' : 'count'} in Runs failing.`
+}
+
 /** One item of GET /api/runs/failing-states. */
 export interface FailingState {
   id: string
