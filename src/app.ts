@@ -25,6 +25,7 @@ import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
 import { authorityOf } from './http/url'
 import { POLLER_NAMES } from './pollers/definitions'
+import { noteWriteFailure } from './db/writable'
 
 /** Headers on every answer: no content sniffing, whatever the route. */
 const ALWAYS = { 'x-content-type-options': 'nosniff' }
@@ -93,6 +94,8 @@ export function createApp(deps: AppDeps, extraRoutes: AnyRoute[] = []) {
     .onError(({ error: raw, code, request }) => {
       // Elysia wraps what the parse hook throws in a ParseError; our own error is its cause.
       const error = code === 'PARSE' && (raw as Error).cause ? (raw as Error).cause : raw
+      // A write the database refused is remembered for readiness and Salt health until a write succeeds again.
+      noteWriteFailure(deps.db, error, deps.clock.now())
       const known = httpError(error)
       if (known) return json(known.status, { detail: known.detail }, known.headers)
       if (error instanceof ValidationFailed) return json(422, { detail: error.entries })

@@ -14,6 +14,7 @@ import { applyFacts } from './features/ingest/apply'
 import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
 import type { SaltFacts } from './salt/facts'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
+import { closeAbandonedRefreshes, lastRefreshLostSalt } from './features/inventory/service'
 
 /**
  * A stream batch without the master's presence events: salt/presence/present and /change come from the connection
@@ -72,7 +73,11 @@ export class SaltRuntime implements SaltSide {
     this.client.onReachChange = (up) => {
       if (!up) return
       this.deps.log.info('salt-api answers again')
+      // The errors its absence caused clear now, and those pollers run again (not at their next tick, up to hours away).
+      this.scheduler.saltAnswers()
       for (const name of ['presence', 'keys', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name)
+      // A refresh salt-api's absence broke is run again now, rather than its error and stale packages staying for hours.
+      if (lastRefreshLostSalt(this.deps) && this.scheduler.enabled('inventory')) void this.scheduler.run('inventory')
     }
     this.probing ??= setInterval(() => {
       if (this.client.reachability().up === false) void this.client.probe()
@@ -111,6 +116,8 @@ export class SaltRuntime implements SaltSide {
 
   /** Starts the pollers and, when enabled, the event stream. */
   start() {
+    const abandoned = closeAbandonedRefreshes(this.deps)
+    if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
     this.scheduler.start()
     if (this.stream.enabled()) void this.stream.start()
     this.watchReachability()

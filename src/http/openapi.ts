@@ -28,14 +28,14 @@ const WHY: Record<number, string> = {
   401: 'Not authenticated', 403: 'Forbidden (permission, password change required, or a cross-site cookie write)',
   404: 'Not found', 409: 'Conflict', 413: 'Request body too large', 415: 'Content-Type must be application/json',
   421: 'Host not allowed (a loopback bind answers loopback names and SALTDECK_PUBLIC_URL only)', 429: 'Too many failed logins',
-  502: 'Salt API error', 503: 'Salt API not configured or unavailable (or the database, for readyz)',
+  502: 'Salt API error', 503: 'Salt API not configured or unavailable, or the database not writable (or unavailable, for readyz)',
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /**
  * Every error status a route can answer, from its definition: its access (401, 403), its method and body (413, 415 and
- * 422 for a body that cannot be parsed), its schemas (422), the host guard (421) and what its handler declares.
+ * 422 for a body that cannot be parsed, 503 for a write the database refuses), its schemas (422), the host guard (421) and what its handler declares.
  */
 export function errorStatuses(r: AnyRoute): number[] {
   const out = new Set<number>([421, ...(r.errors ?? [])])
@@ -44,6 +44,8 @@ export function errorStatuses(r: AnyRoute): number[] {
   // Cookie writes are checked for their Content-Type and Origin also where a caller is optional (logout).
   if (authed && UNSAFE.has(r.method)) out.add(403).add(415)
   if (UNSAFE.has(r.method) || r.body) out.add(413).add(422)
+  // Any write can meet a database that refuses it (disk full, read-only): 503 `Database not writable`.
+  if (UNSAFE.has(r.method)) out.add(503)
   if (r.params || r.query || r.body) out.add(422)
   return [...out].sort((a, b) => a - b)
 }

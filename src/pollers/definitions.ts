@@ -11,7 +11,7 @@ import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
 import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
 import { watchGrains } from '../features/vulns/watch'
-import { internalJid, jobsMissingReturns, pruneJobMarks, returnedMinions } from '../features/jobs/service'
+import { internalJid, internalJids, jobsMissingReturns, pruneJobMarks, returnedMinions } from '../features/jobs/service'
 import { pruneTrend } from '../features/runs/health'
 import { watchTime } from '../features/alerts/watch'
 import { groupTransitions, renotify } from '../features/alerts/notify'
@@ -64,11 +64,18 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
   const runFuns = runFunctions(c.deps.config)
   const now = c.deps.clock.now()
   const jobs = cachedJobs(await c.client.runner('jobs.list_jobs'), now, (fun) => !onlyRuns || runFuns.has(fun))
-  applyFacts(c.deps, [{ ...noFacts(), jobs }])
-  let backfilled = 0
-  for (const jid of jobsMissingReturns(c.deps, jobs, now, BACKFILL_WINDOW_MS)) {
+  // The jobs still waiting for returns (those new to the index too, Saltdeck's own left out) are read whole before any
+  // is stored: jobs.list_jobs does not name the minions a job went to, jobs.list_job does, so a job.new read back from
+  // the cache says how many.
+  const internal = internalJids(c.deps, jobs.map((j) => j.jid))
+  const whole = new Map<string, NonNullable<ReturnType<typeof cachedJob>>>()
+  for (const jid of jobsMissingReturns(c.deps, jobs.filter((j) => !internal.has(j.jid)), now, BACKFILL_WINDOW_MS)) {
     const d = cachedJob(jid, await c.client.runner('jobs.list_job', { jid }), now)
-    if (!d) continue
+    if (d) whole.set(jid, d)
+  }
+  applyFacts(c.deps, [{ ...noFacts(), jobs: jobs.map((j) => ({ ...j, minions: whole.get(j.jid)?.job.minions ?? j.minions })) }])
+  let backfilled = 0
+  for (const [jid, d] of whole) {
     const have = returnedMinions(c.deps, jid)
     const returns = d.returns.filter((r) => !have.has(r.minionId))
     applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }])

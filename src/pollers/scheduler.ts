@@ -6,7 +6,7 @@ import { Cron } from 'croner'
 import { iso, isoOrNull, type Clock } from '../lib/clock'
 import type { Logger } from '../lib/log'
 import { NotFound, PollerBusy } from '../lib/errors'
-import { errorText, SaltNotConfigured } from '../salt/errors'
+import { errorText, SaltNotConfigured, SaltUnavailable } from '../salt/errors'
 import type { PollerControl } from '../deps'
 
 /** One poller: its timing from the settings and one tick's work (returns the number of items processed). */
@@ -28,6 +28,8 @@ interface State {
   lastDurationMs: number | null
   lastError: string | null
   lastItems: number | null
+  /** Whether the last error was salt-api not answering (it clears when salt-api answers again). */
+  saltAbsent: boolean
 }
 
 /** Starts, reschedules, stops and reports pollers. */
@@ -38,7 +40,7 @@ export class Scheduler implements PollerControl {
   private started = false
 
   constructor(private deps: { clock: Clock; log: Logger }, readonly pollers: Poller[]) {
-    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastSuccess: null, lastDurationMs: null, lastError: null, lastItems: null })
+    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastSuccess: null, lastDurationMs: null, lastError: null, lastItems: null, saltAbsent: false })
   }
 
   /** Schedules every poller whose interval is not 0. */
@@ -89,34 +91,57 @@ export class Scheduler implements PollerControl {
   run(name: string): Promise<void> {
     const existing = this.running.get(name)
     if (existing) return existing
+    // The entry is removed in a callback, which always runs after `set` below: a tick that throws before its first
+    // await (synchronously) finishes its body at once, and removing the entry there would leave it stored for good.
+    const done = this.tick(name).finally(() => this.running.delete(name))
+    this.running.set(name, done)
+    return done
+  }
+
+  /** The body of one tick: never rejects. */
+  private async tick(name: string): Promise<void> {
     const p = this.pollers.find((x) => x.name === name)!
     const s = this.state.get(name)!
     const t0 = Date.now()
     s.lastStart = this.deps.clock.now()
-    const done = (async () => {
-      try {
-        s.lastItems = await p.tick()
+    try {
+      s.lastItems = await p.tick()
+      s.lastError = null
+      s.saltAbsent = false
+      s.lastSuccess = this.deps.clock.now()
+      this.deps.log.info('poller tick', { poller: name, items: s.lastItems, ms: Date.now() - t0 })
+    } catch (e) {
+      // Before the salt connection is entered there is nothing to ask: not an error of the poller.
+      if (e instanceof SaltNotConfigured) {
         s.lastError = null
-        s.lastSuccess = this.deps.clock.now()
-        this.deps.log.info('poller tick', { poller: name, items: s.lastItems, ms: Date.now() - t0 })
-      } catch (e) {
-        // Before the salt connection is entered there is nothing to ask: not an error of the poller.
-        if (e instanceof SaltNotConfigured) {
-          s.lastError = null
-          return
-        }
-        s.errors++
-        s.lastError = errorText(e)
-        this.deps.log.warn('poller tick failed', { poller: name, error: s.lastError, ms: Date.now() - t0 })
-      } finally {
-        s.runs++
-        s.lastDurationMs = Date.now() - t0
-        s.totalMs += s.lastDurationMs
-        this.running.delete(name)
+        return
       }
-    })()
-    this.running.set(name, done)
-    return done
+      s.errors++
+      s.lastError = errorText(e)
+      s.saltAbsent = e instanceof SaltUnavailable
+      this.deps.log.warn('poller tick failed', { poller: name, error: s.lastError, ms: Date.now() - t0 })
+    } finally {
+      s.runs++
+      s.lastDurationMs = Date.now() - t0
+      s.totalMs += s.lastDurationMs
+    }
+  }
+
+  /**
+   * salt-api answers again: the errors its absence caused are cleared at once (not at the pollers' next tick, up to
+   * hours away), and those pollers run now. Returns their names.
+   */
+  saltAnswers(): string[] {
+    const names: string[] = []
+    for (const p of this.pollers) {
+      const s = this.state.get(p.name)!
+      if (!s.saltAbsent) continue
+      s.lastError = null
+      s.saltAbsent = false
+      names.push(p.name)
+      if (p.intervalSeconds() > 0) void this.run(p.name)
+    }
+    return names
   }
 
   /** Stops every schedule and waits for running ticks. */

@@ -66,6 +66,7 @@ function oracle(all: EventOut[], q: Query, now: number, visible = ['job', 'key',
     .filter((e) => !s || [e.summary, e.minion_id, e.fun, e.initiator, e.target].some((v) => v?.toLowerCase().includes(s)))
     .filter((e) => !yes(q.hide_dispatch) || e.event_type !== 'job.new')
     .filter((e) => !yes(q.hide_routine) || !(e.event_type === 'job.ret' && e.success === true && e.changed !== true))
+    .filter((e) => q.success === undefined || e.success === yes(q.success))
     .sort((a, b) => Date.parse(b.ts) - Date.parse(a.ts) || b.id - a.id)
 }
 
@@ -215,6 +216,7 @@ describe('GET /api/activity', () => {
     { search: 'web AND db' }, { search: '(web)' }, { search: 'web-01)' }, { search: '{col}: x' }, { search: '^web' },
     { hide_dispatch: 'true' }, { hide_dispatch: 'false' }, { hide_routine: 'true' }, { hide_routine: '1' }, { hide_dispatch: 'yes', hide_routine: 'on' },
     { category: 'job', hide_routine: 'true', search: 'state.apply' },
+    { success: 'true' }, { success: 'false' }, { success: '0' }, { success: 'false', search: 'failed' }, { success: 'true', category: 'key' },
     { since_minutes: '30', categories: 'job,minion', hide_dispatch: 'true', limit: '2', offset: '1' },
     { minion_id: 'web-01', category: 'minion' }, { jid: J1, event_type: 'job.ret', search: 'WEB-02' },
   ]
@@ -238,6 +240,9 @@ describe('GET /api/activity', () => {
     [{ category: 'job', hide_dispatch: 'true', hide_routine: 'true' }, ['db-01 returned state.apply: 2 ok, 1 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
     [{ minion: 'web-0' }, ['web-01 started', 'web-01 returned test.ping', 'web-02 returned state.apply: 2 ok, 0 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
     [{ minion: 'new_h' }, ['new_host key accepted', 'new_host key pending']],
+    // Searching "failed" also finds "0 failed"; the success filter finds the failures only.
+    [{ search: 'failed' }, ['db-01 returned state.apply: 2 ok, 1 failed, 0 changed', 'web-02 returned state.apply: 2 ok, 0 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed']],
+    [{ success: 'false' }, ['db-01 returned state.apply: 2 ok, 1 failed, 0 changed']],
     [{ minion: 'New' }, []],
     [{ jid: J1 }, ['web-02 returned state.apply: 2 ok, 0 failed, 0 changed', 'web-01 returned state.apply: 2 ok, 0 failed, 1 changed', 'state.apply dispatched to web* (2 minions)']],
   ]
@@ -326,6 +331,7 @@ describe('GET /api/activity', () => {
     [{ search: 'x'.repeat(201) }, 'search', 'string_too_long'],
     [{ minion: 'x'.repeat(256) }, 'minion', 'string_too_long'],
     [{ hide_routine: 'maybe' }, 'hide_routine', 'bool_parsing'],
+    [{ success: 'failed' }, 'success', 'bool_parsing'],
   ]
   test.each(INVALID.map(([q, f, t]) => [new URLSearchParams(q).toString().slice(0, 40), q, f, t] as const))('%s is a 422', async (_label, q, field, type) => {
     const r = await list(w, q)

@@ -35,6 +35,33 @@ test('jobs: indexed once, filled in later, listed newest first with filters and 
   expect(await call(w, 'GET', '/api/jobs/nope')).toMatchObject({ status: 404, body: { detail: 'Job not found' } })
 })
 
+test("a job's positional and keyword arguments are answered apart (arguments, kwargs) beside salt's raw arg", async () => {
+  const w = await testWorld()
+  // As salt publishes `salt '*' state.apply mystate test=True pillar='{"a": 1}'`: the keywords ride in arg as one object.
+  const arg = ['mystate', { __kwarg__: true, test: true, pillar: { a: 1 } }]
+  upsertJobs(w.deps, [
+    { jid: '20261121080000000001', fun: 'state.apply', target: '*', tgtType: 'glob', user: 'root', arg, startedAt: T0 },
+    { jid: '20261121080000000002', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', arg: [], startedAt: T0 + 1 },
+    { jid: '20261121080000000003', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', startedAt: T0 + 2 },
+  ])
+  expect((await call(w, 'GET', '/api/jobs/20261121080000000001')).body).toMatchObject({ arg, arguments: ['mystate'], kwargs: { test: true, pillar: { a: 1 } }, sls: ['mystate'] })
+  const list = (await call(w, 'GET', '/api/jobs')).body.jobs
+  expect(list.map((j: any) => [j.jid, j.arguments, j.kwargs])).toEqual([
+    ['20261121080000000003', null, null], ['20261121080000000002', [], {}], ['20261121080000000001', ['mystate'], { test: true, pillar: { a: 1 } }],
+  ])
+})
+
+test('a job.new whose minions salt did not name says so, never "(0 minions)"', async () => {
+  const w = await testWorld()
+  applyFacts(w.deps, [{ ...noFacts(), jobs: [
+    { jid: '20261121080000000001', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', minions: null, startedAt: T0, ts: T0 },
+    { jid: '20261121080000000002', fun: 'test.ping', target: 'none*', tgtType: 'glob', user: 'root', minions: [], startedAt: T0, ts: T0 },
+  ] }])
+  expect((await call(w, 'GET', '/api/activity?event_type=job.new')).body.events.map((e: any) => e.summary).sort()).toEqual([
+    'test.ping dispatched to * (minions not known)', 'test.ping dispatched to none* (0 minions)',
+  ])
+})
+
 test('keys: minion ids grouped by key state, sorted', async () => {
   const w = await testWorld()
   const keys: [string, KeyAct][] = [['web-02', 'accept'], ['web-01', 'accept'], ['new-1', 'pend'], ['bad-1', 'reject'], ['dup', 'denied']]

@@ -15,6 +15,11 @@ export interface FakeMinion {
   sources?: Record<string, string>
   /** The key's fingerprint for wheel key.finger (default: derived from the id, sha256 in hex pairs as salt shows it). */
   fingerprint?: string
+  /**
+   * The package attributes a pkg module that reads `attr` keeps (yumpkg, zypperpkg): with `attr` asked, pkg.list_pkgs
+   * answers these, filtered as salt's format_pkg_list does; without it (aptpkg ignores `attr`), `pkgs`.
+   */
+  pkgAttrs?: Record<string, { epoch?: string; version: string; release?: string; arch: string }[]>
   /** What a state function returns on this minion (default: one passing state). */
   stateReturn?: unknown
 }
@@ -65,7 +70,7 @@ export class FakeSalt {
   minions = new Map<string, FakeMinion>()
   users = new Map([['saltdeck', 's3cr3t']])
   sessions = new Map<string, number>()
-  jobs = new Map<string, { fun: string; tgt: unknown; user: string; minions: string[]; returns: Record<string, unknown>; start: number }>()
+  jobs = new Map<string, { fun: string; tgt: unknown; user: string; minions: string[]; returns: Record<string, unknown>; start: number; arg?: unknown[] }>()
   /** Faults. */
   down = false
   delayMs = 0
@@ -88,7 +93,11 @@ export class FakeSalt {
   logouts = 0
   /** 3008: wheel key.delete answers the keys matching after the delete (none). */
   keyDeleteAnswersAfter = false
-  calls: { client: string; fun: string; tgt?: unknown }[] = []
+  calls: { client: string; fun: string; tgt?: unknown; kwarg?: Record<string, unknown> }[] = []
+  /** A function whose calls are held open (never answered) while set: a call "in flight" for as long as a test needs. */
+  hold: string | null = null
+  /** Calls held open by `hold`. */
+  held = 0
   private streams = new Set<ReadableStreamDefaultController<Uint8Array>>()
   private enc = new TextEncoder()
   server!: Server<unknown>
@@ -191,9 +200,13 @@ export class FakeSalt {
     }
     if (req.method === 'POST' && path === '/') {
       const chunks = (await req.json()) as Record<string, any>[]
+      if (this.hold && chunks.some((c) => c.fun === this.hold)) {
+        this.held++
+        return new Promise<Response>(() => {})
+      }
       const out = []
       for (const c of chunks) {
-        this.calls.push({ client: c.client, fun: c.fun, tgt: c.tgt })
+        this.calls.push({ client: c.client, fun: c.fun, tgt: c.tgt, kwarg: c.kwarg })
         const r = this.lowstate(c)
         if (r instanceof Response) return r
         out.push(r)
@@ -226,6 +239,11 @@ export class FakeSalt {
       if (names.some((n) => !m.pkgs[n])) return {}
       return Object.fromEntries(names.map((n) => [n, { name: n, version: m.pkgs[n]![0], source: m.sources?.[n] ?? n }]))
     }
+    if (fun === 'pkg.list_pkgs' && kwarg.attr && m.pkgAttrs) {
+      // format_pkg_list: the fields asked (a list or a comma-joined string), plus version and arch, whatever was asked.
+      const asked = new Set([...(Array.isArray(kwarg.attr) ? kwarg.attr.map(String) : String(kwarg.attr).split(',')), 'version', 'arch'])
+      return Object.fromEntries(Object.entries(m.pkgAttrs).map(([n, vs]) => [n, vs.map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => asked.has(k))))]))
+    }
     if (fun === 'pkg.list_pkgs') return kwarg.versions_as_list ? m.pkgs : Object.fromEntries(Object.entries(m.pkgs).map(([k, v]) => [k, v.join(',')]))
     if (fun.startsWith('state.'))
       return m.stateReturn ?? { 'test_|-ok_|-ok_|-succeed_without_changes': { name: 'ok', result: true, comment: 'Success!', changes: {}, duration: 0.5, __run_num__: 0 } }
@@ -239,7 +257,7 @@ export class FakeSalt {
       const targets = this.match(c.tgt, c.tgt_type)
       // Salt takes the caller's jid when it sends one.
       const jid = typeof c.jid === 'string' && c.jid ? c.jid : newJid()
-      const job = { fun: c.fun, tgt: c.tgt, user: 'saltdeck', minions: targets.map((m) => m.id), returns: {} as Record<string, unknown>, start: Date.now() }
+      const job = { fun: c.fun, tgt: c.tgt, user: 'saltdeck', minions: targets.map((m) => m.id), returns: {} as Record<string, unknown>, start: Date.now(), arg: (c.arg ?? []) as unknown[] }
       this.jobs.set(jid, job)
       const ret = (m: FakeMinion) => (m.online ? this.exec(m, c.fun, c.kwarg, c.arg) : false)
       if (c.client === 'local') {
@@ -279,7 +297,7 @@ export class FakeSalt {
       for (const [jid, j] of this.jobs) {
         const d = new Date(j.start)
         const startTime = `${d.getUTCFullYear()}, ${d.toUTCString().slice(8, 11)} ${String(d.getUTCDate()).padStart(2, '0')} ${d.toISOString().slice(11, 19)}.${String(d.getUTCMilliseconds()).padStart(3, '0')}000`
-        out[jid] = { Function: j.fun, Arguments: [], Target: j.tgt, 'Target-type': 'glob', User: j.user, StartTime: startTime }
+        out[jid] = { Function: j.fun, Arguments: j.arg ?? [], Target: j.tgt, 'Target-type': 'glob', User: j.user, StartTime: startTime }
       }
       return out
     }
@@ -292,7 +310,7 @@ export class FakeSalt {
       const j = this.jobs.get(String(kw.jid))
       if (!j) return { jid: kw.jid, Error: 'Cannot contact returner or no job with this jid', Result: {} }
       const Result = Object.fromEntries(Object.entries(j.returns).map(([m, r]) => [m, { return: r, retcode: Array.isArray(r) ? 1 : 0, success: !Array.isArray(r) }]))
-      return { jid: kw.jid, Function: j.fun, Arguments: [], Target: j.tgt, 'Target-type': 'glob', User: j.user, Minions: j.minions, Result }
+      return { jid: kw.jid, Function: j.fun, Arguments: j.arg ?? [], Target: j.tgt, 'Target-type': 'glob', User: j.user, Minions: j.minions, Result }
     }
     if (fun === 'jobs.active') return {}
     return `Exception occurred in runner ${fun}: unknown`

@@ -177,11 +177,43 @@ describe('salt-api going away and coming back', () => {
     expect((await w.get('/api/minions')).minions.map((m: any) => m.presence)).toEqual(['online', 'online', 'online'])
     expect((await w.get('/api/salt/health')).problems).toEqual([])
   })
+  test('when salt-api answers again, every poller error its absence caused clears at once, and the refresh it broke runs again', async () => {
+    w = await saltWorld()
+    w.rt.inventoryWorker = false
+    w.rt.start()
+    for (const p of ['keys', 'presence', 'grains']) await w.rt.scheduler.run(p)
+    w.salt.down = true
+    w.salt.closeStreams()
+    await w.rt.scheduler.run('grains')
+    await w.rt.scheduler.run('inventory')
+    expect((await pollersStatus('grains')).last_error).toBe('Salt API unavailable')
+    expect((await w.get('/api/inventory/status')).last).toMatchObject({ error: 'Salt API unavailable' })
+    expect((await w.get('/api/salt/health')).problems).toContain('The grains poller failed: Salt API unavailable')
+    w.salt.down = false
+    // Grains runs every 5 min and inventory every 6 h: only salt-api's return clears them within seconds.
+    await until(async () => (await pollersStatus('grains')).last_error === null || null, 'the grains error cleared', { ms: 2000 })
+    const st = await until(async () => {
+      const x = await w.get('/api/inventory/status')
+      return !x.running && x.last.error === null ? x : null
+    }, 'the broken refresh run again', { ms: 5000 })
+    expect(st.last).toMatchObject({ minions_asked: 3, minions_answered: 3 })
+    expect((await w.get('/api/salt/health')).problems).toEqual([])
+  })
   test('before the salt connection is entered, a tick is no error', async () => {
     const bare = await testWorld()
     const rt = new SaltRuntime(bare.deps)
     await rt.scheduler.run('keys')
     expect(rt.scheduler.status().find((p) => p.name === 'keys')).toMatchObject({ runs: 1, errors: 0, last_error: null })
+  })
+  test('without a salt connection, a refresh is 503 `Salt API not configured` and none is recorded (route or poller)', async () => {
+    const bare = await testWorld()
+    const rt = new SaltRuntime(bare.deps)
+    bare.deps.salt = rt
+    expect(await call(bare, 'POST', '/api/inventory/refresh', { body: {} })).toMatchObject({ status: 503, body: { detail: 'Salt API not configured' } })
+    await rt.scheduler.run('inventory')
+    expect(rt.scheduler.status().find((p) => p.name === 'inventory')).toMatchObject({ runs: 1, errors: 0, last_error: null })
+    expect((await call(bare, 'GET', '/api/inventory/status')).body).toEqual({ running: false, current: null, last: null })
+    expect((await call(bare, 'GET', '/api/audit?action=inventory.refresh')).body.total).toBe(0)
   })
 })
 

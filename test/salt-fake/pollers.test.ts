@@ -89,6 +89,27 @@ describe('inventory', () => {
     expect(all.items.find((p: any) => p.name === 'bash')).toMatchObject({ minion_count: 5, version_count: 2 })
     expect((await w.get('/api/inventory/packages?source=rpm')).items.map((p: any) => [p.name, p.minion_count, p.version_count])).toEqual([['bash', 2, 1], ['kernel', 2, 2]])
   })
+  test("packages carry their arch where salt's pkg module answers attr (yum), with the full epoch:version-release", async () => {
+    w = await saltWorld(['deb-1', 'rh-1'])
+    const rh = w.salt.minions.get('rh-1')!
+    rh.grains = { ...rh.grains, os_family: 'RedHat' }
+    rh.pkgAttrs = {
+      'openssl-libs': [{ epoch: '1', version: '3.0.7', release: '27.el9', arch: 'x86_64' }],
+      glibc: [{ epoch: '', version: '2.34', release: '100.el9', arch: 'x86_64' }, { epoch: '', version: '2.34', release: '100.el9', arch: 'i686' }],
+    }
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    await call(w, 'POST', '/api/inventory/refresh', { body: {} })
+    await until(async () => { const s = await w.get('/api/inventory/status'); return s.last && !s.running ? s : null })
+    expect(w.salt.calls.find((c) => c.fun === 'pkg.list_pkgs')!.kwarg).toEqual({ versions_as_list: true, attr: ['epoch', 'version', 'release', 'arch'] })
+    expect((await w.get('/api/minions/rh-1/packages')).packages).toEqual([
+      { name: 'glibc', version: '2.34-100.el9', arch: 'i686', source: 'rpm' },
+      { name: 'glibc', version: '2.34-100.el9', arch: 'x86_64', source: 'rpm' },
+      { name: 'openssl-libs', version: '1:3.0.7-27.el9', arch: 'x86_64', source: 'rpm' },
+    ])
+    // aptpkg ignores attr: Debian sets come as version lists, without an arch.
+    expect((await w.get('/api/minions/deb-1/packages')).packages.map((p: any) => [p.name, p.arch])).toEqual([['bash', ''], ['coreutils', ''], ['openssl', '']])
+  })
   test('salt down during a refresh: the error is recorded, stored data stays, the service goes on', async () => {
     w = await saltWorld()
     await w.rt.scheduler.run('keys')
@@ -165,6 +186,33 @@ describe('jobs and actions', () => {
     w.salt.down = false
     w.salt.users.set('saltdeck', 'changed')
     expect(await call(w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })).toMatchObject({ status: 502, body: { detail: 'Salt API error: Could not authenticate using provided credentials' } })
+  })
+  test("read back from the job cache: a job.new says how many minions the job went to, a dry run's job.ret says so and changed nothing", async () => {
+    w = await saltWorld()
+    const wouldInstall = { 'pkg_|-nginx_|-nginx_|-installed': { name: 'nginx', result: null, comment: 'The following packages would be installed: nginx', changes: { nginx: { new: '1.24', old: '' } }, duration: 1, __run_num__: 0 } }
+    for (const id of ['web-01', 'web-02']) w.salt.minions.get(id)!.stateReturn = wouldInstall
+    await w.rt.scheduler.run('keys')
+    const r = await call(w, 'POST', '/api/run', { body: { tgt: 'web-*', fun: 'state.apply', arg: ['test=True'] } })
+    await Bun.sleep(5)
+    await w.rt.scheduler.run('jobs')
+    const ev = (await w.get(`/api/activity?jid=${r.body.jid}`)).events
+    expect(ev.find((e: any) => e.event_type === 'job.new').summary).toBe('state.apply dispatched to web-* (2 minions)')
+    expect(ev.filter((e: any) => e.event_type === 'job.ret').map((e: any) => [e.minion_id, e.changed, e.summary]).sort()).toEqual([
+      ['web-01', false, 'web-01 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],
+      ['web-02', false, 'web-02 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],
+    ])
+  })
+  test('a kill salt-api refuses (502) is written to the audit log as failed, as runs and key actions are', async () => {
+    w = await saltWorld()
+    const { jid } = (await call(w, 'POST', '/api/run', { body: { tgt: 'web-*', fun: 'state.apply' } })).body
+    await w.rt.scheduler.run('jobs')
+    // salt-api refuses the kill: its account's password changed under it, so the login fails.
+    w.salt.users.set('saltdeck', 'changed')
+    await w.rt.client.logout()
+    expect(await call(w, 'POST', `/api/jobs/${jid}/kill`, { who: 'operator', body: {} })).toMatchObject({ status: 502, body: { detail: 'Salt API error: Could not authenticate using provided credentials' } })
+    expect((await w.get('/api/audit?action=job.kill')).entries).toMatchObject([
+      { username: 'oper', action: 'job.kill', target: jid, ok: false, detail: 'Salt API error: Could not authenticate using provided credentials' },
+    ])
   })
   test('test-salt and test-salt-saved answer 200 in both outcomes', async () => {
     w = await saltWorld()

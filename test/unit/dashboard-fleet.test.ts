@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { flagParam, intParam, oneOf, withChanges } from '../../src/dashboard/lib/query'
 import {
-  clip, duration, fingerprintOf, headLines, heartbeat, isStateFun, jobFunLabel, jobOutcome, outcomeWord, runCountsText, splitChanges, stateResult, trendBars, trendSummary, widenWindow, WIDGET_WINDOWS, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
+  clip, duration, fingerprintOf, headLines, heartbeat, isStateFun, jobArgs, jobFunLabel, noFailingStateText, jobOutcome, outcomeWord, runCountsText, splitChanges, stateResult, trendBars, trendSummary, widenWindow, WIDGET_WINDOWS, pageOfList, parseJsonField, prependLive, runTarget, runTone, widgetActivityQuery,
   MINION_STATUSES, type ActivityEvent, type WidgetConfig,
 } from '../../src/dashboard/lib/fleet'
 import { MINION_STATUSES as SERVER_MINION_STATUSES } from '../../src/features/minions/service'
@@ -180,4 +180,19 @@ describe('runs (issue 11)', () => {
     ])
     expect(bars.every((b) => b.y >= 0 && b.y + b.h <= 40 + 1e-9 && b.x + b.w <= 100)).toBe(true)
   })
+})
+
+test("jobArgs: the job page's positional arguments and name=value keyword lines, none as null; an older server's raw arg as positional", () => {
+  expect(jobArgs({ arg: ['mystate', { __kwarg__: true, test: true }], arguments: ['mystate'], kwargs: { test: true, pillar: { a: 1 } } }))
+    .toEqual({ positional: ['mystate'], keyword: ['test=true', 'pillar={"a":1}'] })
+  expect(jobArgs({ arg: [], arguments: [], kwargs: {} })).toEqual({ positional: null, keyword: null })
+  expect(jobArgs({ arg: null, arguments: null, kwargs: null })).toEqual({ positional: null, keyword: null })
+  expect(jobArgs({ arg: ['x'] })).toEqual({ positional: ['x'], keyword: null })
+})
+
+test('noFailingStateText: with no failing state, minions counted in Runs failing (render errors) are explained, not left to disagree', () => {
+  expect(noFailingStateText(0)).toBe('No state is failing.')
+  expect(noFailingStateText(undefined)).toBe('No state is failing.')
+  expect(noFailingStateText(1)).toBe('No state is failing, but 1 minion whose last run failed before any state ran (a render or compile error) counts in Runs failing.')
+  expect(noFailingStateText(3)).toBe('No state is failing, but 3 minions whose last run failed before any state ran (a render or compile error) count in Runs failing.')
 })

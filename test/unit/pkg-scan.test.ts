@@ -56,6 +56,7 @@ describe('scanPkgAnswer', () => {
     ['lists and spacing', '{ "return" : [ { "a" : { "bash" : [ "5.2" , "5.1" ] , "zsh":["5.9"] } , "b":{} } ] }'],
     ['comma-joined strings with empty parts', '{"return": [{"a": {"k": "1,,2,", "e": "", "l": []}}]}'],
     ['{version, arch} objects', '{"return": [{"a": {"libc6": [{"version": "2.36", "arch": "amd64"}, {"version": "2.36", "arch": "i386"}], "x": {"version": "1"}}}]}'],
+    ['yumpkg attr objects', '{"return": [{"a": {"openssl-libs": [{"epoch": "1", "version": "3.0.7", "release": "27.el9", "arch": "x86_64"}], "glibc": [{"epoch": "", "version": "2.34", "release": "100.el9", "arch": "i686"}]}}]}'],
     ['escapes and non-ASCII', '{"return": [{"a\\u0041": {"caf\\u00e9": ["1\\"2"], "naïve": ["ü"], "tab\\t": ["1"]}}]}'],
     ['a duplicate name keeps the last value', '{"return": [{"a": {"bash": ["1"], "zsh": ["2"], "bash": ["3"]}}]}'],
     ['a duplicate minion keeps the last value', '{"return": [{"a": {"bash": ["1"]}, "b": {}, "a": {"zsh": ["2"]}}]}'],
@@ -109,4 +110,18 @@ describe('scanPkgAnswer', () => {
       same(`{"return":${ws()}[{${minions.join(',' + ws())}}]}`)
     }
   })
+})
+
+test("parsePkgList: yumpkg's attr objects (fields apart) become salt's own version text, epoch:version-release, with the arch", () => {
+  expect(parsePkgList({
+    'openssl-libs': [{ epoch: '1', version: '3.0.7', release: '27.el9', arch: 'x86_64' }],
+    glibc: [{ epoch: '', version: '2.34', release: '100.el9', arch: 'i686' }],
+    'gpg-pubkey': [{ version: '3228467c', release: '613798eb', arch: 'noarch' }],
+    libc6: [{ version: '2.36', arch: 'amd64' }],
+  })).toEqual([
+    { name: 'openssl-libs', version: '1:3.0.7-27.el9', arch: 'x86_64' },
+    { name: 'glibc', version: '2.34-100.el9', arch: 'i686' },
+    { name: 'gpg-pubkey', version: '3228467c-613798eb', arch: 'noarch' },
+    { name: 'libc6', version: '2.36', arch: 'amd64' },
+  ])
 })

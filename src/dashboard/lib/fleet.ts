@@ -100,6 +100,17 @@ export interface Trend {
   days: number
   points: (StatusCounts & { day: string })[]
 }
+/**
+ * What the compliance panel says when no state is failing, beside the "Runs failing" count: a run that fails before
+ * any state runs (a render or compile error) makes its minion unhealthy without a failing state, so the two would
+ * seem to disagree unless the sentence says why.
+ */
+export function noFailingStateText(unhealthy: number | undefined): string {
+  if (!unhealthy) return 'No state is failing.'
+  const who = unhealthy === 1 ? '1 minion whose' : `${unhealthy.toLocaleString()} minions whose`
+  return `No state is failing, but ${who} last run failed before any state ran (a render or compile error) ${unhealthy === 1 ? 'counts' : 'count'} in Runs failing.`
+}
+
 /** One item of GET /api/runs/failing-states. */
 export interface FailingState {
   id: string
@@ -144,6 +155,10 @@ export interface Job {
   user: string | null
   started_at: string
   arg: unknown
+  /** Positional arguments (arg without its `__kwarg__` objects); absent on older servers. */
+  arguments?: unknown[] | null
+  /** Keyword arguments (arg's `__kwarg__` objects merged); absent on older servers. */
+  kwargs?: Record<string, unknown> | null
   minions: string[] | null
   returned: number
   /** Who dispatched it: the Saltdeck user, else salt's user ('schedule' for a minion schedule). Absent on older servers. */
@@ -318,6 +333,7 @@ export interface SaltHealth {
   configured: boolean
   salt_api: { reachable: boolean | null; since: string | null; error: string | null }
   presence_known: boolean
+  database: { writable: boolean; since: string | null; error: string | null }
   master: { version: string | null }
   minion_versions: { version: string | null; minions: number }[]
   event_stream: {
@@ -344,6 +360,16 @@ export function jobFunLabel(j: Pick<Job, 'fun' | 'sls'>): string {
   const fun = j.fun ?? '—'
   const sls = j.sls ?? []
   return isStateFun(j.fun) && sls.length ? `${fun} ${sls.join(',')}` : fun
+}
+
+/**
+ * A job's positional and keyword arguments as the job page shows them, each null when there are none: `kwargs` as
+ * `name=value` lines (values as JSON). A server without `arguments` gives the raw `arg` list as positional.
+ */
+export function jobArgs(j: Pick<Job, 'arg' | 'arguments' | 'kwargs'>): { positional: unknown[] | null; keyword: string[] | null } {
+  const pos = j.arguments === undefined ? (j.arg === null ? null : Array.isArray(j.arg) ? j.arg : [j.arg]) : j.arguments
+  const kw = j.kwargs ? Object.entries(j.kwargs).map(([k, v]) => `${k}=${JSON.stringify(v)}`) : []
+  return { positional: pos && pos.length ? pos : null, keyword: kw.length ? kw : null }
 }
 
 /** A job's outcome in words: "3 returned, 1 failed, 0 not returned" (not returned only when the expected minions are known). */

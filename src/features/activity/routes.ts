@@ -24,6 +24,7 @@ export const activityFilters = {
   search: T.Optional(T.String({ maxLength: 200 })),
   hide_dispatch: Default(T.Boolean(), false),
   hide_routine: Default(T.Boolean(), false),
+  success: T.Optional(T.Boolean({ description: 'Only events that succeeded (true) or failed (false); events with no outcome (job.new, keys, presence) match neither' })),
 }
 
 export const activityRoutes = [

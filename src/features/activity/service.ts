@@ -140,6 +140,8 @@ export interface ActivityFilter {
   search?: string
   hide_dispatch?: boolean
   hide_routine?: boolean
+  /** Only events with this outcome (an event without one matches neither). */
+  success?: boolean
 }
 
 /** The categories a user may see. */
@@ -182,6 +184,7 @@ export function eventWhere(deps: AppDeps, f: ActivityFilter, visible: string[], 
   if (f.hide_dispatch) where.push(`event_type <> 'job.new'`)
   // coalesce: an unknown success is not routine, and NOT(NULL) would otherwise drop the row.
   if (f.hide_routine) where.push(`NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0)`)
+  if (f.success !== undefined) where.push(`success = ${arg(f.success ? 1 : 0)}`)
   if (afterId !== undefined) where.push(`id > ${arg(afterId)}`)
   if (f.search) {
     const cols = ['summary', 'minion_id', 'fun', 'initiator', 'target']

@@ -18,7 +18,23 @@ const decoder = new TextDecoder()
 /** Scan once this many unread bytes are buffered, so a minion cut by a chunk boundary is rarely scanned twice. */
 const DRAIN_AT = 1 << 18
 
-/** Reads one minion's pkg.list_pkgs value: lists of versions, comma-joined strings, or {version, arch} objects. */
+/**
+ * What the collector asks pkg.list_pkgs for (contract §8): lists always, and each version's attributes where the
+ * minion's pkg module reads `attr` (yumpkg, zypperpkg: `[{epoch, version, release, arch}]`; version alone would drop
+ * the RPM release, as salt's format_pkg_list answers the fields apart). aptpkg ignores `attr` and answers lists.
+ */
+export const LIST_PKGS_KWARG = { versions_as_list: true, attr: ['epoch', 'version', 'release', 'arch'] }
+
+const str = (x: unknown) => (typeof x === 'string' || typeof x === 'number' ? String(x) : '')
+
+/** An attr object's full version as salt writes it without attr (pkg_resource.format_version): `epoch:version-release`. */
+function fullVersion(it: Record<string, unknown>): string {
+  const epoch = str(it.epoch)
+  const release = str(it.release)
+  return `${epoch ? `${epoch}:` : ''}${str(it.version)}${release ? `-${release}` : ''}`
+}
+
+/** Reads one minion's pkg.list_pkgs value: lists of versions, comma-joined strings, or attr objects ({version, arch, epoch?, release?}). */
 export function parsePkgList(v: unknown): Pkg[] | null {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return null
   const out: Pkg[] = []
@@ -27,7 +43,7 @@ export function parsePkgList(v: unknown): Pkg[] | null {
     for (const it of items) {
       if (typeof it === 'string' && it) out.push({ name, version: it })
       else if (it && typeof it === 'object' && typeof (it as any).version === 'string')
-        out.push({ name, version: (it as any).version, arch: typeof (it as any).arch === 'string' ? (it as any).arch : '' })
+        out.push({ name, version: fullVersion(it as Record<string, unknown>), arch: typeof (it as any).arch === 'string' ? (it as any).arch : '' })
     }
   }
   return out

@@ -8,7 +8,7 @@
 import { SaltClient, type ClientOptions, type SaltCreds } from '../../salt/client'
 import { SaltRejected, SaltUnavailable, errorText } from '../../salt/errors'
 import { PackageCatalog } from './catalog'
-import { PkgAnswerScanner } from './pkg-scan'
+import { LIST_PKGS_KWARG, PkgAnswerScanner } from './pkg-scan'
 
 /** Messages from the refresh. */
 export type ToWorker = { type: 'init'; creds: SaltCreds; tuning: Omit<ClientOptions, 'sleep'> } | { type: 'batch'; seq: number; ids: string[]; jids: [string, string] }
@@ -64,7 +64,7 @@ async function pump() {
 function ask({ seq, ids, jids }: { seq: number; ids: string[]; jids: [string, string] }) {
   // The jids were noted as Saltdeck's own jobs by the refresh before it sent the batch.
   const fams = client!.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list', jid: jids[0] })
-  const answer = client!.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list', jid: jids[1] })
+  const answer = client!.localAnswer(ids, 'pkg.list_pkgs', { kwarg: LIST_PKGS_KWARG, tgt_type: 'list', jid: jids[1] })
   // Awaited later; a failure must not count as unhandled meanwhile.
   fams.catch(() => {})
   answer.catch(() => {})

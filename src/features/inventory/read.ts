@@ -10,7 +10,7 @@ import { grow } from '../../lib/slot-table'
 import type { SaltClient } from '../../salt/client'
 import { SaltRejected, SaltUnavailable } from '../../salt/errors'
 import type { Logger } from '../../lib/log'
-import { PkgAnswerScanner, type ScannedSets } from './pkg-scan'
+import { LIST_PKGS_KWARG, PkgAnswerScanner, type ScannedSets } from './pkg-scan'
 import type { FromWorker, ToWorker } from './read-worker'
 import { workerUrl } from '../../lib/worker-thread'
 
@@ -59,7 +59,7 @@ async function scanAnswer(res: Response, cat: PackageCatalog): Promise<ScannedSe
 function inlineReader(rt: ReaderWiring, batches: string[][], cat: PackageCatalog): BatchReader {
   const ask = (ids: string[]) => {
     const fams = rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list', jid: rt.internalJid() })
-    const answer = rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: { versions_as_list: true }, tgt_type: 'list', jid: rt.internalJid() })
+    const answer = rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: LIST_PKGS_KWARG, tgt_type: 'list', jid: rt.internalJid() })
     // Awaited later; a failure must not count as unhandled meanwhile.
     fams.catch(() => {})
     answer.catch(() => {})

@@ -6,7 +6,7 @@
  */
 import type { AppDeps } from '../../deps'
 import { RefreshBusy } from '../../lib/errors'
-import { errorText } from '../../salt/errors'
+import { errorText, SaltNotConfigured } from '../../salt/errors'
 import { globMatch } from '../../lib/glob'
 import { presentMinionIds } from '../minions/service'
 import { finishRefresh, progressRefresh, refreshStartedAt, sourceOf, startRefresh } from './service'
@@ -70,8 +70,13 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
   return answered
 }
 
-/** Starts a refresh in the background; RefreshBusy when one is running. `done` settles with the minions answered. */
+/**
+ * Starts a refresh in the background; SaltNotConfigured without a salt connection (nothing is recorded: a refresh
+ * that asks nobody is no refresh), RefreshBusy when one is running. `done` settles with the minions answered.
+ */
 export function startInventoryRefresh(deps: AppDeps, opts: RefreshOptions, target = '*') {
+  const c = opts.client.credentials()
+  if (!c.url || !c.username || !c.password) throw new SaltNotConfigured()
   const r = startRefresh(deps, target)
   if (!r) throw new RefreshBusy()
   const done = refreshInventory(deps, opts, r.refresh_id, target)

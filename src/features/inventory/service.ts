@@ -9,6 +9,7 @@ import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
 import { PackageSetWriter, type Pkg } from './writer'
 import { decodeKeyIds } from './holders'
+import { SaltUnavailable } from '../../salt/errors'
 
 export type { Pkg } from './writer'
 
@@ -146,6 +147,23 @@ export function progressRefresh(deps: AppDeps, id: string, p: { asked: number; a
 /** Marks a refresh finished, with its error text if it failed. */
 export function finishRefresh(deps: AppDeps, id: string, error: string | null = null) {
   deps.db.$client.query('UPDATE inventory_refreshes SET finished_at = ?2, error = ?3 WHERE id = ?1').run(id, deps.clock.now(), error)
+}
+
+/** The error an abandoned refresh is closed with: the process that ran it ended before it finished. */
+export const ABANDONED_REFRESH = 'Saltdeck stopped before the refresh finished'
+
+/**
+ * Closes as failed every refresh still open when the service starts: only a running service refreshes, so an open row
+ * is one a crash (kill -9, power loss) left behind, and it would answer "already running" for good. Returns how many.
+ */
+export function closeAbandonedRefreshes(deps: AppDeps): number {
+  return deps.db.$client.query('UPDATE inventory_refreshes SET finished_at = ?1, error = ?2 WHERE finished_at IS NULL').run(deps.clock.now(), ABANDONED_REFRESH).changes
+}
+
+/** Whether no refresh runs and the last one failed because salt-api did not answer (it is worth running again once it does). */
+export function lastRefreshLostSalt(deps: AppDeps): boolean {
+  const s = refreshStatus(deps)
+  return !s.running && s.last?.error === new SaltUnavailable('').detail
 }
 
 /** The running refresh (if any) and the last finished one. */

@@ -4,24 +4,28 @@ import type { JobReturned, JobStarted } from '../../salt/facts'
 import { countRun, isStateDict } from '../../salt/returns'
 import type { EventInput } from '../activity/service'
 import { internalJids, jobOrigin, recordJobReturns, returnKey, upsertJobs } from './service'
-import { slsArgs } from '../../salt/states'
+import { isTestRun, slsArgs } from '../../salt/states'
 
 /** A function with the state files it was asked for: `state.apply demo`, or the function alone. */
 export const funLabel = (fun: string, args: unknown) => [fun, ...slsArgs(fun, args)].join(' ')
 
-/** The summary of a job.new event. */
-export const dispatchSummary = (fun: string, target: string | null, minions: number) =>
-  `${fun} dispatched to ${target ?? 'unknown target'} (${minions} minion${minions === 1 ? '' : 's'})`
+/** The summary of a job.new event; `minions` null when salt did not say whom the job went to (never "0 minions" then). */
+export const dispatchSummary = (fun: string, target: string | null, minions: number | null) =>
+  `${fun} dispatched to ${target ?? 'unknown target'} (${minions === null ? 'minions not known' : `${minions} minion${minions === 1 ? '' : 's'}`})`
 
-/** Summary counts and flags of a job return; `label` names the function as the summary shows it. */
-export function describeReturn(minionId: string, fun: string, ret: unknown, runFuns: Set<string>, label = fun) {
+/**
+ * Summary counts and flags of a job return; `label` names the function as the summary shows it. A dry run (test=True)
+ * changed nothing: it says so, its changes are what would change, and `changed` is false.
+ */
+export function describeReturn(minionId: string, fun: string, ret: unknown, runFuns: Set<string>, label = fun, dryRun = false) {
   const stateResult = isStateDict(ret)
   const c = countRun(ret)
-  const changed = stateResult ? c.change_count > 0 : null
+  const changed = stateResult ? !dryRun && c.change_count > 0 : null
   const durationMs = stateResult && c.total_count > 0 ? c.duration_ms : null
+  const what = dryRun ? `${label} (dry run)` : label
   const summary = runFuns.has(fun) && !c.blocked
-    ? `${minionId} returned ${label}: ${c.pass_count} ok, ${c.fail_count} failed, ${c.change_count} changed`
-    : `${minionId} returned ${label}`
+    ? `${minionId} returned ${what}: ${c.pass_count} ok, ${c.fail_count} failed, ${c.change_count} ${dryRun ? 'would change' : 'changed'}`
+    : `${minionId} returned ${what}`
   return { changed, durationMs, summary }
 }
 
@@ -38,7 +42,7 @@ export function recordStartedJobs(deps: AppDeps, jobs: JobStarted[], out: EventI
     const o = jobOrigin(deps, j.jid)
     out.push({
       ts: j.ts, category: 'job', event_type: 'job.new', jid: j.jid, fun: j.fun, target: j.target, initiator: o?.user ?? j.user,
-      summary: dispatchSummary(funLabel(j.fun, j.arg), j.target, j.minions?.length ?? 0),
+      summary: dispatchSummary(funLabel(j.fun, j.arg), j.target, j.minions?.length ?? null),
     })
   }
 }
@@ -59,7 +63,8 @@ export function recordReturnedJobs(deps: AppDeps, all: JobReturned[], runFuns: S
     stored.push(r)
     let o = origins.get(r.jid)
     if (o === undefined) origins.set(r.jid, (o = jobOrigin(deps, r.jid)))
-    const d = describeReturn(r.minionId, r.fun, r.ret, runFuns, funLabel(r.fun, r.funArgs ?? o?.arg))
+    const args = r.funArgs ?? o?.arg
+    const d = describeReturn(r.minionId, r.fun, r.ret, runFuns, funLabel(r.fun, args), isTestRun(args))
     out.push({
       ts: r.ts, category: 'job', event_type: 'job.ret', minion_id: r.minionId, jid: r.jid, fun: r.fun, success: success(r),
       changed: d.changed, duration_ms: d.durationMs, initiator: o?.user ?? null, target: o?.target ?? null, summary: d.summary,

@@ -1,19 +1,36 @@
 /** The job reads and the key list (contract §7); the actions (run, kill, key accept/reject/delete) are in features/salt-actions/routes.ts. */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, paging } from '../../http/schemas'
+import { Default, Nullable, paging } from '../../http/schemas'
 import { jobDetail, listJobs } from './service'
 import { listKeys } from '../minions/service'
+
+const Str = Nullable(T.String())
+const Time = Nullable(T.String({ format: 'date-time' }))
+
+/** A job record: `arg` as salt published it, and its positional and keyword arguments apart. */
+const JobOut = T.Object({
+  jid: T.String(), fun: Str, target: Str, tgt_type: Str, user: Str, initiator: Str, internal: T.Boolean(), started_at: T.String({ format: 'date-time' }),
+  arg: T.Unknown({ description: "The arguments as salt published them: one list, keyword arguments inside it as an object with `__kwarg__: true` (null when salt did not say)" }),
+  arguments: Nullable(T.Array(T.Unknown(), { description: 'Positional arguments: `arg` without its keyword objects' })),
+  kwargs: Nullable(T.Record(T.String(), T.Unknown(), { description: 'Keyword arguments: the `__kwarg__` objects of `arg` merged, without the marker' })),
+  minions: Nullable(T.Array(T.String())), returned: T.Integer(), failed: T.Integer(), sls: T.Array(T.String()),
+  killed_at: Time, killed_by: Str, running: T.Boolean(),
+})
 
 export const jobRoutes = [
   route({
     method: 'GET', path: '/api/jobs', tag: 'jobs', summary: 'Jobs, newest first', access: { verb: 'view', resource: 'job:*' },
     query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })), include_internal: Default(T.Boolean(), false), ...paging(500, 100) }),
+    response: T.Object({ total: T.Integer(), jobs: T.Array(JobOut) }),
     handler: ({ deps, query }) => listJobs(deps, query),
   }),
   route({
     method: 'GET', path: '/api/jobs/:jid', errors: [404], tag: 'jobs', summary: 'One job with its per-minion returns', access: { verb: 'view', resource: 'job:*' },
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64 }) }),
+    response: T.Composite([JobOut, T.Object({
+      returns: T.Array(T.Object({ minion_id: T.String(), success: Nullable(T.Boolean()), retcode: Nullable(T.Integer()), return: T.Unknown(), received_at: T.String({ format: 'date-time' }) })),
+    })]),
     handler: ({ deps, params }) => jobDetail(deps, params.jid),
   }),
   route({

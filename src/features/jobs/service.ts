@@ -5,6 +5,7 @@ import { NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import type { JobStarted } from '../../salt/facts'
 import { slsArgs } from '../../salt/states'
+import { splitArgs } from '../../salt/args'
 import { newJid } from '../../lib/salt-time'
 
 /** A job is no longer waited for once this old (a minion that is down never answers). */
@@ -177,7 +178,7 @@ function jobOut(deps: AppDeps, r: JobRow) {
   const returned = r.returned ?? 0
   return {
     jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, initiator: r.initiator ?? r.user, internal: r.internal === 1,
-    started_at: iso(r.started_at), arg, minions, returned, failed: r.failed ?? 0, sls: r.fun ? slsArgs(r.fun, arg) : [],
+    started_at: iso(r.started_at), arg, ...splitArgs(arg), minions, returned, failed: r.failed ?? 0, sls: r.fun ? slsArgs(r.fun, arg) : [],
     killed_at: r.killed_at === null ? null : iso(r.killed_at), killed_by: r.killed_by,
     // Waiting for returns: not killed, not all expected minions answered, and not given up on.
     running: r.killed_at === null && (minions === null || returned < minions.length) && deps.clock.now() - r.started_at < JOB_WAIT_MS,

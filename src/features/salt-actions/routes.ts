@@ -105,7 +105,8 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       markKilled(deps, params.jid, principal.username)
       return { jid: params.jid, kill_jid: r?.jid ? String(r.jid) : null, minions: r?.minions ?? [] }
     },
-    audit: { action: 'job.kill', target: (c) => c.params.jid },
+    // A kill salt refuses is audited too, as key actions and runs are: the attempt is the operator's act.
+    audit: { action: 'job.kill', failures: true, target: (c) => c.params.jid },
   }),
   route({
     method: 'POST', path: '/api/inventory/refresh', errors: [409, 503], tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202,

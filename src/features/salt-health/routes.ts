@@ -11,6 +11,7 @@ const HealthOut = T.Object({
   configured: T.Boolean(),
   salt_api: T.Object({ reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()) }),
   presence_known: T.Boolean(),
+  database: T.Object({ writable: T.Boolean(), since: Time, error: Nullable(T.String()) }),
   master: T.Object({ version: Nullable(T.String()) }),
   minion_versions: T.Array(T.Object({ version: Nullable(T.String()), minions: T.Integer() })),
   event_stream: T.Object({

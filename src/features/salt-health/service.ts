@@ -8,6 +8,7 @@ import { CATCH_UP_SECONDS } from '../../lib/poller-status'
 import { iso, isoOrNull } from '../../lib/clock'
 import { minionVersions } from '../minions/service'
 import { readSection, settingsStatus } from '../settings/service'
+import { checkWritable } from '../../db/writable'
 
 /** A poller is late once it has not succeeded for this many of its intervals. */
 const LATE_INTERVALS = 3
@@ -41,6 +42,8 @@ export function saltHealth(deps: AppDeps) {
     late: configured && p.interval > 0 && p.lagSeconds !== null && p.lagSeconds > p.interval * LATE_INTERVALS,
   }))
   const problems: string[] = []
+  const unwritable = checkWritable(deps.db, now)
+  if (unwritable) problems.push(`The database cannot be written since ${iso(unwritable.since)} (${unwritable.error}): changes are not stored and /readyz answers 503 until a write succeeds.`)
   if (!configured) problems.push('The salt connection is not set up: enter it under Settings.')
   if (h.reachability.up === false)
     problems.push(`salt-api does not answer (${h.reachability.error ?? 'no answer'}) since ${isoOrNull(h.reachability.since)}; minion presence is unknown until it does.`)
@@ -58,6 +61,7 @@ export function saltHealth(deps: AppDeps) {
     configured,
     salt_api: { reachable: h.reachability.up, since: isoOrNull(h.reachability.since), error: h.reachability.up === false ? h.reachability.error : null },
     presence_known: deps.salt?.presenceKnown() ?? true,
+    database: { writable: !unwritable, since: isoOrNull(unwritable?.since), error: unwritable?.error ?? null },
     master: { version: master },
     minion_versions: versions,
     event_stream: {

@@ -32,6 +32,7 @@ function filtersOf(query: URLSearchParams) {
     search: query.get('search') || undefined,
     hide_dispatch: flagParam(query, 'hide_dispatch') || undefined,
     hide_routine: flagParam(query, 'hide_routine') || undefined,
+    success: oneOf(query, 'success', ['true', 'false'] as const, '') || undefined,
   }
 }
 
@@ -127,6 +128,13 @@ export function Activity({ query }: PageProps) {
             <select id="act-since" value={String(f.since_minutes ?? '')} onChange={(e) => set({ since_minutes: e.currentTarget.value })}>
               <option value="">Any time</option>
               {WINDOWS.map(([m, l]) => <option value={String(m)}>{l}</option>)}
+            </select>
+          </Field>
+          <Field id="act-success" label="Outcome">
+            <select id="act-success" value={f.success ?? ''} onChange={(e) => set({ success: e.currentTarget.value })}>
+              <option value="">Any outcome</option>
+              <option value="true">Succeeded</option>
+              <option value="false">Failed</option>
             </select>
           </Field>
           <Field id="act-type" label="Event type">

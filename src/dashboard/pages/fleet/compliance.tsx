@@ -1,7 +1,7 @@
 /** The overview's fleet compliance panel: minions by last real run over 30 days, and the states failing on most minions. */
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
-import { trendBars, trendSummary, TREND_STATUSES, type FailingState, type Trend } from '../../lib/fleet'
+import { noFailingStateText, trendBars, trendSummary, TREND_STATUSES, type FailingState, type Trend } from '../../lib/fleet'
 import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { ErrorBox, Loading, Panel } from '../../lib/ui'
@@ -46,6 +46,8 @@ export function Compliance({ refreshMs }: { refreshMs: number }) {
   const trend = useGet<Trend>(`/api/runs/trend${qs({ days: DAYS })}`, refreshMs)
   const failing = useGet<{ items: FailingState[] }>(`/api/runs/failing-states${qs({ limit: TOP })}`, refreshMs)
   const unhealthy = href('/minions', { status: 'unhealthy' })
+  // The same count as the overview's "Runs failing" card, so an empty list can say why that card is not 0.
+  const failingRuns = useGet<{ total: number }>(`/api/minions${qs({ status: 'unhealthy', limit: 1 })}`, refreshMs)
   return (
     <Panel id="ov-compliance" title="Fleet compliance">
       <h3>Last {DAYS} days</h3>
@@ -68,7 +70,7 @@ export function Compliance({ refreshMs }: { refreshMs: number }) {
               </li>
             ))}
           </ol>
-        ) : <p class="muted">No state is failing.</p>
+        ) : <p class="muted">{noFailingStateText(failingRuns.data?.total)}{failingRuns.data?.total ? <> <a href={unhealthy}>Show them</a></> : null}</p>
       ) : null}
     </Panel>
   )

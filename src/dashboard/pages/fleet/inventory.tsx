@@ -41,7 +41,8 @@ function RefreshPanel({ onDone }: { onDone: () => void }) {
             {count(last.packages_stored)} packages stored.
           </p>
         ) : st.data && !cur ? <p class="muted">No inventory refresh has run yet.</p> : null}
-        {last?.error ? <p class="error">Last refresh failed: {last.error}</p> : null}
+        {/* A running refresh supersedes the last one's failure (after salt-api returns, the broken refresh runs again). */}
+        {last?.error && !cur ? <p class="error">Last refresh failed: {last.error}</p> : null}
       </div>
       {can('collect', 'inventory:*') ? (
         <div class="form-actions">

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
 import { count, dateTime } from '../../lib/format'
-import { clip, isStateFun, jobFunLabel, jobOutcome, prettyJson, runCountsText, runTone, type JobDetail, type RunDetail } from '../../lib/fleet'
+import { clip, isStateFun, jobArgs, jobFunLabel, jobOutcome, prettyJson, runCountsText, runTone, type JobDetail, type RunDetail } from '../../lib/fleet'
 import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href } from '../../lib/router'
@@ -123,6 +123,7 @@ export function JobPage({ params }: PageProps) {
   })
   const returned = new Set(j?.returns.map((x) => x.minion_id))
   const missing = j?.minions ? j.minions.filter((m) => !returned.has(m)) : []
+  const args = j ? jobArgs(j) : { positional: null, keyword: null }
   const [failedOnly, setFailedOnly] = useState(false)
   // Older servers do not say whether a job still runs: Kill stays offered then.
   const running = j ? (j.running ?? true) : false
@@ -151,7 +152,8 @@ export function JobPage({ params }: PageProps) {
               <dt>Started</dt><dd>{dateTime(j.started_at)}</dd>
               {j.running !== undefined ? <><dt>State</dt><dd>{j.running ? 'waiting for returns' : 'finished'}</dd></> : null}
               <dt>Outcome</dt><dd>{jobOutcome({ returned: j.returns.length, minions: j.minions, failed: j.failed ?? j.returns.filter((x) => x.success === false).length })}</dd>
-              <dt>Arguments</dt><dd>{j.arg === null || (Array.isArray(j.arg) && !j.arg.length) ? 'none' : <pre>{clip(prettyJson(j.arg), CLIP).text}</pre>}</dd>
+              <dt>Arguments</dt><dd>{args.positional ? <pre>{clip(prettyJson(args.positional), CLIP).text}</pre> : 'none'}</dd>
+              <dt>Keyword arguments</dt><dd>{args.keyword ? <pre>{clip(args.keyword.join('\n'), CLIP).text}</pre> : 'none'}</dd>
             </dl>
             {missing.length ? (
               <details>

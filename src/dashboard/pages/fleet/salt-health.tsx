@@ -16,7 +16,7 @@ const When = ({ ts }: { ts: string | null }) => ts ? <time dateTime={ts} title={
 
 /** The problems as a list. */
 function Problems({ h }: { h: SaltHealth }) {
-  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li>{p}</li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the event stream and the pollers are working.</p>
+  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li>{p}</li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the event stream, the pollers and the database are working.</p>
 }
 
 /** The overview's panel: the problems and a link to the page; nothing while all is well. */
@@ -47,6 +47,7 @@ export function SaltHealthPage() {
                 {h.salt_api.since ? <> since <When ts={h.salt_api.since} /></> : null}{h.salt_api.error ? <> ({h.salt_api.error})</> : null}</dd></div>
               <div><dt>Minion presence</dt><dd>{h.presence_known ? 'current' : <Badge tone="warn">unknown</Badge>}</dd></div>
               <div><dt>Master Salt version</dt><dd>{h.master.version ?? <span class="muted">unknown</span>}</dd></div>
+              <div><dt>Saltdeck's database</dt><dd>{h.database.writable ? 'takes writes' : <><Badge tone="bad">not writable</Badge> since <When ts={h.database.since} /> ({h.database.error})</>}</dd></div>
             </dl>
           </Panel>
           <Panel id="sh-stream" title="Event stream">

@@ -1,0 +1,53 @@
+// Contract §17: a tick that throws, before or after its first await, ends its run — run-now never answers 409 after
+// a failed tick — and its error is counted.
+import { expect, test } from 'bun:test'
+import { Scheduler, type Poller } from '../../src/pollers/scheduler'
+import { ManualClock } from '../../src/lib/clock'
+import { Logger } from '../../src/lib/log'
+import { PollerBusy } from '../../src/lib/errors'
+import { SaltUnavailable } from '../../src/salt/errors'
+
+const quiet = new Logger('json', () => {}, true)
+const poller = (name: string, tick: () => Promise<number>): Poller => ({ name, intervalSeconds: () => 60, initialDelaySeconds: () => 60, tick })
+
+test.each([
+  ['synchronously, before its first await', () => { throw new Error('attempt to write a readonly database') }],
+  ['after an await', async () => { await Bun.sleep(1); throw new Error('attempt to write a readonly database') }],
+] as [string, () => Promise<number>][])('a tick that throws %s ends its run; run-now works after it', async (_, tick) => {
+  let ticks = 0
+  const s = new Scheduler({ clock: new ManualClock(), log: quiet }, [poller('inventory', () => (++ticks === 3 ? Promise.resolve(7) : tick()))])
+  await s.runNow('inventory')
+  expect(s.status()[0]).toMatchObject({ running: false, runs: 1, errors: 1, last_error: 'attempt to write a readonly database' })
+  // Not busy: the failed tick's run is over, so run-now starts another one (and another after that one fails too).
+  await s.runNow('inventory')
+  expect(s.status()[0]).toMatchObject({ running: false, runs: 2, errors: 2 })
+  await s.runNow('inventory')
+  expect(s.status()[0]).toMatchObject({ running: false, runs: 3, errors: 2, last_error: null, items_processed: 7 })
+})
+
+test('a tick still running answers PollerBusy to run-now', async () => {
+  let release!: () => void
+  const held = new Promise<number>((r) => (release = () => r(1)))
+  const s = new Scheduler({ clock: new ManualClock(), log: quiet }, [poller('grains', () => held)])
+  const first = s.runNow('grains')
+  expect(() => s.runNow('grains')).toThrow(PollerBusy)
+  release()
+  await first
+  await s.runNow('grains')
+})
+
+test('errors caused by salt-api not answering clear when it answers again, and those pollers run at once; others stay', async () => {
+  let up = false
+  const s = new Scheduler({ clock: new ManualClock(), log: quiet }, [
+    poller('grains', async () => { if (!up) throw new SaltUnavailable('connection refused'); return 2 }),
+    poller('inventory', async () => { throw new Error('disk I/O error') }),
+  ])
+  await s.run('grains')
+  await s.run('inventory')
+  expect(s.status().map((p) => p.last_error)).toEqual(['Salt API unavailable', 'disk I/O error'])
+  up = true
+  expect(s.saltAnswers()).toEqual(['grains'])
+  expect(s.status().map((p) => p.last_error)).toEqual([null, 'disk I/O error'])
+  await s.stop()
+  expect(s.status()[0]).toMatchObject({ runs: 2, errors: 1, items_processed: 2 })
+})
