@@ -9,7 +9,8 @@ import type { Backoff } from './salt/events'
 import { Scheduler } from './pollers/scheduler'
 import { definePollers } from './pollers/definitions'
 import { versionOf } from './salt/replies'
-import type { SaltHealthSnapshot } from './lib/poller-status'
+import type { PresenceHold, SaltHealthSnapshot } from './lib/poller-status'
+import { MasterWatch } from './salt/master'
 import { applyFacts } from './features/ingest/apply'
 import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
 import type { SaltFacts } from './salt/facts'
@@ -22,6 +23,20 @@ import { closeAbandonedRefreshes, lastRefreshLostSalt } from './features/invento
  * and those events would mark a stopped minion online again every loop_interval.
  */
 const withoutPresence = (f: SaltFacts): SaltFacts => (f.presentList || f.presence.length ? { ...f, presentList: undefined, presence: [] } : f)
+
+/**
+ * A stream batch's presence as arrivals only: while the master does not answer, and in the grace after it answers again
+ * (its connection table fills as minions reconnect), a minion missing from a present list is not offline.
+ */
+const arrivalsOnly = (f: SaltFacts): SaltFacts =>
+  f.presentList || f.presence.some((p) => !p.online)
+    ? { ...f, presentList: undefined, presence: [...f.presence.filter((p) => p.online), ...(f.presentList?.ids ?? []).map((id) => ({ minionId: id, online: true, ts: f.presentList!.ts }))] }
+    : f
+
+/** How often the master is checked (a check waits up to MasterWatch's 15 s): a stop is seen within 30 s. */
+const MASTER_CHECK_MS = 15_000
+/** The grace after the master answers again, in presence intervals (contract §17). */
+const GRACE_INTERVALS = 2
 
 /** The salt side of one service. */
 export class SaltRuntime implements SaltSide {
@@ -36,18 +51,28 @@ export class SaltRuntime implements SaltSide {
   probeMs: number
   private master: { version: string | null; asked: Promise<string | null> | null } = { version: null, asked: null }
   private probing: ReturnType<typeof setInterval> | null = null
+  private masterChecking: ReturnType<typeof setInterval> | null = null
+  /** Whether the salt-master answers through salt-api. */
+  readonly masterWatch: MasterWatch
+  /** How often the master is checked while running (tests shorten it). */
+  masterCheckMs: number
 
-  constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number } = {}) {
+  constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number; masterCheckMs?: number; masterTimeoutMs?: number } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
     this.inventoryBatch = deps.config.inventoryBatch
     this.probeMs = opts.probeMs ?? 2000
+    this.masterCheckMs = opts.masterCheckMs ?? MASTER_CHECK_MS
+    this.masterWatch = new MasterWatch(this.client, () => deps.clock.now(), opts.masterTimeoutMs)
     this.scheduler = new Scheduler(deps, definePollers({
       deps, client: this.client, inventory: () => this.inventoryOptions(),
-      streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(),
+      streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(), presenceHold: () => this.presenceHold(),
     }))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
-      store: (batch) => void applyFacts(deps, presenceMethod(deps) === 'status' ? batch.map(withoutPresence) : batch),
+      store: (batch) => {
+        const hold = this.presenceHold() !== null
+        void applyFacts(deps, presenceMethod(deps) === 'status' ? batch.map(withoutPresence) : hold ? batch.map(arrivalsOnly) : batch)
+      },
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,
     }, opts.streamBackoff)
     this.stream.onState = (state) => {
@@ -75,6 +100,7 @@ export class SaltRuntime implements SaltSide {
       this.deps.log.info('salt-api answers again')
       // The errors its absence caused clear now, and those pollers run again (not at their next tick, up to hours away).
       this.scheduler.saltAnswers()
+      void this.masterWatch.check()
       for (const name of ['presence', 'keys', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name)
       // A refresh salt-api's absence broke is run again now, rather than its error and stale packages staying for hours.
       if (lastRefreshLostSalt(this.deps) && this.scheduler.enabled('inventory')) void this.scheduler.run('inventory')
@@ -84,17 +110,53 @@ export class SaltRuntime implements SaltSide {
     }, this.probeMs)
   }
 
-  /** Whether the stored online flags are current (salt-api answered at its last exchange). */
+  /**
+   * Whether the master holds presence back: `down` while it does not answer, `grace` for two presence intervals after it
+   * answers again (at least two minutes when the presence poller is off: the stream's presence events fill as slowly).
+   */
+  presenceHold(): PresenceHold {
+    const m = this.masterWatch.health()
+    if (m.up === false) return 'down'
+    const until = this.graceUntil()
+    return until !== null && this.deps.clock.now() < until ? 'grace' : null
+  }
+
+  private graceUntil(): number | null {
+    const back = this.masterWatch.health().backAt
+    if (back === null) return null
+    const every = Number(readSection(this.deps, 'pollers').minion_state_presence_interval_seconds ?? 0) || 60
+    return back + GRACE_INTERVALS * every * 1000
+  }
+
+  /** Whether the stored online flags are current: salt-api answered at its last exchange and the master holds nothing back. */
   presenceKnown() {
-    return this.client.reachability().up !== false || this.stream.state === 'connected'
+    return (this.client.reachability().up !== false || this.stream.state === 'connected') && this.presenceHold() === null
+  }
+
+  /** Watches the master: a check now and every masterCheckMs; once it answers again, presence and jobs run at once. */
+  private watchMaster() {
+    this.masterWatch.onChange = (up) => {
+      if (!up) {
+        const m = this.masterWatch.health()
+        this.deps.log.warn('salt-master does not answer (salt-api does): presence is unknown and nobody goes offline until it does', { error: m.error })
+        return
+      }
+      this.deps.log.info('salt-master answers again: minions reconnecting are not offline during the grace', { grace_until: this.graceUntil() })
+      for (const name of ['presence', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
+    }
+    void this.masterWatch.check()
+    this.masterChecking ??= setInterval(() => void this.masterWatch.check(), this.masterCheckMs)
   }
 
   /** The salt side's state for the health view. */
   health(): SaltHealthSnapshot {
     if (!this.master.version) void this.masterVersion()
     const stream = this.stream.health()
+    const m = this.masterWatch.health()
+    const hold = this.presenceHold()
     return {
       masterVersion: this.master.version, reachability: this.client.reachability(), stream, covering: this.stream.down,
+      master: { up: m.up, since: m.since, error: m.error, hold, graceUntil: hold === 'grace' ? this.graceUntil() : null, checkSeconds: Math.round(this.masterCheckMs / 1000) },
       pollers: this.scheduler.health(this.deps.clock.now()),
     }
   }
@@ -121,6 +183,7 @@ export class SaltRuntime implements SaltSide {
     this.scheduler.start()
     if (this.stream.enabled()) void this.stream.start()
     this.watchReachability()
+    this.watchMaster()
   }
 
   /** Applies a settings change at once: new credentials re-log in, new intervals reschedule. */
@@ -139,7 +202,8 @@ export class SaltRuntime implements SaltSide {
   /** Stops the pollers and the stream, writing pending events. */
   async stop() {
     if (this.probing) clearInterval(this.probing)
-    this.probing = null
+    if (this.masterChecking) clearInterval(this.masterChecking)
+    this.probing = this.masterChecking = null
     await this.scheduler.stop()
     await this.stream.stop()
     await this.client.logout()

@@ -37,12 +37,20 @@ export interface StreamStatus {
   last_error: string | null
 }
 
+/** What presence holds back because of the master: `down` (it does not answer), `grace` (it answered again lately), or null. */
+export type PresenceHold = 'down' | 'grace' | null
+
 /** The salt side's state as the health view reads it (times are epoch ms). */
 export interface SaltHealthSnapshot {
   /** The master's Salt version; null until known. */
   masterVersion: string | null
   /** Whether salt-api answered lately; `up` null before the first exchange. */
   reachability: { up: boolean | null; since: number | null; error: string | null }
+  /**
+   * Whether the salt-master answers through salt-api (`up` null while unknown), and what presence holds back: `down`
+   * while it does not answer (presence unknown, nobody goes offline), `grace` until `graceUntil` after it answers again.
+   */
+  master: { up: boolean | null; since: number | null; error: string | null; hold: PresenceHold; graceUntil: number | null; checkSeconds: number }
   stream: { state: 'connected' | 'reconnecting' | 'broken' | 'disabled'; since: number; lastEventAt: number | null; reconnectsLastHour: number; lastError: string | null }
   /** Whether the jobs and fleet pollers run at their catch-up interval because the stream is down. */
   covering: boolean

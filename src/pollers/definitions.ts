@@ -22,7 +22,8 @@ import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
 import type { Poller } from './scheduler'
-import { CATCH_UP_SECONDS } from '../lib/poller-status'
+import { CATCH_UP_SECONDS, type PresenceHold } from '../lib/poller-status'
+import { SaltUnavailable } from '../salt/errors'
 
 /** What the pollers use: the service's dependencies, the salt client, how an inventory refresh runs and the salt side's state. */
 export interface PollerContext {
@@ -33,6 +34,8 @@ export interface PollerContext {
   streamDown(): boolean
   /** The master's Salt version (asked once, then remembered until the salt settings change); null when unknown. */
   masterVersion(): Promise<string | null>
+  /** What presence holds back because the master does not answer or answered again lately. */
+  presenceHold(): PresenceHold
 }
 
 
@@ -40,6 +43,16 @@ export interface PollerContext {
 export const GRAINS_BATCH = 200
 /** Keys per wheel key.finger call. */
 export const FINGER_BATCH = 500
+/** The longest a presence tick waits for salt: a master that stopped must not hold it for the client's 3 × 30 s. */
+export const PRESENCE_DEADLINE_MS = 30_000
+
+/** `p`, or SaltUnavailable once `ms` have passed (the call is left to its own timeout). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new SaltUnavailable(`${what}: no answer within ${ms / 1000} s`)), ms)))
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}
+
 /** Jobs older than this are not asked for missing returns again (a dead minion never answers). */
 const BACKFILL_WINDOW_MS = 2 * 3600_000
 
@@ -111,10 +124,17 @@ const POLLERS = {
     }
     return list.keys.length
   }),
-  /** presence: runner manage.present (or manage.status); online flags and minion.online/offline on change. */
+  /**
+   * presence: runner manage.present (or manage.status); online flags and minion.online/offline on change. Nothing while
+   * the master does not answer (presence is unknown then); arrivals only in the grace after it answers again, while
+   * its connection table fills (contract §17).
+   */
   presence: timed('presence', 'minion_state_presence_interval_seconds', FIRST_DELAY, async (c) => {
-    const ids = await presentMinions(c)
-    applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts: c.deps.clock.now() } }])
+    if (c.presenceHold() === 'down') return 0
+    const ids = await within(presentMinions(c), PRESENCE_DEADLINE_MS, 'presence')
+    const ts = c.deps.clock.now()
+    if (c.presenceHold() !== null) applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }])
+    else applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }])
     return ids.length
   }),
   /**

@@ -122,7 +122,7 @@ export class SaltClient {
   /** Whether salt-api answers at all: GET / without a token, 2 s at most; any answer below 500 counts. */
   async probe(): Promise<boolean> {
     try {
-      const res = await this.send('', { method: 'GET', headers: {} }, 2000)
+      const res = await this.send('', { method: 'GET', headers: {} }, 2000, undefined, true)
       await res.body?.cancel()
       return res.status < 500
     } catch {
@@ -140,7 +140,7 @@ export class SaltClient {
    * One HTTP exchange with timeout; network failures and a refused destination become SaltUnavailable (the reason in
    * Saltdeck's own words). A redirect is never followed: it would carry the login's password or the token elsewhere.
    */
-  private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs, to?: string): Promise<Response> {
+  private async send(path: string, init: RequestInit & { headers: Record<string, string> }, timeoutMs = this.opts.timeoutMs, to?: string, probe = false): Promise<Response> {
     const c = this.base()
     // A password or a token goes only to the address it was given for (`to`), even on a retry after the settings changed.
     const url = to ?? this.root(c.url)
@@ -158,8 +158,45 @@ export class SaltClient {
     } catch (e) {
       if ((e as Error).name === 'AbortError') throw new SaltUnavailable('aborted')
       const reason = networkReason(e)
-      this.noteReach(false, reason)
+      // A call that times out says nothing of salt-api itself: with the salt-master stopped salt-api takes the request
+      // and waits on the master. GET / (answered by salt-api alone) settles which of the two is gone.
+      if ((e as Error).name === 'TimeoutError' && !probe) void this.probe()
+      else this.noteReach(false, reason)
       throw new SaltUnavailable(reason)
+    }
+  }
+
+  /**
+   * Whether the salt-master answers: one wheel key.name_match of a name no key has (the master's request server reads
+   * its key directories, asking no minion), login included, within `timeoutMs`, no retry. `api` says whether salt-api
+   * itself answered; a failure with `api` true is the master's.
+   */
+  async masterAnswers(timeoutMs: number): Promise<{ up: true } | { up: false; api: boolean; error: string }> {
+    const signal = AbortSignal.timeout(timeoutMs)
+    try {
+      const c = this.base()
+      let url = this.tokenUrl
+      let token = this.now() < this.expires ? this.token : null
+      if (!token || !url) {
+        url = this.root(c.url)
+        const res = await this.send('login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: c.username, password: c.password, eauth: c.eauth }), signal }, undefined, url)
+        const text = await res.text()
+        // Credentials salt refused were still judged by the master (eauth goes through it).
+        if (res.status === 401 || res.status === 403) return { up: true }
+        if (!res.ok) return { up: false, api: res.status < 502 || res.status > 504, error: `salt-api answered HTTP ${res.status}` }
+        const r = (JSON.parse(text) as { return: { token: string; expire: number }[] }).return[0]!
+        ;[this.token, this.tokenUrl, this.expires, token] = [r.token, url, r.expire * 1000 - 60_000, r.token]
+      }
+      const res = await this.send('', { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token }, body: JSON.stringify([{ client: 'wheel', fun: 'key.name_match', match: 'saltdeck-master-check' }]), signal }, undefined, url)
+      await res.body?.cancel()
+      if (res.status === 401) this.token = null
+      if (res.status < 500) return { up: true }
+      return { up: false, api: res.status < 502 || res.status > 504, error: `salt-api answered HTTP ${res.status}` }
+    } catch (e) {
+      if (e instanceof SaltNotConfigured) throw e
+      const timedOut = signal.aborted
+      const api = timedOut ? await this.probe() : false
+      return { up: false, api, error: timedOut ? `no answer within ${Math.round(timeoutMs / 1000)} s` : e instanceof SaltUnavailable || e instanceof SaltRejected ? e.reason : 'unreadable answer' }
     }
   }
 

@@ -9,6 +9,8 @@
 #   bed.sh start-minion <dir> <id>  start one minion again and wait until it answers
 #   bed.sh stop-api <dir>           stop only salt-api
 #   bed.sh start-api <dir>          start salt-api again and wait until /login answers
+#   bed.sh stop-master <dir>        stop only salt-master (salt-api and the minions keep running)
+#   bed.sh start-master <dir>       start salt-master again and wait until every minion answers
 #   bed.sh salt <dir> <args...>     run the venv's salt CLI against that bed's master
 #   bed.sh salt-run <dir> <args...> run the venv's salt-run against that bed's master (orchestrations)
 #   bed.sh status <dir>             show which daemons of that bed run
@@ -51,7 +53,7 @@ log() { echo "bed: $*" >&2; }
 die() { echo "bed: ERROR: $*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -277,6 +279,16 @@ api_pids() {
   { pid_from_file "$API_PIDFILE" || true
     for p in $(pids_for_conf "$MASTER_CONF"); do
       if grep -qsaF 'salt-api' "/proc/$p/cmdline"; then echo "$p"; fi
+    done; } | sort -u
+}
+
+# salt-master and its workers only: the processes of "-c <dir>/conf/master"
+# that are not salt-api's.
+master_only_pids() {
+  local p
+  { pid_from_file "$MASTER_PIDFILE" || true
+    for p in $(pids_for_conf "$MASTER_CONF"); do
+      if ! grep -qsaF 'salt-api' "/proc/$p/cmdline"; then echo "$p"; fi
     done; } | sort -u
 }
 
@@ -674,6 +686,25 @@ cmd_start_api() {
   done
 }
 
+cmd_stop_master() {
+  set_bed_dir "${1:-}" quiet-missing || { log "no bed dir ${1:-}: nothing to stop"; return 0; }
+  terminate "salt-master" master_only_pids
+}
+
+# The minions reconnect by themselves (they retry their master); wait until all
+# answer test.ping through salt-api again.
+cmd_start_master() {
+  set_bed_dir "${1:-}"
+  read_ports
+  if [ -n "$(master_only_pids)" ]; then
+    log "salt-master already running"
+  else
+    launch master salt-master "$MASTER_CONF" || { dump_logs; exit 1; }
+  fi
+  wait_ready "$(IFS=,; echo "${MINION_IDS[*]}")" "$START_TIMEOUT" || { dump_logs; exit 1; }
+  log "salt-master answers and every minion answers test.ping"
+}
+
 # The venv's salt CLI against this bed's master (its config dir), so tests can
 # start jobs outside salt-api. Output and exit code are salt's.
 cmd_salt() {
@@ -717,6 +748,8 @@ main() {
     start-minion) cmd_start_minion "$@" ;;
     stop-api) cmd_stop_api "$@" ;;
     start-api) cmd_start_api "$@" ;;
+    stop-master) cmd_stop_master "$@" ;;
+    start-master) cmd_start_master "$@" ;;
     salt) cmd_salt "$@" ;;
     salt-run) cmd_salt_run "$@" ;;
     status) cmd_status "$@" ;;

@@ -10,6 +10,8 @@ export const minions = sqliteTable('minions', {
   keyFingerprint: text('key_fingerprint'),
   online: integer('online', { mode: 'boolean' }).notNull().default(false),
   lastSeen: integer('last_seen'),
+  /** When the minion was first seen missing (while the master answered); null while online. minion_offline counts from here. */
+  offlineSince: integer('offline_since'),
   os: text('os'),
   osrelease: text('osrelease'),
   ip: text('ip'),

@@ -57,9 +57,9 @@ function zonedTime(s: string): number {
   throw new ValidationFailed([valueErrorEntry(['body', 'ends_at'], 'ends_at must be a date and time with its zone, e.g. 2030-01-01T00:00:00Z', s)])
 }
 
-/** salt_unreachable counts minutes up to a day. */
+/** salt_unreachable and master_unreachable count minutes up to a day. */
 function checkParams(kind: string, params: { for_minutes?: number } | undefined) {
-  if (kind === 'salt_unreachable' && (params?.for_minutes ?? 0) > 1440)
+  if ((kind === 'salt_unreachable' || kind === 'master_unreachable') && (params?.for_minutes ?? 0) > 1440)
     throw new ValidationFailed([{ type: 'less_than_equal', loc: ['body', 'params', 'for_minutes'], msg: 'Input should be less than or equal to 1440', input: params!.for_minutes, ctx: { le: 1440 } }])
 }
 

@@ -8,13 +8,13 @@ import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { unknownChannels } from './channel-store'
 
 /** The rule kinds Saltdeck evaluates. */
-export const RULE_KINDS = ['run_failed', 'run_blocked', 'run_changed', 'minion_offline', 'key_pending', 'salt_unreachable', 'vulnerable'] as const
+export const RULE_KINDS = ['run_failed', 'run_blocked', 'run_changed', 'minion_offline', 'key_pending', 'salt_unreachable', 'master_unreachable', 'vulnerable'] as const
 export type RuleKind = (typeof RULE_KINDS)[number]
 
 /** The parameters each kind takes, with their defaults. */
 export const KIND_DEFAULTS: Record<RuleKind, Record<string, unknown>> = {
   run_failed: { fun_glob: '*' }, run_blocked: { fun_glob: '*' }, run_changed: { fun_glob: '*' },
-  minion_offline: { for_minutes: 10 }, key_pending: {}, salt_unreachable: { for_minutes: 5 }, vulnerable: { min_severity: 'high' },
+  minion_offline: { for_minutes: 10 }, key_pending: {}, salt_unreachable: { for_minutes: 5 }, master_unreachable: { for_minutes: 2 }, vulnerable: { min_severity: 'high' },
 }
 
 interface RuleRow {

@@ -1,6 +1,6 @@
 /**
  * Rule evaluation where the facts land (contract §11): runs and key/presence events as applyFacts stores them, and a
- * periodic tick for the rules that depend on time (minion_offline, salt_unreachable). A rule only judges what happens
+ * periodic tick for the rules that depend on time (minion_offline, salt_unreachable, master_unreachable). A rule only judges what happens
  * after it exists: runs completed before the rule was created never fire it.
  */
 import type { AppDeps } from '../../deps'
@@ -83,15 +83,24 @@ function watchVulnerable(deps: AppDeps, now: number) {
   }
 }
 
-/** The time-based rules: minions offline for long enough, salt-api unreachable for long enough, vulnerable minions. */
+/**
+ * The time-based rules: minions offline for long enough (never while the master holds presence back), salt-api or the
+ * salt-master unreachable for long enough, vulnerable minions.
+ */
 export function watchTime(deps: AppDeps) {
   const now = deps.clock.now()
   watchVulnerable(deps, now)
-  for (const rule of enabledRules(deps, ['minion_offline'])) {
+  // Asked only when a rule needs it: the health snapshot may ask salt for its version.
+  const masterRules = enabledRules(deps, ['master_unreachable'])
+  const offlineRules = enabledRules(deps, ['minion_offline'])
+  const snap = masterRules.length || offlineRules.length ? deps.salt?.health() : undefined
+  // While the master does not answer, and in the grace after it answers again, presence is not known: nobody fires.
+  const held = !!snap?.master.hold
+  for (const rule of held ? [] : offlineRules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 10) * 60_000
     const firing = firingSubjects(deps, rule.id)
     const offline = deps.db.$client
-      .query<{ id: string; since: number }, []>("SELECT id, coalesce(last_seen, updated_at) AS since FROM minions WHERE key_state = 'accepted' AND online = 0")
+      .query<{ id: string; since: number }, []>("SELECT id, coalesce(offline_since, last_seen, updated_at) AS since FROM minions WHERE key_state = 'accepted' AND online = 0")
       .all()
       .filter((m) => globMatch(rule.minion_glob, m.id))
     const still = new Set<string>()
@@ -113,4 +122,14 @@ export function watchTime(deps: AppDeps) {
       fire(deps, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now)
     else if (reach?.up) resolve(deps, rule, 'salt-api', now)
   }
+  const master = snap?.master
+  for (const rule of masterRules) {
+    const forMs = Number(paramsOf(rule).for_minutes ?? 2) * 60_000
+    if (master?.up === false && master.since !== null && now - Math.max(master.since, rule.created_at) >= forMs)
+      fire(deps, rule, MASTER_SUBJECT, `salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { since: master.since, error: master.error }, now)
+    else if (master?.up) resolve(deps, rule, MASTER_SUBJECT, now)
+  }
 }
+
+/** The subject of master_unreachable: the one salt source's master. */
+export const MASTER_SUBJECT = 'salt-master'

@@ -33,6 +33,8 @@ export function metricsText(deps: AppDeps): string {
     x.family('saltdeck_event_stream_state', 'gauge', 'The event stream\'s state: 1 for the current one.', STREAM_STATES.map((s) => [{ state: s }, s === state ? 1 : 0]))
     x.family('saltdeck_event_stream_polling_covers', 'gauge', '1 while the jobs and fleet pollers run at their catch-up interval for a stream that is down.', [[{}, health.covering ? 1 : 0]])
     x.family('saltdeck_salt_api_up', 'gauge', '1 while salt-api answers, 0 while it does not (absent before the first exchange).', health.reachability.up === null ? [] : [[{}, health.reachability.up ? 1 : 0]])
+    x.family('saltdeck_salt_master_up', 'gauge', '1 while the salt-master answers through salt-api, 0 while it does not (absent while unknown).', health.master.up === null ? [] : [[{}, health.master.up ? 1 : 0]])
+    x.family('saltdeck_presence_held', 'gauge', '1 while presence is held back because of the master (not answering, or the grace after it answers again).', [[{}, health.master.hold ? 1 : 0]])
     x.family('saltdeck_poller_lag_seconds', 'gauge', 'Seconds since the poller last succeeded (absent until it has).', health.pollers.filter((p) => p.lagSeconds !== null).map((p) => [{ poller: p.name }, p.lagSeconds!]))
   }
   const al = alertStats(deps)

@@ -1,6 +1,6 @@
 /**
- * Salt's key, presence and start facts into the minion rows (the one writer of key_state, key_fingerprint, online and
- * last_seen) and
+ * Salt's key, presence and start facts into the minion rows (the one writer of key_state, key_fingerprint, online,
+ * last_seen and offline_since) and
  * their activity events. Each change is compared with the stored state, so a poller repeating what the stream said
  * records nothing twice.
  */
@@ -53,10 +53,12 @@ export function recordKeyFingerprints(deps: AppDeps, fps: KeyFingerprint[]) {
 export function recordPresence(deps: AppDeps, id: string, online: boolean, ts: number, out: EventInput[]) {
   const db = deps.db.$client
   const row = db.query<{ online: number }, [string]>('SELECT online FROM minions WHERE id = ?1').get(id)
-  if (online) db.query('INSERT INTO minions (id, online, last_seen, updated_at) VALUES (?1, 1, ?2, ?2) ON CONFLICT (id) DO UPDATE SET online = 1, last_seen = max(coalesce(last_seen, 0), ?2)').run(id, ts)
+  if (online) db.query('INSERT INTO minions (id, online, last_seen, updated_at) VALUES (?1, 1, ?2, ?2) ON CONFLICT (id) DO UPDATE SET online = 1, last_seen = max(coalesce(last_seen, 0), ?2), offline_since = NULL').run(id, ts)
   if (row && !!row.online === online) return
   if (!row && !online) return
-  if (!online) db.query('UPDATE minions SET online = 0, updated_at = ?2 WHERE id = ?1').run(id, ts)
+  // offline_since is when it was first seen missing (the salt side sends no offline while the master does not answer),
+  // not the last_seen a stopped master froze: minion_offline counts from here.
+  if (!online) db.query('UPDATE minions SET online = 0, offline_since = ?2, updated_at = ?2 WHERE id = ?1').run(id, ts)
   out.push({ ts, category: 'minion', event_type: online ? 'minion.online' : 'minion.offline', minion_id: id, summary: `${id} ${online ? 'came online' : 'went offline'}` })
 }
 

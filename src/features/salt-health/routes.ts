@@ -12,7 +12,10 @@ const HealthOut = T.Object({
   salt_api: T.Object({ reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()) }),
   presence_known: T.Boolean(),
   database: T.Object({ writable: T.Boolean(), since: Time, error: Nullable(T.String()) }),
-  master: T.Object({ version: Nullable(T.String()) }),
+  master: T.Object({
+    version: Nullable(T.String()), reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()),
+    presence_hold: Nullable(OneOf(['down', 'grace'] as const)), grace_until: Time, check_interval_seconds: T.Integer(),
+  }),
   minion_versions: T.Array(T.Object({ version: Nullable(T.String()), minions: T.Integer() })),
   event_stream: T.Object({
     state: OneOf(['connected', 'reconnecting', 'broken', 'disabled'] as const), since: T.String({ format: 'date-time' }), last_event_at: Time,
@@ -27,7 +30,7 @@ const HealthOut = T.Object({
 
 export const saltHealthRoutes = [
   route({
-    method: 'GET', path: '/api/salt/health', tag: 'salt', summary: "Salt health: versions, salt-api, event stream, pollers, known faults", access: { verb: 'view', resource: 'minion:*' },
+    method: 'GET', path: '/api/salt/health', tag: 'salt', summary: "Salt health: versions, salt-api, the master, event stream, pollers, known faults", access: { verb: 'view', resource: 'minion:*' },
     response: HealthOut, handler: ({ deps }) => saltHealth(deps),
   }),
 ]

@@ -1,5 +1,5 @@
 /**
- * The Salt health view: the master's version and its known faults, the minions' versions, whether salt-api answers,
+ * The Salt health view: whether the master answers, its version and its known faults, the minions' versions, whether salt-api answers,
  * the event stream's state and each poller's last success, and the problems among them in plain sentences.
  */
 import type { AppDeps, SaltHealthSnapshot } from '../../deps'
@@ -20,6 +20,7 @@ function idle(deps: AppDeps): SaltHealthSnapshot {
   const enabled = readSection(deps, 'pollers').event_stream_enabled === true
   return {
     masterVersion: null, reachability: { up: null, since: null, error: null }, covering: false, pollers: [],
+    master: { up: null, since: null, error: null, hold: null, graceUntil: null, checkSeconds: 0 },
     stream: { state: enabled ? 'reconnecting' : 'disabled', since: deps.clock.now(), lastEventAt: null, reconnectsLastHour: 0, lastError: null },
   }
 }
@@ -47,6 +48,10 @@ export function saltHealth(deps: AppDeps) {
   if (!configured) problems.push('The salt connection is not set up: enter it under Settings.')
   if (h.reachability.up === false)
     problems.push(`salt-api does not answer (${h.reachability.error ?? 'no answer'}) since ${isoOrNull(h.reachability.since)}; minion presence is unknown until it does.`)
+  if (h.master.up === false && h.reachability.up !== false)
+    problems.push(`The salt-master does not answer through salt-api (${h.master.error ?? 'no answer'}) since ${isoOrNull(h.master.since)}; minion presence is unknown and no minion is marked offline until it does.`)
+  else if (h.master.hold === 'grace')
+    problems.push(`The salt-master answers again since ${isoOrNull(h.master.since)}; its minions are reconnecting, so none is marked offline before ${isoOrNull(h.master.graceUntil)} (two presence intervals).`)
   if (h.stream.state === 'broken')
     problems.push(`The event stream fails at once although salt-api answers (${h.stream.lastError ?? 'no detail'}); the jobs and fleet pollers run every ${CATCH_UP_SECONDS} s until it works.`)
   if (h.stream.state === 'reconnecting' && configured && now - h.stream.since > RECONNECTING_PROBLEM_MS)
@@ -62,7 +67,10 @@ export function saltHealth(deps: AppDeps) {
     salt_api: { reachable: h.reachability.up, since: isoOrNull(h.reachability.since), error: h.reachability.up === false ? h.reachability.error : null },
     presence_known: deps.salt?.presenceKnown() ?? true,
     database: { writable: !unwritable, since: isoOrNull(unwritable?.since), error: unwritable?.error ?? null },
-    master: { version: master },
+    master: {
+      version: master, reachable: h.master.up, since: isoOrNull(h.master.since), error: h.master.up === false ? h.master.error : null,
+      presence_hold: h.master.hold, grace_until: isoOrNull(h.master.graceUntil), check_interval_seconds: h.master.checkSeconds,
+    },
     minion_versions: versions,
     event_stream: {
       state: h.stream.state, since: iso(h.stream.since), last_event_at: isoOrNull(h.stream.lastEventAt), reconnects_last_hour: h.stream.reconnectsLastHour,

@@ -1,0 +1,1 @@
+ALTER TABLE `minions` ADD `offline_since` integer;
