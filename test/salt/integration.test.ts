@@ -376,4 +376,50 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     await until(async () => (await api('GET', `/api/alerts/${off.id}`)).body.state === 'resolved' || null, 'the offline alert resolved', { ms: 90_000, every: 1000 })
     await until(() => hooks.find((h) => h.rule.kind === 'minion_offline' && h.status === 'resolved') ?? null, 'the resolved notification', BED)
   }, 420_000)
+
+  test('salt-master stopped: within 60 s the master is unreachable (salt-api is not), presence unknown, master_unreachable fires; back: it resolves, and no minion goes offline nor does minion_offline fire', async () => {
+    // The default presence interval (60 s): the grace after the master answers again is two of them, as operators run it.
+    expect((await api('PUT', '/api/admin/settings/pollers', { minion_state_presence_interval_seconds: 60 })).status).toBe(200)
+    expect((await api('POST', '/api/alerts/rules', { name: 'master down', kind: 'master_unreachable', params: { for_minutes: 1 } })).status).toBe(201)
+    expect((await api('POST', '/api/alerts/rules', { name: 'offline at once', kind: 'minion_offline', params: { for_minutes: 1 } })).status).toBe(201)
+    const ids = ['db-01', 'web-01', 'web-02']
+    await until(async () => (await api('GET', '/api/minions')).body.minions.filter((m: any) => m.presence === 'online').length === 3 || null, 'three minions online', { ...BED, ms: 120_000 })
+    const t0 = Date.now()
+    expect(bed('stop-master', bedDir).exitCode).toBe(0)
+    const down = await until(async () => {
+      const h = (await api('GET', '/api/salt/health')).body
+      return h.master.reachable === false ? h : null
+    }, 'the master unreachable', { ms: 90_000, every: 1000 })
+    const seenMs = Date.now() - t0
+    console.log(`salt ${VERSION}: master stop seen after ${seenMs} ms`)
+    expect(seenMs).toBeLessThan(60_000)
+    expect(down.salt_api.reachable).not.toBe(false)
+    expect(down.presence_known).toBe(false)
+    expect(down.master.presence_hold).toBe('down')
+    expect(Date.parse(down.master.since)).toBeGreaterThanOrEqual(t0 - 16_000)
+    expect(down.problems.some((p: string) => p.startsWith('The salt-master does not answer through salt-api'))).toBe(true)
+    expect((await api('GET', '/api/minions/web-01')).body.presence).toBe('unknown')
+    const alert = await until(async () => (await api('GET', '/api/alerts')).body.alerts.find((x: any) => x.kind === 'master_unreachable' && x.state === 'firing') ?? null, 'master_unreachable firing', { ms: 120_000, every: 2000 })
+    expect(alert.subject).toBe('salt-master')
+    // A presence tick while the master is down ends at once instead of hanging on the master (one begun before the stop
+    // was seen waits 30 s at most).
+    const idle = async () => (await api('GET', '/api/admin/pollers')).body.pollers.find((p: any) => p.name === 'presence').running === false || null
+    await until(idle, 'no presence tick running', { ms: 35_000, every: 500 })
+    expect((await api('POST', '/api/admin/pollers/presence/run')).status).toBe(202)
+    await until(idle, 'the presence tick done at once', { ms: 5_000, every: 200 })
+    expect(bed('start-master', bedDir).exitCode).toBe(0)
+    await until(async () => (await api('GET', `/api/alerts/${alert.id}`)).body.state === 'resolved' || null, 'master_unreachable resolved', { ms: 90_000, every: 1000 })
+    const back = (await api('GET', '/api/salt/health')).body
+    expect(back.master.reachable).toBe(true)
+    // The grace (two presence intervals) ends, then presence is known again with every minion online.
+    await until(async () => (await api('GET', '/api/salt/health')).body.presence_known === true || null, 'presence known again', { ms: 200_000, every: 2000 })
+    await Bun.sleep(5_000)
+    const minions = (await api('GET', '/api/minions')).body.minions
+    expect(minions.filter((m: any) => ids.includes(m.id)).map((m: any) => [m.id, m.presence])).toEqual(ids.map((id) => [id, 'online']))
+    const offline = (await api('GET', '/api/activity?event_type=minion.offline&limit=100')).body.events.filter((e: any) => Date.parse(e.ts) >= t0)
+    expect(offline).toEqual([])
+    const alerts = (await api('GET', '/api/alerts?state=all&limit=200')).body.alerts.filter((x: any) => x.kind === 'minion_offline' && Date.parse(x.first_seen_at) >= t0)
+    expect(alerts).toEqual([])
+    expect((await api('PUT', '/api/admin/settings/pollers', { minion_state_presence_interval_seconds: 3 })).status).toBe(200)
+  }, 600_000)
 })
