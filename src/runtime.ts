@@ -7,7 +7,7 @@ import { SaltClient, type ClientOptions } from './salt/client'
 import { EventStream } from './salt/event-stream'
 import type { Backoff } from './salt/events'
 import { Scheduler } from './pollers/scheduler'
-import { definePollers } from './pollers/definitions'
+import { definePollers, PRESENCE_DEADLINE_MS } from './pollers/definitions'
 import { versionOf } from './salt/replies'
 import type { PresenceHold, SaltHealthSnapshot } from './lib/poller-status'
 import { MasterWatch } from './salt/master'
@@ -54,6 +54,8 @@ export class SaltRuntime implements SaltSide {
   private masterChecking: ReturnType<typeof setInterval> | null = null
   /** Whether the salt-master answers through salt-api. */
   readonly masterWatch: MasterWatch
+  /** How long a presence tick waits for salt (tests shorten it). */
+  presenceDeadlineMs = PRESENCE_DEADLINE_MS
   /** How often the master is checked while running (tests shorten it). */
   masterCheckMs: number
 
@@ -66,6 +68,7 @@ export class SaltRuntime implements SaltSide {
     this.scheduler = new Scheduler(deps, definePollers({
       deps, client: this.client, inventory: () => this.inventoryOptions(),
       streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(), presenceHold: () => this.presenceHold(),
+      presenceDeadlineMs: () => this.presenceDeadlineMs,
     }))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,

@@ -36,6 +36,8 @@ export interface PollerContext {
   masterVersion(): Promise<string | null>
   /** What presence holds back because the master does not answer or answered again lately. */
   presenceHold(): PresenceHold
+  /** How long a presence tick waits for salt (PRESENCE_DEADLINE_MS; tests shorten it). */
+  presenceDeadlineMs(): number
 }
 
 
@@ -131,7 +133,7 @@ const POLLERS = {
    */
   presence: timed('presence', 'minion_state_presence_interval_seconds', FIRST_DELAY, async (c) => {
     if (c.presenceHold() === 'down') return 0
-    const ids = await within(presentMinions(c), PRESENCE_DEADLINE_MS, 'presence')
+    const ids = await within(presentMinions(c), c.presenceDeadlineMs(), 'presence')
     const ts = c.deps.clock.now()
     if (c.presenceHold() !== null) applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }])
     else applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }])

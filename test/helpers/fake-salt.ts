@@ -94,6 +94,10 @@ export class FakeSalt {
   /** 3008: wheel key.delete answers the keys matching after the delete (none). */
   keyDeleteAnswersAfter = false
   calls: { client: string; fun: string; tgt?: unknown; kwarg?: Record<string, unknown> }[] = []
+  /** The salt-master stopped behind a running salt-api: GET / answers, every call through the master (login too) hangs. */
+  masterDown = false
+  /** Calls and logins left hanging by `masterDown`. */
+  hung = 0
   /** A function whose calls are held open (never answered) while set: a call "in flight" for as long as a test needs. */
   hold: string | null = null
   /** Calls held open by `hold`. */
@@ -168,6 +172,10 @@ export class FakeSalt {
     if (this.fail500 > 0 && path !== '/events') {
       this.fail500--
       return json({ status: 500, return: 'An unexpected error occurred' }, 500)
+    }
+    if (this.masterDown && req.method === 'POST' && (path === '/' || path === '/login')) {
+      this.hung++
+      return new Promise<Response>(() => {})
     }
     if (req.method === 'POST' && path === '/login') {
       const b = (await req.json().catch(() => ({}))) as Record<string, string>
@@ -318,6 +326,7 @@ export class FakeSalt {
 
   private wheelCall(fun: string, c: Record<string, any>): unknown {
     const by = (k: FakeMinion['key']) => [...this.minions.values()].filter((m) => m.key === k).map((m) => m.id).sort()
+    if (fun === 'key.name_match') return Object.fromEntries([...this.minions.values()].filter((m) => fnmatch(String(c.match), m.id)).map((m) => [m.key, [m.id]]))
     if (fun === 'key.list_all') return { minions: by('accepted'), minions_pre: by('pending'), minions_rejected: by('rejected'), minions_denied: by('denied'), local: ['master.pem', 'master.pub'] }
     if (fun === 'key.finger') {
       // salt's Key.name_match: a list of globs, or a string split at commas; every key directory that has a match.

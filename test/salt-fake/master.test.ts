@@ -1,0 +1,148 @@
+// Proves master health and the grace after a master returns (contract §17) against the fake salt-api, whose
+// `masterDown` behaves as a real salt-api with its master stopped: GET / answers, every call (login too) hangs.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { call } from '../helpers/app'
+import { saltWorld } from '../helpers/salt-world'
+import { until } from '../helpers/until'
+import { SaltClient } from '../../src/salt/client'
+import { SaltUnavailable } from '../../src/salt/errors'
+import { watchTime } from '../../src/features/alerts/watch'
+
+let w: Awaited<ReturnType<typeof saltWorld>>
+afterEach(async () => w && (await w.close()))
+
+const alertsOf = async (kind: string, state = 'all') => (await w.get(`/api/alerts?state=${state}`)).alerts.filter((a: any) => a.kind === kind)
+const rule = async (body: Record<string, unknown>) => expect((await call(w, 'POST', '/api/alerts/rules', { body })).status).toBe(201)
+const presence = async () => Object.fromEntries((await w.get('/api/minions')).minions.map((m: any) => [m.id, m.presence]))
+
+describe('master health', () => {
+  test('a call that times out while salt-api answers GET / leaves salt-api reachable: the master is the one not answering', async () => {
+    w = await saltWorld()
+    const c = new SaltClient(() => ({ url: w.salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret', verify: true }), { timeoutMs: 200, attempts: 1 })
+    await c.login()
+    expect(c.reachability().up).toBe(true)
+    w.salt.masterDown = true
+    const e = await c.runner('manage.present').catch((x) => x)
+    expect(e).toBeInstanceOf(SaltUnavailable)
+    expect(e.reason).toBe('timed out')
+    await Bun.sleep(100)
+    expect(c.reachability().up).toBe(true)
+    expect(await c.masterAnswers(200)).toEqual({ up: false, api: true, error: 'no answer within 0 s' })
+    w.salt.masterDown = false
+    expect(await c.masterAnswers(2000)).toEqual({ up: true })
+  })
+
+  test('master stopped: Salt health names it (salt-api answers), presence is unknown, a presence tick ends at once, master_unreachable fires after for_minutes and resolves when it answers', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('presence')
+    await w.rt.masterWatch.check()
+    expect((await w.get('/api/salt/health')).master).toMatchObject({ reachable: true, presence_hold: null })
+    await rule({ name: 'master down', kind: 'master_unreachable', params: { for_minutes: 1 } })
+    const stoppedAt = w.clock.now()
+    w.salt.masterDown = true
+    await w.rt.masterWatch.check()
+    const h = await w.get('/api/salt/health')
+    expect(h.master).toMatchObject({ reachable: false, since: new Date(stoppedAt).toISOString(), error: 'no answer within 0 s', presence_hold: 'down' })
+    expect(h.salt_api.reachable).toBe(true)
+    expect(h.presence_known).toBe(false)
+    expect(h.problems.some((p: string) => p.startsWith('The salt-master does not answer through salt-api'))).toBe(true)
+    expect(await presence()).toEqual({ 'db-01': 'unknown', 'web-01': 'unknown', 'web-02': 'unknown' })
+    // The presence tick asks nothing of a master known down, and ends at once.
+    const hung = w.salt.hung
+    const t0 = Date.now()
+    await w.rt.scheduler.run('presence')
+    expect(Date.now() - t0).toBeLessThan(1000)
+    expect(w.salt.hung).toBe(hung)
+    w.clock.advance(59_000)
+    watchTime(w.deps)
+    expect(await alertsOf('master_unreachable')).toEqual([])
+    w.clock.advance(2_000)
+    watchTime(w.deps)
+    const [a] = await alertsOf('master_unreachable', 'firing')
+    expect(a).toMatchObject({ subject: 'salt-master', state: 'firing' })
+    expect(a.summary).toStartWith('salt-master does not answer through salt-api')
+    w.salt.masterDown = false
+    await w.rt.masterWatch.check()
+    expect((await w.get('/api/salt/health')).master).toMatchObject({ reachable: true, presence_hold: 'grace' })
+    watchTime(w.deps)
+    expect(await alertsOf('master_unreachable', 'firing')).toEqual([])
+    expect(await alertsOf('master_unreachable', 'resolved')).toHaveLength(1)
+  })
+})
+
+test('the presence tick is bounded: a master that stops before Saltdeck sees it holds the tick for the deadline, not the client\'s three 30 s attempts', async () => {
+  w = await saltWorld()
+  w.rt.presenceDeadlineMs = 300
+  w.salt.masterDown = true
+  const t0 = Date.now()
+  await w.rt.scheduler.run('presence')
+  expect(Date.now() - t0).toBeLessThan(2000)
+  expect(w.salt.hung).toBe(1)
+  const p = (await w.get('/api/admin/pollers')).pollers.find((x: any) => x.name === 'presence')
+  expect(p).toMatchObject({ running: false, errors: 1, last_error: 'Salt API unavailable' })
+})
+
+describe('no false offline storm', () => {
+  test('after the master answers again its empty connection table turns nobody offline for two presence intervals; one still missing then goes offline, its offline minutes counted from then', async () => {
+    w = await saltWorld()
+    expect((await call(w, 'PUT', '/api/admin/settings/pollers', { body: { minion_state_presence_interval_seconds: 60 } })).status).toBe(200)
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    await w.rt.masterWatch.check()
+    await rule({ name: 'offline', kind: 'minion_offline', params: { for_minutes: 1 } })
+    w.salt.masterDown = true
+    await w.rt.masterWatch.check()
+    w.clock.advance(5 * 60_000)
+    watchTime(w.deps)
+    // Back with an empty connection table: its minions reconnect over the next minute or two.
+    for (const m of w.salt.minions.values()) m.online = false
+    w.salt.masterDown = false
+    await w.rt.masterWatch.check()
+    const backAt = w.clock.now()
+    await w.rt.scheduler.run('presence')
+    expect((await w.get('/api/activity?event_type=minion.offline')).total).toBe(0)
+    expect((await w.get('/api/salt/health')).master).toMatchObject({ presence_hold: 'grace', grace_until: new Date(backAt + 120_000).toISOString() })
+    w.clock.advance(60_000)
+    w.salt.minions.get('web-01')!.online = true
+    w.salt.minions.get('web-02')!.online = true
+    await w.rt.scheduler.run('presence')
+    watchTime(w.deps)
+    expect((await w.get('/api/activity?event_type=minion.offline')).total).toBe(0)
+    expect(await alertsOf('minion_offline')).toEqual([])
+    // The grace is over: db-01, still missing, goes offline now, and counts from now, not from its last_seen 7 min ago.
+    w.clock.advance(61_000)
+    await w.rt.scheduler.run('presence')
+    expect((await w.get('/api/salt/health')).presence_known).toBe(true)
+    expect(await presence()).toEqual({ 'db-01': 'offline', 'web-01': 'online', 'web-02': 'online' })
+    expect((await w.get('/api/activity?event_type=minion.offline')).events.map((e: any) => e.minion_id)).toEqual(['db-01'])
+    watchTime(w.deps)
+    expect(await alertsOf('minion_offline')).toEqual([])
+    w.clock.advance(61_000)
+    watchTime(w.deps)
+    const [a] = await alertsOf('minion_offline', 'firing')
+    expect(a).toMatchObject({ subject: 'db-01', summary: 'db-01: offline for 1 min', details: { minutes_offline: 1 } })
+  })
+
+  test('the event stream\'s presence during the grace: a partial present list marks arrivals online and nobody offline', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    expect((await call(w, 'PUT', '/api/admin/settings/pollers', { body: { event_stream_enabled: true } })).status).toBe(200)
+    await until(() => w.salt.streamCount === 1)
+    await w.rt.masterWatch.check()
+    w.salt.masterDown = true
+    await w.rt.masterWatch.check()
+    w.salt.publish('salt/presence/present', { present: [] })
+    w.salt.masterDown = false
+    await w.rt.masterWatch.check()
+    w.salt.publish('salt/presence/present', { present: ['web-01'] })
+    w.salt.publish('salt/presence/change', { new: ['web-01'], lost: ['db-01'] })
+    w.salt.minions.get('web-02')!.online = true
+    await Bun.sleep(300)
+    expect((await w.get('/api/activity?event_type=minion.offline')).total).toBe(0)
+    // Once the grace is over the same list is believed.
+    w.clock.advance(121_000)
+    w.salt.publish('salt/presence/present', { present: ['web-01', 'web-02'] })
+    await until(async () => (await w.get('/api/activity?event_type=minion.offline')).total === 1, 'db-01 offline after the grace')
+  })
+})
