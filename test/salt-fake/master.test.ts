@@ -22,7 +22,7 @@ describe('master health', () => {
     await c.login()
     expect(c.reachability().up).toBe(true)
     w.salt.masterDown = true
-    const e = await c.runner('manage.present').catch((x) => x)
+    const e = (await c.runner('manage.present').catch((x) => x)) as SaltUnavailable
     expect(e).toBeInstanceOf(SaltUnavailable)
     expect(e.reason).toBe('timed out')
     await Bun.sleep(100)
