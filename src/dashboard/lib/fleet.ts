@@ -334,7 +334,15 @@ export interface SaltHealth {
   salt_api: { reachable: boolean | null; since: string | null; error: string | null }
   presence_known: boolean
   database: { writable: boolean; since: string | null; error: string | null }
-  master: { version: string | null }
+  master: {
+    version: string | null
+    reachable: boolean | null
+    since: string | null
+    error: string | null
+    presence_hold: 'down' | 'grace' | null
+    grace_until: string | null
+    check_interval_seconds: number
+  }
   minion_versions: { version: string | null; minions: number }[]
   event_stream: {
     state: 'connected' | 'reconnecting' | 'broken' | 'disabled'

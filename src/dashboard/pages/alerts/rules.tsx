@@ -10,7 +10,7 @@ import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, 
 import { KINDS, type Channel, type Rule } from './types'
 
 const RUN_KINDS = ['run_failed', 'run_blocked', 'run_changed']
-const TIMED: Record<string, [number, number]> = { minion_offline: [10, 10080], salt_unreachable: [5, 1440] }
+const TIMED: Record<string, [number, number]> = { minion_offline: [10, 10080], salt_unreachable: [5, 1440], master_unreachable: [2, 1440] }
 
 /** The form that creates a rule. */
 function NewRule({ channels, onCreated }: { channels: Channel[]; onCreated: (r: Rule) => void }) {

@@ -61,4 +61,5 @@ export interface Delivery {
 export const KINDS: Record<string, string> = {
   run_failed: 'a state run fails', run_blocked: 'a state run does not run', run_changed: 'a state run changes something',
   minion_offline: 'a minion is offline for a while', key_pending: 'a key waits for acceptance', salt_unreachable: 'salt-api does not answer for a while',
+  master_unreachable: 'the salt-master does not answer (through salt-api) for a while',
 }

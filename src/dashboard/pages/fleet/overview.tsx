@@ -15,17 +15,22 @@ type Total = { total: number }
 /** How often the overview re-reads its counts and events, so a page left open stays current. */
 const REFRESH_MS = 30_000
 
+/** Why presence is not known, in a few words. */
+const unknownWhy = (h: SaltHealth) =>
+  h.salt_api.reachable === false ? 'salt-api does not answer' : h.master.presence_hold === 'down' ? 'the salt-master does not answer' : h.master.presence_hold === 'grace' ? 'minions reconnecting to the salt-master' : 'see Salt health'
+
 /**
  * One count card: a number that links to the filtered list. Each card loads its own total (limit=1) so they come in
- * parallel. `unknown` (presence while salt-api does not answer) shows "?" rather than a stale number.
+ * parallel. `unknown` (why presence is not known: salt-api or the salt-master does not answer) shows "?" rather than a
+ * stale number.
  */
-function CountCard({ label, status, tone, unknown }: { label: string; status: string; tone?: 'bad' | 'warn'; unknown?: boolean }) {
+function CountCard({ label, status, tone, unknown }: { label: string; status: string; tone?: 'bad' | 'warn'; unknown?: string | null }) {
   const r = useGet<Total>(`/api/minions${qs({ status, limit: 1 })}`, REFRESH_MS)
   const n = r.data?.total
   return (
     <a class={`card card-link${tone && n && !unknown ? ` card-${tone}` : ''}`} href={href('/minions', { status })}>
       <span class="n">{r.error ? '!' : unknown ? '?' : n === undefined ? '…' : count(n)}</span>
-      <span>{label}{unknown ? ' (unknown: salt-api does not answer)' : ''}</span>
+      <span>{label}{unknown ? ` (unknown: ${unknown})` : ''}</span>
       {r.error ? <span class="sr-only">could not load: {r.error.message}</span> : null}
     </a>
   )
@@ -89,7 +94,7 @@ export function Overview() {
   const minions = can('view', 'minion:*')
   const anyEvents = minions || can('view', 'job:*') || can('view', 'key:*')
   const health = useGet<SaltHealth>(minions ? '/api/salt/health' : null, HEALTH_REFRESH_MS).data
-  const unknown = health ? !health.presence_known : false
+  const unknown = health && !health.presence_known ? unknownWhy(health) : null
   return (
     <Page title="Overview">
       <SaltHealthPanel h={health} />

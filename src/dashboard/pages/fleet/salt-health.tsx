@@ -16,7 +16,16 @@ const When = ({ ts }: { ts: string | null }) => ts ? <time dateTime={ts} title={
 
 /** The problems as a list. */
 function Problems({ h }: { h: SaltHealth }) {
-  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li>{p}</li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the event stream, the pollers and the database are working.</p>
+  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li>{p}</li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the salt-master, the event stream, the pollers and the database are working.</p>
+}
+
+/** Whether the salt-master answers through salt-api (a wheel call with a deadline, every check_interval_seconds). */
+function MasterState({ h }: { h: SaltHealth }) {
+  const m = h.master
+  const how = m.check_interval_seconds ? <span class="muted"> — checked every {interval(m.check_interval_seconds)}</span> : null
+  if (m.reachable === null) return <><Badge tone="muted">unknown</Badge>{h.salt_api.reachable === false ? ' (salt-api does not answer)' : ''}{how}</>
+  if (!m.reachable) return <><Badge tone="bad">does not answer</Badge> since <When ts={m.since} />{m.error ? <> ({m.error})</> : null}{how}</>
+  return <><Badge tone="ok">answers</Badge>{m.since ? <> since <When ts={m.since} /></> : null}{how}</>
 }
 
 /** The overview's panel: the problems and a link to the page; nothing while all is well. */
@@ -45,7 +54,8 @@ export function SaltHealthPage() {
             <dl class="summary">
               <div><dt>salt-api</dt><dd>{h.salt_api.reachable === null ? <Badge tone="muted">not asked yet</Badge> : h.salt_api.reachable ? <Badge tone="ok">answers</Badge> : <Badge tone="bad">does not answer</Badge>}
                 {h.salt_api.since ? <> since <When ts={h.salt_api.since} /></> : null}{h.salt_api.error ? <> ({h.salt_api.error})</> : null}</dd></div>
-              <div><dt>Minion presence</dt><dd>{h.presence_known ? 'current' : <Badge tone="warn">unknown</Badge>}</dd></div>
+              <div><dt>salt-master</dt><dd><MasterState h={h} /></dd></div>
+              <div><dt>Minion presence</dt><dd>{h.presence_known ? 'current' : <><Badge tone="warn">unknown</Badge>{h.master.presence_hold === 'grace' ? <> (minions reconnecting to the master: none goes offline before <When ts={h.master.grace_until} />)</> : h.master.presence_hold === 'down' ? ' (the master does not answer: nobody is marked offline)' : null}</>}</dd></div>
               <div><dt>Master Salt version</dt><dd>{h.master.version ?? <span class="muted">unknown</span>}</dd></div>
               <div><dt>Saltdeck's database</dt><dd>{h.database.writable ? 'takes writes' : <><Badge tone="bad">not writable</Badge> since <When ts={h.database.since} /> ({h.database.error})</>}</dd></div>
             </dl>
