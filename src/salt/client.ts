@@ -196,7 +196,7 @@ export class SaltClient {
       if (e instanceof SaltNotConfigured) throw e
       const timedOut = signal.aborted
       const api = timedOut ? await this.probe() : false
-      return { up: false, api, error: timedOut ? `no answer within ${Math.round(timeoutMs / 1000)} s` : e instanceof SaltUnavailable || e instanceof SaltRejected ? e.reason : 'unreadable answer' }
+      return { up: false, api, error: timedOut ? `no answer within ${timeoutMs / 1000} s` : e instanceof SaltUnavailable || e instanceof SaltRejected ? e.reason : 'unreadable answer' }
     }
   }
 

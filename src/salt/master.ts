@@ -24,7 +24,7 @@ export class MasterWatch {
   /** Told when the master starts or stops answering. */
   onChange: (up: boolean) => void = () => {}
 
-  constructor(private client: SaltClient, private now: () => number, readonly timeoutMs = 15_000) {}
+  constructor(private client: SaltClient, private now: () => number, public timeoutMs = 15_000) {}
 
   /** The state now. */
   health(): MasterHealth {

@@ -9,7 +9,7 @@ export async function saltWorld(minions = ['web-01', 'web-02', 'db-01']) {
   const w = await testWorld()
   const salt = new FakeSalt().start().addMinions(minions)
   updateSection(w.deps, 'salt', { url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' })
-  const rt = new SaltRuntime(w.deps, { client: { backoffMs: 1, sleep: async () => {} }, streamBackoff: { firstMs: 10, maxMs: 40, probeMs: 20, brokenRetryMs: 200 }, probeMs: 50, masterTimeoutMs: 300 })
+  const rt = new SaltRuntime(w.deps, { client: { backoffMs: 1, sleep: async () => {} }, streamBackoff: { firstMs: 10, maxMs: 40, probeMs: 20, brokenRetryMs: 200 }, probeMs: 50, masterTimeoutMs: 5000 })
   // The stream is read on the main thread here, with the test's clock; test/salt-fake/event-worker.test.ts covers the worker.
   rt.stream.useWorker = false
   w.deps.salt = rt
