@@ -129,6 +129,32 @@ describe('no false offline storm', () => {
     expect(a).toMatchObject({ subject: 'db-01', summary: 'db-01: offline for 1 min', details: { minutes_offline: 1 } })
   })
 
+  test('a minion offline before the master stopped does not fire while it is down nor in the grace; after it, its minutes count from when it was first missing', async () => {
+    w = await world()
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('presence')
+    await w.rt.masterWatch.check()
+    await rule({ name: 'offline', kind: 'minion_offline', params: { for_minutes: 2 } })
+    w.salt.minions.get('db-01')!.online = false
+    const missingAt = w.clock.now()
+    await w.rt.scheduler.run('presence')
+    w.clock.advance(60_000)
+    w.salt.masterDown = true
+    await w.rt.masterWatch.check()
+    w.clock.advance(3 * 60_000)
+    watchTime(w.deps)
+    expect(await alertsOf('minion_offline')).toEqual([])
+    w.salt.masterDown = false
+    await w.rt.masterWatch.check()
+    await w.rt.scheduler.run('presence')
+    watchTime(w.deps)
+    expect(await alertsOf('minion_offline')).toEqual([])
+    w.clock.advance(121_000)
+    watchTime(w.deps)
+    const [a] = await alertsOf('minion_offline', 'firing')
+    expect(a).toMatchObject({ subject: 'db-01', details: { minutes_offline: Math.floor((w.clock.now() - missingAt) / 60_000) } })
+  })
+
   test('the event stream\'s presence during the grace: a partial present list marks arrivals online and nobody offline', async () => {
     w = await world()
     await w.rt.scheduler.run('keys')
