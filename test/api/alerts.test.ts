@@ -155,6 +155,13 @@ describe('evaluation where the facts land', () => {
   })
 })
 
+test('master_unreachable: for_minutes 1..1440, default 2', async () => {
+  const w = await testWorld()
+  expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'm', kind: 'master_unreachable', params: { for_minutes: 1441 } } })).status).toBe(422)
+  expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'm', kind: 'master_unreachable', params: { for_minutes: 0 } } })).status).toBe(422)
+  expect((await rule(w, { name: 'Master down', kind: 'master_unreachable' })).params).toEqual({ for_minutes: 2 })
+})
+
 describe('salt_unreachable', () => {
   test('fires for subject salt-api once calls have failed for for_minutes, and resolves when a call succeeds', async () => {
     const w = await saltWorld()
