@@ -194,6 +194,8 @@ export class SaltRuntime implements SaltSide {
     if (section === 'salt') {
       this.master = { version: null, asked: null }
       await this.client.logout()
+      // Another salt-api may front another master: ask it now rather than at the next check.
+      if (this.masterChecking) void this.masterWatch.check()
     }
     if (section === 'salt' || section === 'pollers') {
       this.scheduler.reschedule()
