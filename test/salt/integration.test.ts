@@ -407,7 +407,8 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     await until(idle, 'no presence tick running', { ms: 35_000, every: 500 })
     expect((await api('POST', '/api/admin/pollers/presence/run')).status).toBe(202)
     await until(idle, 'the presence tick done at once', { ms: 5_000, every: 200 })
-    expect(bed('start-master', bedDir).exitCode).toBe(0)
+    const started = bed('start-master', bedDir)
+    expect(started.exitCode, started.stderr.toString()).toBe(0)
     await until(async () => (await api('GET', `/api/alerts/${alert.id}`)).body.state === 'resolved' || null, 'master_unreachable resolved', { ms: 90_000, every: 1000 })
     const back = (await api('GET', '/api/salt/health')).body
     expect(back.master.reachable).toBe(true)
