@@ -23,7 +23,7 @@ function Problems({ h }: { h: SaltHealth }) {
 function MasterState({ h }: { h: SaltHealth }) {
   const m = h.master
   const how = m.check_interval_seconds ? <span class="muted"> — checked every {interval(m.check_interval_seconds)}</span> : null
-  if (m.reachable === null) return <><Badge tone="muted">unknown</Badge>{h.salt_api.reachable === false ? ' (salt-api does not answer)' : ''}{how}</>
+  if (m.reachable == null) return <><Badge tone="muted">unknown</Badge>{h.salt_api.reachable === false ? ' (salt-api does not answer)' : ''}{how}</>
   if (!m.reachable) return <><Badge tone="bad">does not answer</Badge> since <When ts={m.since} />{m.error ? <> ({m.error})</> : null}{how}</>
   return <><Badge tone="ok">answers</Badge>{m.since ? <> since <When ts={m.since} /></> : null}{how}</>
 }
