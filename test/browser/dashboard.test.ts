@@ -450,6 +450,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
     const main = page.getByRole('main')
     await until(async () => (await main.innerText()).includes('No problems'), 'the health page', PATIENT)
     expect(await page.getByRole('region', { name: 'Master and salt-api' }).innerText()).toContain('3006.28')
+    expect(await page.getByRole('region', { name: 'Master and salt-api' }).innerText()).toMatch(/salt-master\s+answers/)
     expect(await page.getByRole('region', { name: 'Event stream' }).innerText()).toMatch(/State\s+connected/)
     expect(await page.getByRole('region', { name: 'Pollers' }).getByRole('row', { name: /presence/ }).count()).toBe(1)
     expect(await page.getByRole('region', { name: 'Minion Salt versions' }).innerText()).toContain('3006.10')
