@@ -24,14 +24,19 @@ export interface FeedFile {
   name: string
 }
 
-/** The largest single JSON text read, a zip entry or a file (osv.dev's largest records are well under a megabyte). */
-export const MAX_RECORD_BYTES = 16 * 1024 * 1024
+/**
+ * The largest single JSON text read, a zip entry or a file (osv.dev's largest records are well under a megabyte). A
+ * text is parsed whole, and parsing 8 MiB of small strings or objects takes a few hundred MB (bench/vuln-import-rss.ts).
+ */
+export const MAX_RECORD_BYTES = 8 * 1024 * 1024
 /** What one import may inflate to in all (its JSON files and zip entries together). */
 export const MAX_IMPORT_BYTES = 2 * 1024 * 1024 * 1024
 /** The largest ratio of inflated to compressed size of a zip entry (osv.dev's records compress about 4 to 10 times). */
 export const MAX_RATIO = 100
 /** Entries up to this size are not held to the ratio (a tiny entry inflates to little whatever its ratio). */
 const RATIO_FREE_BYTES = 64 * 1024
+/** A JSON text this large is read after a full collection (see readZip). */
+const COLLECT_BEFORE_BYTES = 1024 * 1024
 
 const mib = (n: number) => `${n / 1024 / 1024} MiB`
 
@@ -152,6 +157,10 @@ async function* readZip(path: string, name: string, budget: { bytes: number }): 
   try {
     for (let entry; (entry = await nextJsonEntry(zip, name)); ) {
       const from = `${name}:${entry.fileName}`
+      // JavaScriptCore collects late: the garbage of the records before (their text, the parsed JSON, what was staged
+      // of it) stayed on top of the next one's, and 16 MiB records lifted a served process past 600 MB. Large records
+      // are rare (osv.dev's are a few KB), so a full collection before each costs little.
+      if (entry.uncompressedSize >= COLLECT_BEFORE_BYTES) Bun.gc(true)
       const text = await new Promise<string>((res, rej) => {
         zip.openReadStream(entry!, (err, stream) => {
           if (err) return rej(err)
