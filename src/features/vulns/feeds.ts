@@ -42,8 +42,9 @@ export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord
   if (running) throw new Conflict('Vulnerability import already running')
   running = true
   const db = deps.db.$client
-  const own = dir ? null : makeStagingDir(deps.config.dataDir)
+  let own: string | null = null
   try {
+    if (!dir) own = makeStagingDir(deps.config.dataDir)
     stageTables(db, join(dir ?? own!, 'stage.db'))
     const t0 = performance.now()
     const counts = await stage(db, records)
