@@ -21,6 +21,7 @@ import { send } from './features/alerts/send'
 import { instrument } from './http/instrument'
 import { closeActivityStreams } from './features/activity/stream'
 import { startMemoryGuard } from './lib/memory'
+import { removeStaleStaging } from './features/vulns/staging'
 
 /** Seconds a connection may stay idle before the server closes it (Bun's default is 10). */
 export const IDLE_TIMEOUT_S = 30
@@ -69,6 +70,8 @@ export interface Running {
 export async function serve(config: Config, log = new Logger()): Promise<Running> {
   const tls = tlsOptions(config)
   const deps = await openDataDir(config, log)
+  // An upload or import interrupted by a crash left its staging directory (up to 512 MiB and more) behind.
+  removeStaleStaging(resolve(config.dataDir), log)
   // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)
   deps.salt = salt

@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, field_validator, ConfigDict, Field, HttpUrl, StringConstraints, UrlConstraints
 
 # Contract §1.1 additions, in pydantic's own vocabulary: no control characters, names trimmed before their length.
-PLAIN = r'^[^\u0000-\u001f\u007f-\u009f]*$'
+PLAIN = r'^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$'
 Plain = lambda lo, hi, strip=False: Annotated[str, StringConstraints(min_length=lo, max_length=hi, pattern=PLAIN, strip_whitespace=strip)]
-Glob = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f]+$')]
+Glob = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+$')]
 Int = lambda lo, hi: Annotated[int, Field(ge=lo, le=hi)]
 
 

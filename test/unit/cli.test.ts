@@ -77,3 +77,13 @@ test('saltdeck vulns import reads a directory of OSV records into the data dir; 
     expect((await run(['vulns', 'import'], env)).code).toBe(2)
   })
 })
+
+test('saltdeck user create refuses a display name with a bidirectional control, as the API does (issue 20 item 12)', async () => {
+  await withDataDir(async (_dir, env) => {
+    const bad = await run(['user', 'create', 'carol', '--display-name', 'admin\u202egnp.exe'], env)
+    expect(bad.code).not.toBe(0)
+    expect(bad.text).toContain('the display name must be at most 128 characters, without control characters or bidirectional controls')
+    const ok = await run(['user', 'create', 'carol', '--display-name', 'Carol Ärger'], env)
+    expect(ok.code).toBe(0)
+  })
+})

@@ -3,12 +3,16 @@ import type { ComponentChildren, FormHTMLAttributes } from 'preact'
 import { useEffect, useRef } from 'preact/hooks'
 import { ApiError } from './api'
 import { count } from './format'
+import { installBidiGuard, showBidi } from './bidi'
+
+// Every page builds on these blocks, so the guard is on before any page renders.
+installBidiGuard()
 
 /** A page with a heading that takes focus on arrival, so screen readers announce the new page. */
 export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   const h = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
-    document.title = `${title} · Saltdeck`
+    document.title = `${showBidi(title)} · Saltdeck`
     h.current?.focus()
   }, [title])
   return (

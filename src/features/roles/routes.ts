@@ -1,7 +1,7 @@
 /** The roles API (interface.md and contract §4). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { CONTROL_CHARS, Default, Nullable, PlainText, UuidPath } from '../../http/schemas'
+import { BIDI_CONTROLS, CONTROL_CHARS, Default, Nullable, PlainText, UuidPath } from '../../http/schemas'
 import { addPermission, createRole, deleteRole, getRole, listRoles, removePermission, roleDetail, updateRole } from './service'
 
 const view = { verb: 'view', resource: 'role:*' }
@@ -9,7 +9,7 @@ const manage = { verb: 'manage_role', resource: 'role:*' }
 /** The Role resource of interface.md. */
 export const RoleOut = T.Object({ id: T.String({ format: 'uuid' }), name: T.String(), is_builtin: T.Boolean(), description: T.String() })
 const Description = PlainText(0, 255)
-const GlobPart = T.String({ minLength: 1, maxLength: 128, pattern: `^[^\\s${CONTROL_CHARS}]+$` })
+const GlobPart = T.String({ minLength: 1, maxLength: 128, pattern: `^[^\\s${CONTROL_CHARS}${BIDI_CONTROLS}]+$` })
 
 export const roleRoutes = [
   route({ method: 'GET', path: '/api/roles', tag: 'roles', summary: 'List roles', access: view, handler: ({ deps }) => listRoles(deps) }),

@@ -1,7 +1,7 @@
 /** The users API (contract §3). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, NewPassword, Nullable, PlainText, RoleIds, Username, UuidPath } from '../../http/schemas'
+import { Default, DisplayName, NewPassword, Nullable, RoleIds, Username, UuidPath } from '../../http/schemas'
 import { createUser, deleteUser, getUser, listUsers, rolesOf, setPassword, setRoles, updateUser, userOut } from './service'
 
 const view = { verb: 'view', resource: 'user:*' }
@@ -13,7 +13,7 @@ export const userRoutes = [
   route({
     method: 'POST', path: '/api/users', errors: [409], tag: 'users', summary: 'Create a user', access: manage, status: 201,
     body: T.Object({
-      username: Username, password: NewPassword, display_name: T.Optional(PlainText(0, 128)), must_change_pw: T.Optional(T.Boolean()),
+      username: Username, password: NewPassword, display_name: T.Optional(DisplayName), must_change_pw: T.Optional(T.Boolean()),
       is_active: T.Optional(T.Boolean()), roles: T.Optional(RoleIds),
     }, { additionalProperties: false }),
     handler: ({ deps, body }) => createUser(deps, body),
@@ -22,7 +22,7 @@ export const userRoutes = [
   route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
   route({
     method: 'PATCH', path: '/api/users/:user_id', errors: [404, 409], tag: 'users', summary: 'Change a user', access: manage, params: ById,
-    body: T.Object({ display_name: T.Optional(Nullable(PlainText(0, 128))), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleIds)) }, { additionalProperties: false }),
+    body: T.Object({ display_name: T.Optional(Nullable(DisplayName)), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleIds)) }, { additionalProperties: false }),
     handler: ({ deps, params, body, principal }) => updateUser(deps, params.user_id, body, principal.userId),
     audit: { action: 'user.update', target: (_, out) => out.username },
   }),

@@ -1,13 +1,13 @@
 /** Vulnerability routes (contract §12): the fleet list, one record, one minion's findings, the feeds and their import. */
 import { Type as T } from '@sinclair/typebox'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { route } from '../../http/route'
 import { OneOf, paging } from '../../http/schemas'
 import { AppError, ValidationFailed, valueErrorEntry } from '../../http/errors'
-import { FeedError, readRecords } from './osv-read'
+import { FeedError, MAX_RECORD_BYTES, readRecords } from './osv-read'
 import { importFeed } from './feeds'
+import { makeStagingDir } from './staging'
 import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES } from './service'
 
 const view = { verb: 'view', resource: 'vuln:*' }
@@ -15,8 +15,8 @@ const manage = { verb: 'manage', resource: 'vuln:*' }
 
 /** The largest feed a request may carry (contract §12). */
 const MAX_UPLOAD = 512 * 1024 * 1024
-/** A JSON body is parsed whole, so it is held to a size that parses comfortably; larger feeds come as a zip. */
-const MAX_JSON_UPLOAD = 64 * 1024 * 1024
+/** A JSON body is parsed whole, so it is held to the size of one JSON text of a feed; larger feeds come as a zip. */
+const MAX_JSON_UPLOAD = MAX_RECORD_BYTES
 
 const Record_ = T.Object({
   id: T.String(), aliases: T.Array(T.String()), summary: T.String(), severity: T.String(), packages: T.Array(T.String()),
@@ -65,14 +65,15 @@ export const vulnRoutes = [
     response: T.Object({ records: T.Integer(), skipped: T.Integer(), withdrawn: T.Integer(), feeds: T.Array(Feed) }),
     async handler({ deps, request }) {
       const zip = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/zip')
-      // Staged in the data directory (a feed may be far larger than a RAM-backed /tmp likes), else the system's temp dir.
-      const dir = mkdtempSync(join(existsSync(deps.config.dataDir) ? deps.config.dataDir : tmpdir(), '.vuln-import-'))
+      // The body and the staging database go in one directory, removed whatever happens (and at the next start after a crash).
+      const dir = makeStagingDir(deps.config.dataDir)
       try {
         const file = join(dir, zip ? 'feed.zip' : 'feed.json')
         await saveBody(request, file, zip ? MAX_UPLOAD : MAX_JSON_UPLOAD)
-        return await importFeed(deps, readRecords([file]), zip ? 'upload (zip)' : 'upload (json)')
+        // Errors name "the body", never the staging path.
+        return await importFeed(deps, readRecords([{ path: file, name: 'the body' }]), zip ? 'upload (zip)' : 'upload (json)', dir)
       } catch (e) {
-        if (e instanceof FeedError) throw new ValidationFailed([valueErrorEntry(['body'], e.message.replace(/^feed\.(zip|json)/, 'the body'))])
+        if (e instanceof FeedError) throw new ValidationFailed([valueErrorEntry(['body'], e.message.replaceAll(dir, 'the staging directory'))])
         throw e
       } finally {
         rmSync(dir, { recursive: true, force: true })
