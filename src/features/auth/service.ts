@@ -206,9 +206,9 @@ export function endSessions(deps: AppDeps, userId: string, keep?: string) {
   deps.db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.kind, 'session'), keep ? ne(sessions.id, keep) : undefined)).run()
 }
 
-/** Ends every credential of a user: browser sessions and API tokens alike (a password reset). */
-export function endCredentials(deps: AppDeps, userId: string) {
-  deps.db.delete(sessions).where(eq(sessions.userId, userId)).run()
+/** Ends every credential of a user, browser sessions and API tokens alike (a password change), except `keep` when given. */
+export function endCredentials(deps: AppDeps, userId: string, keep?: string) {
+  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), keep ? ne(sessions.id, keep) : undefined)).run()
 }
 
 /** Live API tokens one user may hold: a leaked session cannot mint credentials without end. */
