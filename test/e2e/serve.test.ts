@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from 'node:net'
+import { spawn } from 'bun'
 import { startServe } from '../helpers/serve'
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-serve-'))
@@ -77,3 +78,46 @@ test('a body over 1 MiB on the real server gets the JSON 413', async () => {
     await srv.stop()
   }
 })
+
+/** Runs `bun run src/main.ts ARGS` to its end; exit code and everything it printed. */
+async function runSaltdeck(args: string[], env: Record<string, string>) {
+  const p = spawn(['bun', 'run', 'src/main.ts', ...args], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+  return { code, text: out + err }
+}
+
+test('a second serve on the same data directory refuses to start and names the holder; after kill -9 of the holder a new one starts', async () => {
+  const dir = join(root, 'locked')
+  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+  const first = await startServe(dir, env)
+  try {
+    const second = await runSaltdeck(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir], env)
+    expect(second.code).not.toBe(0)
+    expect(second.text).toContain(`in use by another saltdeck serve (pid ${first.proc.pid})`)
+    expect(second.text).not.toContain('saltdeck listening')
+    // The operator commands still work beside the running service.
+    expect(await runSaltdeck(['user', 'list', '--data-dir', dir], env)).toMatchObject({ code: 0, text: expect.stringContaining('admin') })
+    expect((await runSaltdeck(['backup', join(root, 'locked-backup.db'), '--data-dir', dir], env)).code).toBe(0)
+    expect(await (await fetch(`${first.url}/healthz`)).json()).toEqual({ status: 'ok' })
+  } finally {
+    first.proc.kill('SIGKILL')
+    await first.proc.exited
+  }
+  // The lock went with the killed process; its stale pid file does not block.
+  const third = await startServe(dir, env)
+  expect(await (await fetch(`${third.url}/healthz`)).json()).toEqual({ status: 'ok' })
+  expect(await third.stop()).toBe(0)
+}, 60_000)
+
+test('a second process on the same port fails to start: the port is never shared', async () => {
+  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+  const first = await startServe(join(root, 'port-a'), env)
+  try {
+    const port = new URL(first.url).port
+    const second = await runSaltdeck(['serve', '--host', '127.0.0.1', '--port', port, '--data-dir', join(root, 'port-b')], env)
+    expect(second.code).not.toBe(0)
+    expect(second.text).toContain('in use')
+  } finally {
+    await first.stop()
+  }
+}, 60_000)
