@@ -1,4 +1,5 @@
-// Proves `serve` on a real data dir: port 0, 0700 dir, settings survive a SIGTERM stop and a second start.
+// Proves `serve` on a real data dir: port 0, 0700 dir, settings survive a SIGTERM stop and a second start, one serve per
+// data directory and port, and revocation by the CLI reaching open activity streams.
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -119,5 +120,32 @@ test('a second process on the same port fails to start: the port is never shared
     expect(second.text).toContain('in use')
   } finally {
     await first.stop()
+  }
+}, 60_000)
+
+test('on a real service, saltdeck user reset-password from another process ends the open activity streams of that user within 5 s', async () => {
+  const dir = join(root, 'streams')
+  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+  const srv = await startServe(dir, env)
+  try {
+    const cookie = await loginCookie(srv.url)
+    const res = await fetch(`${srv.url}/api/activity/stream`, { headers: { cookie } })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    const ended = (async () => {
+      for (;;) if ((await reader.read()).done) return performance.now()
+    })()
+    // Timed from before the command starts: an upper bound on the time from the revocation to the stream's end.
+    const t0 = performance.now()
+    const reset = spawn(['bun', 'run', 'src/main.ts', 'user', 'reset-password', 'admin', '--password-stdin', '--data-dir', dir], { env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    reset.stdin.write('another-admin-pw\n')
+    reset.stdin.end()
+    expect(await reset.exited).toBe(0)
+    const at = await Promise.race([ended, Bun.sleep(5000).then(() => null)])
+    if (at === null) await reader.cancel()
+    expect(at).not.toBeNull()
+    expect(at! - t0).toBeLessThan(5000)
+  } finally {
+    await srv.stop()
   }
 }, 60_000)
