@@ -224,6 +224,20 @@ describe('forced password change', () => {
     expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: other } })).status).toBe(401)
     expect((await login(w, 'oper', 'brand-new-pw-2')).body.must_change_pw).toBe(false)
   })
+  test('an own password change ends every other session and every API token of the user, and keeps this session', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'oper', 'password-123'))
+    const stolen = cookieOf(await login(w, 'oper', 'password-123'))
+    // A token minted from the stolen session, and one the user made for a script: both must end.
+    const minted: string = (await call(w, 'POST', '/api/auth/tokens', { who: { cookie: stolen }, body: { name: 'minted' } })).body.token
+    const script: string = (await call(w, 'POST', '/api/auth/tokens', { who: { cookie: c }, body: { name: 'ci' } })).body.token
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token: minted } })).status).toBe(200)
+    expect((await call(w, 'POST', '/api/auth/change-password', { who: { cookie: c }, body: { current_password: 'password-123', new_password: 'brand-new-pw-2' } })).status).toBe(204)
+    for (const who of [{ token: minted }, { token: script }, { cookie: stolen }]) expect((await call(w, 'GET', '/api/auth/me', { who })).status).toBe(401)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).status).toBe(200)
+    // Other users keep theirs.
+    expect((await call(w, 'GET', '/api/auth/me', { who: 'viewer' })).status).toBe(200)
+  })
   test('a new password equal to the username (any case) is refused', async () => {
     const w = await testWorld()
     await call(w, 'POST', '/api/users', { body: { username: 'longusername', password: 'first-password', must_change_pw: false } })

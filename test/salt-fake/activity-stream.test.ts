@@ -54,7 +54,7 @@ test('the stream applies filters and visibility', async () => {
 
 test('keepalive comments are sent', async () => {
   w = await saltWorld()
-  const res = activityStream(w.deps, {}, [{ verb: '*', resource_glob: '*' }], 0, 20)
+  const res = activityStream(w.deps, {}, [{ verb: '*', resource_glob: '*' }], 0, { keepaliveMs: 20 })
   const reader = res.body!.getReader()
   let text = ''
   while (!text.includes(': keepalive')) text += new TextDecoder().decode((await reader.read()).value)

@@ -10,9 +10,12 @@ import {
   RULE_KINDS, ackAlert, createRule, createSilence, deleteRule, deleteSilence, getAlert, getRule, listAlerts, listDeliveries, listRules, listSilences, updateRule,
 } from './service'
 import { testSend } from './send'
+import { holds, type Grant } from '../roles/service'
 
 const view = { verb: 'view', resource: 'alert:*' }
 const manage = { verb: 'manage', resource: 'alert:*' }
+/** Whether the caller sees channel destinations whole: who may change a channel may read it. */
+const mayManage = (grants: Grant[]) => holds(grants, manage.verb, manage.resource)
 const Id = T.Object({ id: T.String({ format: 'uuid' }) })
 const Glob = T.String({ minLength: 1, maxLength: 255 })
 const Params = T.Object({
@@ -108,14 +111,14 @@ export const alertRoutes = [
     handler: ({ deps, params }) => deleteSilence(deps, params.id),
     audit: { action: 'alert_silence.delete', target: (c) => c.params.id },
   }),
-  route({ method: 'GET', path: '/api/alerts/channels', tag: 'alerts', summary: 'Channels (secrets never shown)', access: view, handler: ({ deps }) => listChannels(deps) }),
+  route({ method: 'GET', path: '/api/alerts/channels', tag: 'alerts', summary: 'Channels (secrets never shown; destinations masked without manage alert:*)', access: view, handler: ({ deps, principal }) => listChannels(deps, mayManage(principal.grants)) }),
   route({
     method: 'POST', path: '/api/alerts/channels', tag: 'alerts', summary: 'Create a channel', access: manage, status: 201,
     body: T.Object({ name: PlainText(1, 128, true), type: OneOf(CHANNEL_TYPES), config: T.Record(T.String(), T.Unknown()), enabled: Default(T.Boolean(), true) }, { additionalProperties: false }),
     handler: async ({ deps, body }) => createChannel(deps, { ...body, config: await configOf(body.type, body.config, deps.config.outboundAllow) }),
     audit: { action: 'alert_channel.create', target: (_, r) => r.id, detail: (c) => `${c.body.type} ${c.body.name}` },
   }),
-  route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getChannel(deps, params.id) }),
+  route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel (destination masked without manage alert:*)', access: view, params: Id, errors: [404], handler: ({ deps, params, principal }) => getChannel(deps, params.id, mayManage(principal.grants)) }),
   route({
     method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept while the destination stays)', access: manage, params: Id, errors: [404],
     body: T.Object({ name: T.Optional(PlainText(1, 128, true)), config: T.Optional(T.Record(T.String(), T.Unknown())), enabled: T.Optional(T.Boolean()) }, { additionalProperties: false }),

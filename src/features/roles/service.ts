@@ -5,6 +5,7 @@ import { rolePermissions, roles } from '../../db/schema'
 import { Conflict, NotFound } from '../../lib/errors'
 import { globMatch } from '../../lib/glob'
 import { newId } from '../../lib/ids'
+import { authChanged } from '../auth/changes'
 
 /** A (verb, resource_glob) pair. */
 export interface Grant {
@@ -128,7 +129,7 @@ export const LAST_FULL_ADMIN = 'At least one active user must keep full administ
  */
 export function keepingFullAdmin<T>(deps: AppDeps, change: () => T): T {
   const db = deps.db.$client
-  return db.transaction(() => {
+  const out = db.transaction(() => {
     const out = change()
     const admins = db.query<{ n: number }, []>(
       `SELECT count(*) AS n FROM users u WHERE u.is_active = 1 AND EXISTS (SELECT 1 FROM user_roles ur JOIN role_permissions p ON p.role_id = ur.role_id
@@ -137,6 +138,9 @@ export function keepingFullAdmin<T>(deps: AppDeps, change: () => T): T {
     if (admins === 0) throw new Conflict(LAST_FULL_ADMIN)
     return out
   })()
+  // Open streams recheck what their user may still see (a role taken, a user deactivated or deleted).
+  authChanged(deps)
+  return out
 }
 
 /** The ids among `ids` that name no role. */

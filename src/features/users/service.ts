@@ -131,12 +131,13 @@ export async function setPassword(deps: AppDeps, id: string, password: string, m
   endCredentials(deps, id)
 }
 
-/** Changes a user's own password after checking the current one; ends the user's other sessions. */
+/** Changes a user's own password after checking the current one; ends the user's other sessions and every API token. */
 export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
   const u = getUser(deps, userId)
   if (!(await verifyPassword(deps, current, u.passwordHash))) throw new Forbidden('Current password is incorrect')
   await writePassword(deps, userId, next, false)
-  endSessions(deps, userId, sessionId)
+  // A token minted from a stolen session must not outlive the password that session was opened with.
+  endCredentials(deps, userId, sessionId)
   // The first admin's generated password is no secret worth keeping on disk once it no longer opens anything.
   if (u.isBuiltin) forgetInitialPassword(deps.config.dataDir)
 }
