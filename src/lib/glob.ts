@@ -82,3 +82,67 @@ export function sqliteGlob(glob: string): string | null {
   }
   return out
 }
+
+/** Code point escape for a character inside a RegExp class (flag `u`). */
+const esc = (c: string) => `\\u{${code(c).toString(16)}}`
+
+/** One fnmatch class body (after `[`, before `]`) as a RegExp fragment, as Python's fnmatch.translate reads it. */
+function fnmatchClass(body: string): string {
+  const negated = body.startsWith('!')
+  const chars = [...(negated ? body.slice(1) : body)]
+  const parts: string[] = []
+  for (let k = 0; k < chars.length; k++) {
+    if (chars[k + 1] === '-' && k + 2 < chars.length) {
+      // Python drops an empty range such as `z-a`; a range is otherwise kept as it is.
+      if (code(chars[k]!) <= code(chars[k + 2]!)) parts.push(`${esc(chars[k]!)}-${esc(chars[k + 2]!)}`)
+      k += 2
+    } else parts.push(esc(chars[k]!))
+  }
+  if (!parts.length) return negated ? '[^]' : '(?!)'
+  return `[${negated ? '^' : ''}${parts.join('')}]`
+}
+
+const saltCache = new Map<string, RegExp>()
+
+/**
+ * Salt's glob on minion ids (Python fnmatch on a POSIX master: `*`, `?`, `[…]`, `[!…]`, a `[` with no closing `]` a
+ * literal `[`, no escapes, case-sensitive), matched against the whole id.
+ */
+export function saltGlobMatch(glob: string, id: string): boolean {
+  let re = saltCache.get(glob)
+  if (!re) {
+    let out = ''
+    const g = [...glob]
+    for (let i = 0; i < g.length; i++) {
+      const c = g[i]!
+      if (c === '*') out += '[^]*'
+      else if (c === '?') out += '[^]'
+      else if (c === '[') {
+        let j = i + 1
+        if (g[j] === '!') j++
+        if (g[j] === ']') j++
+        while (j < g.length && g[j] !== ']') j++
+        if (j >= g.length) out += esc('[')
+        else {
+          out += fnmatchClass(g.slice(i + 1, j).join(''))
+          i = j
+        }
+      } else out += esc(c)
+    }
+    re = new RegExp(`^${out}$`, 'u')
+    if (saltCache.size > 1000) saltCache.clear()
+    saltCache.set(glob, re)
+  }
+  return re.test(id)
+}
+
+/** Whether a grant glob (`*`, `?`) can match some value that starts with `prefix` (a grant on some resource of a kind). */
+export function globCanMatchPrefix(glob: string, prefix: string): boolean {
+  for (let i = 0; i < prefix.length; i++) {
+    const c = glob[i]
+    if (c === undefined) return false
+    if (c === '*') return true
+    if (c !== '?' && c !== prefix[i]) return false
+  }
+  return true
+}
