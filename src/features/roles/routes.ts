@@ -46,7 +46,7 @@ export const roleRoutes = [
       if (body.target_glob !== '*' && !mayApply(body, 'execute', 'salt')) throw valueError('target_glob scopes only grants of execute on salt:<function>', body)
       return addPermission(deps, params.role_id, body.verb, body.resource_glob, body.target_glob)
     },
-    audit: { action: 'role.grant', target: ({ deps, params, body }) => `${getRole(deps, params.role_id).name}: ${body.verb} ${body.resource_glob} ${body.target_glob === '*' ? '' : ` on ${body.target_glob}`}` },
+    audit: { action: 'role.grant', target: ({ deps, params, body }) => `${getRole(deps, params.role_id).name}: ${body.verb} ${body.resource_glob}${body.target_glob === '*' ? '' : ` on ${body.target_glob}`}` },
   }),
   route({
     method: 'DELETE', path: '/api/roles/:role_id/permissions/:permission_id', errors: [404, 409], tag: 'roles', summary: 'Remove a permission from a custom role', access: manage,
