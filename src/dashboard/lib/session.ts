@@ -11,7 +11,7 @@ export interface Me {
 }
 
 /** Anchored, case-sensitive `*`/`?` glob as the server matches it (contract §4). */
-function globRe(glob: string): RegExp {
+export function globRe(glob: string): RegExp {
   return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
 }
 
@@ -20,11 +20,27 @@ export function holds(me: Me | null, verb: string, resource: string): boolean {
   return !!me?.permissions.some((p) => globRe(p.verb).test(verb) && globRe(p.resource_glob).test(resource))
 }
 
+/** Whether a grant glob (`*`, `?`) can match some value starting with `prefix`, as the server's door asks it. */
+function canMatchPrefix(glob: string, prefix: string): boolean {
+  for (let i = 0; i < prefix.length; i++) {
+    const c = glob[i]
+    if (c === undefined) return false
+    if (c === '*') return true
+    if (c !== '?' && c !== prefix[i]) return false
+  }
+  return true
+}
+
+/** True when the user holds `verb` on some resource of a kind (`salt`, `key`): a scoped grant such as `execute salt:test.*`. */
+export function holdsSome(me: Me | null, verb: string, kind: string): boolean {
+  return !!me?.permissions.some((p) => globRe(p.verb).test(verb) && canMatchPrefix(p.resource_glob, `${kind}:`))
+}
+
 /** Context carrying the session to every page. */
 export const SessionContext = createContext<{ me: Me | null; setMe: (m: Me | null) => void }>({ me: null, setMe: () => {} })
 
 /** Hook: the session and a bound permission check. */
 export function useSession() {
   const s = useContext(SessionContext)
-  return { ...s, can: (verb: string, resource: string) => holds(s.me, verb, resource) }
+  return { ...s, can: (verb: string, resource: string) => holds(s.me, verb, resource), canSome: (verb: string, kind: string) => holdsSome(s.me, verb, kind) }
 }
