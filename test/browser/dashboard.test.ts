@@ -629,7 +629,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
     const create = page.getByRole('form', { name: 'New role' })
     await create.getByLabel('Name').fill('web-testers')
     await create.getByRole('button', { name: 'Create role' }).click()
-    await page.getByRole('link', { name: 'web-testers', exact: true }).click()
+    await page.getByRole('table').getByRole('link', { name: 'web-testers', exact: true }).click()
     await page.getByRole('heading', { name: 'Role web-testers' }).waitFor()
     const grant = page.getByRole('form', { name: 'Add permission' })
     await grant.getByLabel('Verb').fill('execute')
@@ -642,6 +642,8 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await shot(page, '14-role-scoped-grant')
     const roles = (await sys.api('GET', '/api/roles')).roles as { id: string; name: string }[]
     const roleId = (name: string) => roles.find((r) => r.name === name)!.id
+    // The Jobs page (where the Run form lives) needs view job:* as well.
+    await sys.api('POST', `/api/roles/${roleId('web-testers')}/permissions`, { verb: 'view', resource_glob: 'job:*' })
     await sys.api('POST', '/api/users', { username: 'webtester', password: 'webtester-pw', must_change_pw: false, roles: [roleId('web-testers')] })
     await sys.api('POST', '/api/users', { username: 'reader', password: 'reader-pw-1', must_change_pw: false, roles: [roleId('viewer')] })
     const signIn = async (username: string, password: string) => {
