@@ -10,6 +10,7 @@ import { checkPart } from './validation'
 import type { DEFAULTED } from './schemas'
 import { authenticate, type Principal } from '../features/auth/service'
 import { holds } from '../features/roles/service'
+import { mayApply } from '../features/roles/scope'
 import { audit } from '../features/audit/service'
 
 /** A permission a route needs: a verb and a resource, matched against the user's glob grants. */
@@ -18,8 +19,18 @@ export interface Need {
   resource: string
 }
 
+/**
+ * A permission the handler judges on the concrete resource (scoped grants, contract §14: the minions of a job, the id
+ * of a key, who started a job). The door lets in a caller holding some grant of one of `any` on that kind of resource
+ * (`salt:`, `key:`, `job:`), so a caller with none is still a 403 before validation; `doc` says the rule in words.
+ */
+export interface ScopedNeed {
+  scoped: { verb: string; kind: string }[]
+  doc: string
+}
+
 /** Who may call a route: anyone, anyone with the caller resolved if logged in, any logged-in user, or holders of a permission. */
-export type Access = 'public' | 'optional' | 'login' | Need
+export type Access = 'public' | 'optional' | 'login' | Need | ScopedNeed
 
 /** The caller a handler gets for a route's access: none on public routes, maybe one on optional ones, else one. */
 export type CallerOf<A extends Access> = A extends 'public' ? null : A extends 'optional' ? Principal : NonNullable<Principal>
@@ -137,7 +148,11 @@ function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: () => UR
   if (def.access === 'optional') return principal
   if (!principal) throw new Unauthenticated()
   if (principal.mustChangePw && !def.allowWhilePasswordChange) throw new AppError(403, 'Password change required')
-  if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()
+  if (def.access === 'login') return principal
+  if ('scoped' in def.access) {
+    const any = def.access.scoped
+    if (!principal.grants.some((g) => any.some((n) => mayApply(g, n.verb, n.kind)))) throw new Forbidden()
+  } else if (!holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()
   return principal
 }
 

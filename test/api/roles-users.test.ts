@@ -16,7 +16,7 @@ describe('roles', () => {
     expect(grant.status).toBe(201)
     expect((await call(w, 'POST', `/api/roles/${id}/permissions`, { body: { verb: 'view', resource_glob: 'audit:*' } })).status).toBe(409)
     const detail = (await call(w, 'GET', `/api/roles/${id}`)).body
-    expect(detail.permissions).toEqual([{ id: grant.body.id, verb: 'view', resource_glob: 'audit:*' }])
+    expect(detail.permissions).toEqual([{ id: grant.body.id, verb: 'view', resource_glob: 'audit:*', target_glob: '*' }])
 
     const nobodyId = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'nobody').id
     expect((await call(w, 'GET', '/api/audit', { who: 'nobody' })).status).toBe(403)

@@ -624,6 +624,71 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await shot(page, '11-settings-tested')
   })
 
+  test('scoped permissions: the role page grants test.* on web-*; that user\'s Run form says what it allows, refuses cmd.run, shows why * is refused, runs on web-*; a user without execute has no Run form', async () => {
+    await nav('Roles')
+    const create = page.getByRole('form', { name: 'New role' })
+    await create.getByLabel('Name').fill('web-testers')
+    await create.getByRole('button', { name: 'Create role' }).click()
+    await page.getByRole('table').getByRole('link', { name: 'web-testers', exact: true }).click()
+    await page.getByRole('heading', { name: 'Role web-testers' }).waitFor()
+    const grant = page.getByRole('form', { name: 'Add permission' })
+    await grant.getByLabel('Verb').fill('execute')
+    await grant.getByLabel('Resource glob').fill('salt:test.*')
+    await grant.getByLabel('Target minions').fill('web-*')
+    await grant.getByRole('button', { name: 'Add permission' }).click()
+    const table = page.getByRole('table', { name: 'Permissions of web-testers' })
+    await table.getByRole('button', { name: 'Remove execute salt:test.* on web-*' }).waitFor()
+    expect((await table.locator('tbody tr').allInnerTexts()).map((t) => t.split('\t').map((c) => c.trim()).slice(0, 3))).toEqual([['execute', 'salt:test.*', 'web-*']])
+    await shot(page, '14-role-scoped-grant')
+    const roles = (await sys.api('GET', '/api/roles')).roles as { id: string; name: string }[]
+    const roleId = (name: string) => roles.find((r) => r.name === name)!.id
+    // The Jobs page (where the Run form lives) needs view job:* as well.
+    await sys.api('POST', `/api/roles/${roleId('web-testers')}/permissions`, { verb: 'view', resource_glob: 'job:*' })
+    await sys.api('POST', '/api/users', { username: 'webtester', password: 'webtester-pw', must_change_pw: false, roles: [roleId('web-testers')] })
+    await sys.api('POST', '/api/users', { username: 'reader', password: 'reader-pw-1', must_change_pw: false, roles: [roleId('viewer')] })
+    const signIn = async (username: string, password: string) => {
+      const ctx = await browser.newContext()
+      const p = await ctx.newPage()
+      await p.goto(sys.url)
+      await p.getByLabel('Username').fill(username)
+      await p.getByLabel('Password').fill(password)
+      await p.getByRole('button', { name: 'Sign in' }).click()
+      await p.getByRole('navigation', { name: 'Main' }).waitFor()
+      return { ctx, p }
+    }
+    const tester = await signIn('webtester', 'webtester-pw')
+    try {
+      const p = tester.p
+      await nav('Jobs', p)
+      await p.getByText('Run command').click()
+      const form = p.getByRole('form', { name: 'Run command' })
+      await form.getByText('You may run: test.* on web-*.', { exact: false }).waitFor()
+      await form.getByLabel('Function').fill('cmd.run')
+      await form.getByText('Your roles do not allow cmd.run.').waitFor()
+      expect(await form.getByRole('button', { name: 'Run' }).isDisabled()).toBe(true)
+      await form.getByLabel('Function').fill('test.ping')
+      await form.getByText('test.ping is allowed on minions matching web-*', { exact: false }).waitFor()
+      await form.getByLabel('Target', { exact: true }).fill('*')
+      await form.getByRole('button', { name: 'Run' }).click()
+      const refusal = await form.getByRole('alert').innerText()
+      expect(refusal).toMatch(/^Not allowed: test\.ping on \d+ minions \(.*db-01.*\) \(403\)$/)
+      await shot(p, '15-run-refused')
+      await form.getByLabel('Target', { exact: true }).fill('web-*')
+      await form.getByRole('button', { name: 'Run' }).click()
+      await form.getByRole('status').filter({ hasText: 'started on 2 minions' }).waitFor()
+      expect(await form.getByRole('alert').count()).toBe(0)
+    } finally {
+      await tester.ctx.close()
+    }
+    const reader = await signIn('reader', 'reader-pw-1')
+    try {
+      await nav('Jobs', reader.p)
+      expect(await reader.p.getByText('Run command').count()).toBe(0)
+    } finally {
+      await reader.ctx.close()
+    }
+  }, 120_000)
+
   test('phone width (375 px): overview and minions fit without sideways scrolling', async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 800 }, storageState: await w.context.storageState() })
     try {

@@ -34,9 +34,13 @@ class RolePatch(Strict):
     description: Optional[Plain(0, 255)] = None
 
 
+TargetGlob = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f]+$')]
+
+
 class PermissionIn(Strict):
     verb: Glob
     resource_glob: Glob
+    target_glob: TargetGlob = '*'
 
 
 class TokenCreate(Strict):

@@ -196,7 +196,8 @@ describe('jobs and actions', () => {
     await Bun.sleep(5)
     await w.rt.scheduler.run('jobs')
     const ev = (await w.get(`/api/activity?jid=${r.body.jid}`)).events
-    expect(ev.find((e: any) => e.event_type === 'job.new').summary).toBe('state.apply dispatched to web-* (2 minions)')
+    // Saltdeck publishes the minions salt matched for web-* as a list (contract §14), so the job's target is that list.
+    expect(ev.find((e: any) => e.event_type === 'job.new').summary).toBe('state.apply dispatched to web-01,web-02 (2 minions)')
     expect(ev.filter((e: any) => e.event_type === 'job.ret').map((e: any) => [e.minion_id, e.changed, e.summary]).sort()).toEqual([
       ['web-01', false, 'web-01 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],
       ['web-02', false, 'web-02 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],

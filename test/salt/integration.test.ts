@@ -358,6 +358,63 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect((await api('GET', `/api/jobs/${ev.jid}`)).body).toMatchObject({ user: 'schedule', target: 'web-01' })
   }, 180_000)
 
+  test('scoped permissions: a role allowed test.* on web-* runs on web-01 and web-02 only; salt expands every target, nothing refused reaches db-01', async () => {
+    const role = (await api('POST', '/api/roles', { name: 'web-testers' })).body
+    expect((await api('POST', `/api/roles/${role.id}/permissions`, { verb: 'execute', resource_glob: 'salt:test.*', target_glob: 'web-*' })).status).toBe(201)
+    expect((await api('POST', '/api/users', { username: 'webtester', password: 'webtester-pw', must_change_pw: false, roles: [role.id] })).status).toBe(201)
+    const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'webtester', password: 'webtester-pw' }) })
+    const as = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]}`, 'content-type': 'application/json' }
+    const run = async (body: Record<string, unknown>) => {
+      const r = await fetch(`${srv.url}/api/run`, { method: 'POST', headers: as, body: JSON.stringify(body) })
+      return { status: r.status, body: (await r.json()) as any }
+    }
+    // A marker in every call's arguments finds this test's jobs in salt's own job cache.
+    const marker = `scoped-${Date.now()}`
+    const ok = await run({ tgt: 'web-*', fun: 'test.echo', arg: [marker] })
+    expect(ok.status).toBe(202)
+    expect(ok.body.minions.sort()).toEqual(['web-01', 'web-02'])
+    const ng = await run({ tgt: 'webs', tgt_type: 'nodegroup', fun: 'test.echo', arg: [marker] })
+    expect(ng.status).toBe(202)
+    expect(ng.body.minions.sort()).toEqual(['web-01', 'web-02'])
+    const ping = await run({ tgt: ['web-01', 'web-02'], tgt_type: 'list', fun: 'test.ping' })
+    expect(ping.status).toBe(202)
+    const pinged = await until(async () => {
+      const j = (await api('GET', `/api/jobs/${ping.body.jid}`)).body
+      return j?.returns?.length === 2 ? j : null
+    }, 'both web minions answered the ping', BED)
+    expect(pinged.returns.map((r: any) => [r.minion_id, r.return])).toEqual([['web-01', true], ['web-02', true]])
+    const refusedDb = { status: 403, body: { detail: 'Not allowed: test.echo on 1 minions (db-01)' } }
+    expect(await run({ tgt: '*', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'role:db', tgt_type: 'grain', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'web-01 or G@role:db', tgt_type: 'compound', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'dbs', tgt_type: 'nodegroup', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: '^db-', tgt_type: 'pcre', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'web-01', fun: 'cmd.run', arg: [`echo ${marker}`] })).toEqual({ status: 403, body: { detail: 'Not allowed: function cmd.run' } })
+    expect(await run({ tgt: 'nosuch-*', fun: 'test.echo', arg: [marker] })).toEqual({ status: 404, body: { detail: 'No minions matched the target' } })
+    const audit = (await api('GET', '/api/audit?action=job.run&user=webtester')).body.entries
+    expect(audit.filter((e: any) => !e.ok).map((e: any) => e.detail)).toEqual([
+      'No minions matched the target', 'Not allowed: function cmd.run', ...Array(5).fill('Not allowed: test.echo on 1 minions (db-01)'),
+    ])
+    // Salt's job cache (asked of salt-api directly, as salt's own account): only the two allowed echo jobs carry the
+    // marker, each published as a list of the web minions.
+    const saltRunner = async (fun: string, kwarg: Record<string, unknown> = {}) => {
+      const r = await fetch(`${env.SALT_URL}/run`, {
+        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify([{ client: 'runner', fun, kwarg, username: env.SALT_USER, password: env.SALT_PASSWORD, eauth: env.SALT_EAUTH }]),
+      })
+      return ((await r.json()) as { return: any[] }).return[0]
+    }
+    const cache = (await saltRunner('jobs.list_jobs')) as Record<string, any>
+    const ours = Object.entries(cache).filter(([, j]) => JSON.stringify(j.Arguments ?? []).includes(marker))
+    expect(ours.map(([jid]) => jid).sort()).toEqual([ok.body.jid, ng.body.jid].sort())
+    for (const [jid, j] of ours) {
+      expect(j).toMatchObject({ Function: 'test.echo', 'Target-type': 'list' })
+      const job = await saltRunner('jobs.list_job', { jid })
+      expect([...job.Minions].sort()).toEqual(['web-01', 'web-02'])
+      expect(Object.keys(job.Result ?? {})).not.toContain('db-01')
+    }
+  }, 360_000)
+
   test('a stopped minion goes offline', async () => {
     expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)
     await until(async () => (await api('GET', '/api/minions/db-01')).body.online === false, 'db-01 offline', { ...BED, ms: 90_000 })

@@ -25,13 +25,14 @@ export const roles = sqliteTable('roles', {
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('roles_name_key').on(t.nameKey)])
 
-/** One (verb, resource_glob) grant of a role. */
+/** One (verb, resource_glob) grant of a role; target_glob is salt's glob on minion ids an execute grant is scoped to. */
 export const rolePermissions = sqliteTable('role_permissions', {
   id: text('id').primaryKey(),
   roleId: text('role_id').notNull().references(() => roles.id, { onDelete: 'cascade' }),
   verb: text('verb').notNull(),
   resourceGlob: text('resource_glob').notNull(),
-}, (t) => [uniqueIndex('role_permissions_grant').on(t.roleId, t.verb, t.resourceGlob)])
+  targetGlob: text('target_glob').notNull().default('*'),
+}, (t) => [uniqueIndex('role_permissions_grant').on(t.roleId, t.verb, t.resourceGlob, t.targetGlob)])
 
 /** Which roles a user holds. */
 export const userRoles = sqliteTable('user_roles', {

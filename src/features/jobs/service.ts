@@ -211,3 +211,10 @@ export function jobDetail(deps: AppDeps, jid: string) {
     returns: rets.map((r) => ({ minion_id: r.minion_id, success: r.success === null ? null : r.success === 1, retcode: r.retcode, return: JSON.parse(r.ret ?? 'null'), received_at: iso(r.received_at) })),
   }
 }
+
+/** The Saltdeck user who started a job (from the job or its mark); null when salt or another tool started it. */
+export function jobInitiator(deps: AppDeps, jid: string): string | null {
+  return deps.db.$client
+    .query<{ u: string | null }, [string]>('SELECT coalesce((SELECT initiator FROM jobs WHERE jid = ?1), (SELECT initiator FROM job_marks WHERE jid = ?1)) AS u')
+    .get(jid)?.u ?? null
+}

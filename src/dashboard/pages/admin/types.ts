@@ -70,7 +70,8 @@ export interface Role {
 
 /** A role with its grants. */
 export interface RoleDetail extends Role {
-  permissions: { id: string; verb: string; resource_glob: string }[]
+  /** target_glob: the minions an execute grant is scoped to (salt's glob on ids; `*` for any other grant). */
+  permissions: { id: string; verb: string; resource_glob: string; target_glob: string }[]
 }
 
 /** An API token as listed (never its secret). */

@@ -101,7 +101,7 @@ function StateReturn({ r, n, jid, failedOnly }: { r: Ret; n: number; jid: string
 /** The job page at `/jobs/:jid`. */
 export function JobPage({ params }: PageProps) {
   const jid = params.jid!
-  const { can } = useSession()
+  const { can, me } = useSession()
   const r = useGet<JobDetail>(`/api/jobs/${encodeURIComponent(jid)}`)
   const [shown, setShown] = useState<number | null>(null)
   const [killed, setKilled] = useState<string | null>(null)
@@ -131,7 +131,7 @@ export function JobPage({ params }: PageProps) {
   const batch = states ? STATE_BATCH : BATCH
   const limit = shown ?? batch
   return (
-    <Page title={`Job ${jid}`} actions={j && running && can('kill', 'job:*') ? <ConfirmButton label="Kill" question={`Kill job ${jid} on its minions?`} busy={kill.busy} onConfirm={doKill} /> : null}>
+    <Page title={`Job ${jid}`} actions={j && running && (can('kill', `job:${jid}`) || j.initiator === me?.username) ? <ConfirmButton label="Kill" question={`Kill job ${jid} on its minions?`} busy={kill.busy} onConfirm={doKill} /> : null}>
       <p><a href={href('/jobs')}>All jobs</a></p>
       <ErrorBox error={kill.error} />
       {killed ? <p role="status" class="ok">{killed}</p> : null}

@@ -59,7 +59,7 @@ function JobFilter({ fun, user, onApply }: { fun: string; user: string; onApply:
 
 /** The jobs page at `/jobs`. */
 export function Jobs({ query }: PageProps) {
-  const { can } = useSession()
+  const { canSome } = useSession()
   const fun = query.get('fun') ?? ''
   const user = query.get('user') ?? ''
   const internal = flagParam(query, 'internal')
@@ -68,7 +68,8 @@ export function Jobs({ query }: PageProps) {
   const r = useGet<{ total: number; jobs: Job[] }>(`/api/jobs${qs({ fun, user, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
   return (
     <Page title="Jobs">
-      {can('execute', 'salt:*') ? <RunCommand /> : null}
+      {/* Any execute grant on salt functions, scoped or not (contract §14): the form then says what it allows. */}
+      {canSome('execute', 'salt') ? <RunCommand /> : null}
       <JobFilter fun={fun} user={user} onApply={(f, u) => set({ fun: f, user: u })} />
       <label class="check">
         <input type="checkbox" checked={internal} onChange={(e) => set({ internal: e.currentTarget.checked ? '1' : undefined })} />

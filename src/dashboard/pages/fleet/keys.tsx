@@ -39,9 +39,10 @@ function KeyList({ state, title, ids, fingerprint, filter, busy, onAct }: {
       label: 'Actions',
       cell: (id) => (
         <div class="row-actions">
-          {state !== 'accepted' && can('accept', 'key:*') ? <button type="button" class="primary" aria-label={`Accept ${id}`} disabled={busy} onClick={() => onAct(id, 'accept')}>Accept</button> : null}
-          {state !== 'rejected' && can('reject', 'key:*') ? <ConfirmButton label="Reject" name={`Reject ${id}`} question={`Reject the key of ${id}?`} busy={busy} onConfirm={() => onAct(id, 'reject')} /> : null}
-          {can('delete', 'key:*') ? <ConfirmButton label="Delete" name={`Delete ${id}`} question={`Delete the key of ${id}?`} busy={busy} onConfirm={() => onAct(id, 'delete')} /> : null}
+          {/* Key grants are checked on the concrete key (`accept key:web-*` accepts web-01 only). */}
+          {state !== 'accepted' && can('accept', `key:${id}`) ? <button type="button" class="primary" aria-label={`Accept ${id}`} disabled={busy} onClick={() => onAct(id, 'accept')}>Accept</button> : null}
+          {state !== 'rejected' && can('reject', `key:${id}`) ? <ConfirmButton label="Reject" name={`Reject ${id}`} question={`Reject the key of ${id}?`} busy={busy} onConfirm={() => onAct(id, 'reject')} /> : null}
+          {can('delete', `key:${id}`) ? <ConfirmButton label="Delete" name={`Delete ${id}`} question={`Delete the key of ${id}?`} busy={busy} onConfirm={() => onAct(id, 'delete')} /> : null}
         </div>
       ),
     },
