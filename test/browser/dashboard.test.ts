@@ -641,4 +641,44 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await phone.close()
     }
   })
+  test('words and links (issue 23 item 5): #/packages opens Packages, an empty key list is not red, Settings names what is missing in words and the health problem links to it, Saltdeck down is said in words', async () => {
+    await page.goto(`${sys.url}/#/packages`)
+    await page.getByRole('searchbox').first().waitFor()
+    expect({ h1: await page.locator('h1#page-title').innerText(), alerts: await page.getByRole('alert').allInnerTexts() }).toEqual({ h1: 'Packages', alerts: [] })
+    await nav('Keys')
+    const denied = page.locator('h2#keys-denied .badge')
+    expect([await denied.textContent(), await denied.getAttribute('class')]).toEqual(['0', 'badge muted'])
+    expect(await page.locator('h2#keys-rejected .badge').getAttribute('class')).toBe('badge bad')
+    // A new URL without a password forgets the stored one: the salt connection is not set up.
+    await sys.api('PUT', '/api/admin/settings/salt', { url: `${sys.salt.url}/` })
+    try {
+      await nav('Settings')
+      const status = page.locator('p', { has: page.locator('.badge', { hasText: 'Not configured' }) })
+      await status.waitFor()
+      expect(await status.innerText()).toBe('Not configured Enter the password below.')
+      await shot(page, 'words-settings-missing')
+      await nav('Salt health')
+      const problems = page.getByRole('region', { name: 'Problems' })
+      await problems.getByText('The salt connection is not set up').waitFor()
+      await problems.getByRole('link', { name: 'Settings', exact: true }).click()
+      await until(async () => page.url().endsWith('#/settings'), 'the Settings link opened Settings', PATIENT)
+    } finally {
+      await sys.api('PUT', '/api/admin/settings/salt', { url: sys.salt.url, password: 's3cr3t' })
+    }
+    // Saltdeck does not answer: the browser's "Failed to fetch" becomes a sentence.
+    await page.route('**/api/**', (r) => r.abort('connectionrefused'))
+    try {
+      await page.goto(`${sys.url}/#/minions`)
+      const err = page.getByRole('alert').filter({ hasText: 'Saltdeck is not answering' }).first()
+      await err.waitFor()
+      expect(await err.innerText()).toBe('Saltdeck is not answering: the service is stopped or restarting, or the network is down.')
+      await shot(page, 'words-saltdeck-down')
+    } finally {
+      await page.unroute('**/api/**')
+    }
+    await page.goto(`${sys.url}/#/`)
+    await page.locator('h1#page-title').waitFor()
+    w.pageErrors.splice(0)
+    await expectClean('words and links')
+  })
 })
