@@ -62,6 +62,7 @@ export const OPTIONS = {
     env: 'SALTDECK_OUTBOUND_ALLOW', kind: 'string', default: null, check: allowProblem,
     doc: 'Comma list of addresses or CIDR ranges Saltdeck may send to although they are link-local or cloud metadata addresses (`169.254.0.0/16`, `fe80::/10`, `fd00:ec2::254`, `100.100.100.200`), e.g. `169.254.10.5,fe80::/64`.',
   },
+  logDebug: { env: 'SALTDECK_LOG_DEBUG', kind: 'bool', default: false, doc: 'Also write debug lines, such as the poller ticks that found nothing.' },
   passwordMemoryKib: { env: 'SALTDECK_ARGON2_MEMORY_KIB', kind: 'int', default: 19456, doc: 'Argon2id memory per password hash, in KiB; tests lower it for speed.' },
 } satisfies Record<string, Option>
 

@@ -63,6 +63,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   ensureFindings(deps)
   applyEnvSalt(deps)
   log.format = readSection(deps, 'logging').log_format as LogFormat
+  log.debugOn = config.logDebug
   return deps
 }
 

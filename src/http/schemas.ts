@@ -33,6 +33,8 @@ export const NewPassword = T.String({ minLength: 8, maxLength: 1024, writeOnly: 
 
 /** A role id list. */
 export const RoleIds = T.Array(T.String({ format: 'uuid' }))
+/** Roles named by id or by name (any case), as the CLI names them. */
+export const RoleRefs = T.Array(T.String({ minLength: 1, maxLength: 64, description: 'a role id or a role name' }))
 
 /** The control characters no name field may hold (contract §4): C0, DEL and C1 (U+0000–U+001F, U+007F–U+009F). */
 export const CONTROL_CHARS = '\\u0000-\\u001f\\u007f-\\u009f'

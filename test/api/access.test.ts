@@ -106,7 +106,7 @@ const MATRIX: Row[] = [
   ['GET', () => '/readyz', [200, 200, 200, 200, 200]],
   ['GET', () => '/api/version', [200, 200, 200, 200, 200]],
   ['GET', () => '/api/openapi.json', [200, 200, 200, 200, 200]],
-  // view metrics:* (operator's (view, *), admin's (*, *)) or an API token; the matrix callers hold sessions.
+  // view metrics:* (operator's (view, *), admin's (*, *)), by session or API token alike.
   ['GET', () => '/metrics', [401, 403, 403, 200, 200]],
   // Last: it ends each caller's session.
   ['POST', () => '/api/auth/logout', [204, 204, 204, 204, 204]],

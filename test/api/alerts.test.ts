@@ -10,6 +10,7 @@ import { watchTime } from '../../src/features/alerts/watch'
 import { groupTransitions, renotify } from '../../src/features/alerts/notify'
 import { DEADLINE_GRACE_MS, DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
 import { send } from '../../src/features/alerts/send'
+import { slackText } from '../../src/features/alerts/channels/http'
 import { until } from '../helpers/until'
 
 type World = Awaited<ReturnType<typeof testWorld>>
@@ -65,6 +66,16 @@ describe('rules', () => {
     expect((await call(w, 'GET', `/api/alerts/rules/${r.id}`)).status).toBe(404)
     expect((await call(w, 'GET', '/api/audit?action=alert_rule.create')).body.total).toBe(1)
   })
+  test('salt_unreachable is about the whole fleet: a minion glob other than "*" is 422 on create and change (issue 23 item 1)', async () => {
+    const w = await testWorld()
+    const bad = await call(w, 'POST', '/api/alerts/rules', { body: { name: 'salt down', kind: 'salt_unreachable', minion_glob: 'db-*' } })
+    expect(bad).toMatchObject({ status: 422, body: { detail: [{ type: 'value_error', loc: ['body', 'minion_glob'], msg: 'Value error, salt_unreachable is about the whole fleet and takes no minion glob', input: 'db-*' }] } })
+    expect((await call(w, 'GET', '/api/alerts/rules')).body.rules).toEqual([])
+    const r = await rule(w, { name: 'salt down', kind: 'salt_unreachable' })
+    expect(r.minion_glob).toBe('*')
+    expect((await call(w, 'PATCH', `/api/alerts/rules/${r.id}`, { body: { minion_glob: 'web*' } })).status).toBe(422)
+    expect((await call(w, 'PATCH', `/api/alerts/rules/${r.id}`, { body: { minion_glob: '*', params: { for_minutes: 7 } } })).body).toMatchObject({ minion_glob: '*', params: { for_minutes: 7 } })
+  })
 })
 
 describe('channels', () => {
@@ -119,6 +130,37 @@ describe('evaluation where the facts land', () => {
     const resolved = (await call(w, 'GET', '/api/alerts?state=resolved')).body.alerts
     expect(resolved.map((x: any) => [x.subject, x.state, x.count])).toEqual([['web-01', 'resolved', 2]])
     expect(resolved[0].resolved_at).toBe(new Date(w.clock.now()).toISOString())
+  })
+
+  test('a run_failed message names the failing states, a few and then "and N more"; the resolved one says it succeeded again (issue 23 item 1)', async () => {
+    const w = await testWorld()
+    await rule(w, { name: 'failures', kind: 'run_failed' })
+    w.clock.advance(1000)
+    const states = (ids: string[], ok: string[] = []) => Object.fromEntries([
+      ...ok.map((id, i) => [`pkg_|-${id}_|-${id}_|-installed`, { result: true, changes: {}, comment: 'ok', __id__: id, __run_num__: i }]),
+      ...ids.map((id, i) => [`file_|-${id}_|-/etc/${id}_|-managed`, { result: false, changes: {}, comment: 'Failure!', __id__: id, __run_num__: ok.length + i }]),
+    ])
+    const jid = run(w, 'web-01', states(['nginx-conf', 'php-conf', 'cron-job', 'motd', 'sshd-conf', 'ntp-conf'], ['nginx']))
+    const two = run(w, 'web-02', states(['nginx-conf', 'php-conf']))
+    const a = (await firing(w)).sort((x: any, y: any) => (x.subject < y.subject ? -1 : 1))
+    expect(a.map((x: any) => x.summary)).toEqual([
+      `web-01: state.apply failed: nginx-conf, php-conf, cron-job and 3 more (jid ${jid})`,
+      `web-02: state.apply failed: nginx-conf and php-conf (jid ${two})`,
+    ])
+    expect(a[0].details).toMatchObject({ jid, failed_count: 6, failed_states: ['nginx-conf', 'php-conf', 'cron-job', 'motd', 'sshd-conf', 'ntp-conf'] })
+    w.clock.advance(1000)
+    const fixed = run(w, 'web-01', passing)
+    const resolved = (await call(w, 'GET', '/api/alerts?state=resolved')).body.alerts
+    expect(resolved.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
+    // The resolved notification carries the resolved sentence, not "failed".
+    w.clock.advance(60_000)
+    groupTransitions(w.deps, 30)
+    const bodies = w.deps.db.$client.query<{ status: string; body: string }, []>('SELECT status, body FROM alert_notifications ORDER BY created_at, status').all()
+    const told = bodies.find((b) => b.status === 'resolved')!
+    expect(JSON.parse(told.body).alerts.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
+    const text = slackText(JSON.parse(told.body), { publicUrl: null, timeoutMs: 1000 })
+    expect(text).toBe(`*RESOLVED: failures (1 subject)*\n• web-01: web-01: state.apply succeeded again (jid ${fixed})`)
+    expect(text).not.toContain('failed')
   })
   test('key_pending fires when a key waits and resolves when it is decided; minion_offline fires after for_minutes and resolves when the minion is back', async () => {
     const w = await testWorld()

@@ -122,12 +122,24 @@ describe('users', () => {
     [{ username: 'bad name', password: 'long-enough' }, 'string_pattern_mismatch'],
     [{ username: 'x'.repeat(65), password: 'long-enough' }, 'string_too_long'],
     [{ username: 'ok', password: 'short' }, 'string_too_short'],
-    [{ username: 'ok', password: 'long-enough', roles: ['nope'] }, 'uuid_parsing'],
+    [{ username: 'ok', password: 'long-enough', roles: ['nope'] }, 'value_error'],
+    [{ username: 'ok', password: 'long-enough', roles: [''] }, 'string_too_short'],
   ])('POST /api/users %p → %s', async (body, type) => {
     const w = await testWorld()
     const r = await call(w, 'POST', '/api/users', { body })
     expect(r.status).toBe(422)
     expect(r.body.detail[0].type).toBe(type)
+  })
+  test('roles are given by id or by name, any case, as the CLI takes them (issue 23 item 5); an unknown name is 422 and creates nothing', async () => {
+    const w = await testWorld()
+    const made = await call(w, 'POST', '/api/users', { body: { username: 'byname', password: 'long-enough', roles: ['Operator', w.roleId('viewer'), 'viewer'] } })
+    expect(made.status).toBe(201)
+    expect(made.body.roles.map((r: any) => r.name).sort()).toEqual(['operator', 'viewer'])
+    expect((await call(w, 'PATCH', `/api/users/${made.body.id}`, { body: { roles: ['VIEWER'] } })).body.roles.map((r: any) => r.name)).toEqual(['viewer'])
+    expect((await call(w, 'PUT', `/api/users/${made.body.id}/roles`, { body: { role_ids: ['operator'] } })).body.roles.map((r: any) => r.name)).toEqual(['operator'])
+    const bad = await call(w, 'POST', '/api/users', { body: { username: 'nobody2', password: 'long-enough', roles: ['viewer', 'wizard'] } })
+    expect(bad).toMatchObject({ status: 422, body: { detail: [{ type: 'value_error', loc: ['body', 'roles', 1], msg: 'Value error, unknown role', input: 'wizard' }] } })
+    expect((await call(w, 'GET', '/api/users')).body.users.map((u: any) => u.username)).not.toContain('nobody2')
   })
   test('accepted usernames use A-Z a-z 0-9 . _ @ -', async () => {
     const w = await testWorld()

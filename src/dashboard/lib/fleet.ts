@@ -232,6 +232,9 @@ export function keyTone(state: string | null | undefined): 'ok' | 'warn' | 'bad'
   }
 }
 
+/** Badge tone of a key list's count: a list with no keys is nothing to look at (a red "Rejected 0" read as an error). */
+export const keyCountTone = (state: string, n: number) => (n === 0 ? 'muted' : keyTone(state))
+
 /**
  * The GET /api/activity query the overview's recent-events widget asks for, from the widget settings;
  * null when the settings show no category at all (then there is nothing to ask).

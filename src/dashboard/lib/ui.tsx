@@ -29,7 +29,8 @@ export function Page({ title, actions, children }: { title: string; actions?: Co
 /** An error message in a live region; nothing when there is no error. */
 export function ErrorBox({ error }: { error: Error | undefined | null }) {
   if (!error) return null
-  const status = error instanceof ApiError ? ` (${error.status})` : ''
+  // Status 0 is no answer at all: the sentence says so, a "(0)" would only puzzle.
+  const status = error instanceof ApiError && error.status ? ` (${error.status})` : ''
   return <p class="error" role="alert">{error.message}{status}</p>
 }
 

@@ -1,4 +1,4 @@
-/** GET /metrics: Prometheus text for a scraper holding `view metrics:*` or using an API token. */
+/** GET /metrics: Prometheus text for a caller holding `view metrics:*`, by session or by API token alike. */
 import { route } from '../../http/route'
 import { Forbidden } from '../../lib/errors'
 import { holds } from '../roles/service'
@@ -52,10 +52,11 @@ export function metricsText(deps: AppDeps): string {
 /** The metrics route. */
 export const metricsRoutes = [
   route({
-    method: 'GET', path: '/metrics', produces: 'text/plain', tag: 'system', summary: 'Prometheus metrics (view metrics:* or an API token)', access: 'login',
+    method: 'GET', path: '/metrics', produces: 'text/plain', tag: 'system', summary: 'Prometheus metrics (view metrics:*, session or token alike)', access: 'login',
     handler({ deps, principal }) {
       // Scrapers authenticate with an API token; a browser session needs the permission.
-      if (principal.kind !== 'api_token' && !holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
+      // One rule for cookie and token (issue 23 item 5): a token holds its user's permissions, no more.
+      if (!holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
       return new Response(metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
     },
   }),

@@ -166,3 +166,12 @@ export function unknownRoleIds(deps: AppDeps, ids: string[]): string[] {
   const found = new Set(deps.db.select({ id: roles.id }).from(roles).where(sql`${roles.id} in ${ids}`).all().map((r) => r.id))
   return ids.filter((i) => !found.has(i))
 }
+
+/** Each reference (a role id or a role name, any case) as a role id, or null where it names no role. */
+export function roleIdsOf(deps: AppDeps, refs: string[]): (string | null)[] {
+  if (!refs.length) return []
+  const rows = deps.db.select({ id: roles.id, key: roles.nameKey }).from(roles).all()
+  const ids = new Set(rows.map((r) => r.id))
+  const byName = new Map(rows.map((r) => [r.key, r.id]))
+  return refs.map((r) => (ids.has(r) ? r : byName.get(r.toLowerCase()) ?? null))
+}

@@ -1,7 +1,7 @@
 /** The users API (contract §3). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, DisplayName, NewPassword, Nullable, RoleIds, Username, UuidPath } from '../../http/schemas'
+import { Default, DisplayName, NewPassword, Nullable, RoleRefs, Username, UuidPath } from '../../http/schemas'
 import { createUser, deleteUser, getUser, listUsers, rolesOf, setPassword, setRoles, updateUser, userOut } from './service'
 
 const view = { verb: 'view', resource: 'user:*' }
@@ -14,7 +14,7 @@ export const userRoutes = [
     method: 'POST', path: '/api/users', errors: [409], tag: 'users', summary: 'Create a user', access: manage, status: 201,
     body: T.Object({
       username: Username, password: NewPassword, display_name: T.Optional(DisplayName), must_change_pw: T.Optional(T.Boolean()),
-      is_active: T.Optional(T.Boolean()), roles: T.Optional(RoleIds),
+      is_active: T.Optional(T.Boolean()), roles: T.Optional(RoleRefs),
     }, { additionalProperties: false }),
     handler: ({ deps, body }) => createUser(deps, body),
     audit: { action: 'user.create', target: (_, out) => out.username },
@@ -22,7 +22,7 @@ export const userRoutes = [
   route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
   route({
     method: 'PATCH', path: '/api/users/:user_id', errors: [404, 409], tag: 'users', summary: 'Change a user', access: manage, params: ById,
-    body: T.Object({ display_name: T.Optional(Nullable(DisplayName)), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleIds)) }, { additionalProperties: false }),
+    body: T.Object({ display_name: T.Optional(Nullable(DisplayName)), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleRefs)) }, { additionalProperties: false }),
     handler: ({ deps, params, body, principal }) => updateUser(deps, params.user_id, body, principal.userId),
     audit: { action: 'user.update', target: (_, out) => out.username },
   }),
@@ -48,7 +48,7 @@ export const userRoutes = [
   }),
   route({
     method: 'PUT', path: '/api/users/:user_id/roles', errors: [404, 409], tag: 'users', summary: "Replace a user's roles", access: manage, params: ById,
-    body: T.Object({ role_ids: RoleIds }, { additionalProperties: false }),
+    body: T.Object({ role_ids: RoleRefs }, { additionalProperties: false }),
     handler({ deps, params, body }) {
       setRoles(deps, params.user_id, body.role_ids)
       const r = rolesOf(deps, params.user_id)

@@ -9,7 +9,7 @@ import { Conflict, Forbidden, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { endCredentials, endSessions, hashPassword, verifyPassword } from '../auth/service'
-import { keepingFullAdmin, unknownRoleIds } from '../roles/service'
+import { keepingFullAdmin, roleIdsOf } from '../roles/service'
 
 type UserRow = typeof users.$inferSelect
 
@@ -40,10 +40,12 @@ export function listUsers(deps: AppDeps) {
   return { total: rows.length, users: rows.map((u) => userOut(deps, u)) }
 }
 
-function checkRoleIds(deps: AppDeps, ids: string[], loc: (string | number)[]) {
-  const bad = unknownRoleIds(deps, ids)
-  if (bad.length)
-    throw new ValidationFailed(bad.map((id) => valueErrorEntry([...loc, ids.indexOf(id)], 'unknown role id', id)))
+/** Role references (ids or names, any case) as distinct role ids; an unknown one is a 422 naming its place. */
+function roleIdsFor(deps: AppDeps, refs: string[], loc: (string | number)[]): string[] {
+  const ids = roleIdsOf(deps, refs)
+  const bad = refs.flatMap((r, i) => (ids[i] === null ? [valueErrorEntry([...loc, i], 'unknown role', r)] : []))
+  if (bad.length) throw new ValidationFailed(bad)
+  return [...new Set(ids as string[])]
 }
 
 /** Input of user creation. */
@@ -60,8 +62,7 @@ export interface NewUser {
 export async function createUser(deps: AppDeps, input: NewUser) {
   const key = input.username.toLowerCase()
   if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw new Conflict('Username already exists')
-  const roleIds = [...new Set(input.roles ?? [])]
-  checkRoleIds(deps, roleIds, ['body', 'roles'])
+  const roleIds = roleIdsFor(deps, input.roles ?? [], ['body', 'roles'])
   return userOut(deps, await insertUser(deps, input, roleIds, false))
 }
 
@@ -87,11 +88,10 @@ export async function insertUser(deps: AppDeps, input: NewUser, roleIds: string[
   return row
 }
 
-/** Replaces a user's roles. */
-export function setRoles(deps: AppDeps, userId: string, roleIds: string[], loc: (string | number)[] = ['body', 'role_ids']) {
+/** Replaces a user's roles (given by id or by name). */
+export function setRoles(deps: AppDeps, userId: string, roleRefs: string[], loc: (string | number)[] = ['body', 'role_ids']) {
   getUser(deps, userId)
-  const ids = [...new Set(roleIds)]
-  checkRoleIds(deps, ids, loc)
+  const ids = roleIdsFor(deps, roleRefs, loc)
   keepingFullAdmin(deps, () => {
     deps.db.delete(userRoles).where(eq(userRoles.userId, userId)).run()
     for (const roleId of ids) deps.db.insert(userRoles).values({ userId, roleId }).run()

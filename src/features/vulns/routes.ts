@@ -8,7 +8,7 @@ import { AppError, ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { FeedError, MAX_RECORD_BYTES, readRecords } from './osv-read'
 import { importFeed } from './feeds'
 import { makeStagingDir } from './staging'
-import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES } from './service'
+import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES, VULN_SORTS } from './service'
 
 const view = { verb: 'view', resource: 'vuln:*' }
 const manage = { verb: 'manage', resource: 'vuln:*' }
@@ -46,10 +46,10 @@ async function saveBody(request: Request, path: string, max: number) {
 
 export const vulnRoutes = [
   route({
-    method: 'GET', path: '/api/vulns', tag: 'vulns', summary: 'Vulnerabilities affecting the fleet, most minions first', access: view,
+    method: 'GET', path: '/api/vulns', tag: 'vulns', summary: 'Vulnerabilities affecting the fleet, worst first (sort=severity|minions|id)', access: view,
     query: T.Object({
       q: T.Optional(T.String({ maxLength: 200 })), severity: T.Optional(OneOf(SEVERITIES)), package: T.Optional(T.String({ minLength: 1, maxLength: 512 })),
-      include_unaffected: T.Optional(T.Boolean()), ...paging(500, 100),
+      include_unaffected: T.Optional(T.Boolean()), sort: T.Optional(OneOf(VULN_SORTS)), ...paging(500, 100),
     }),
     response: T.Object({ total: T.Integer(), vulns: T.Array(Record_) }),
     handler: ({ deps, query }) => listVulns(deps, query),

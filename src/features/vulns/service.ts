@@ -16,8 +16,20 @@ const recordOut = (r: RecordRow) => ({
   minion_count: r.minion_count, fixed_versions: JSON.parse(r.fixed_versions) as string[],
 })
 
-/** The fleet's records, most minions first; records no minion is affected by are left out unless asked for. */
-export function listVulns(deps: AppDeps, p: { q?: string; severity?: string; package?: string; include_unaffected?: boolean; limit: number; offset: number }) {
+/** The orders of the fleet list: worst first (the default), most minions first, or by record id. */
+export const VULN_SORTS = ['severity', 'minions', 'id'] as const
+
+/** A record's severity rank in SQL, from SEVERITY_RANK (unknown lowest). */
+const RANK_SQL = `CASE severity ${Object.entries(SEVERITY_RANK).map(([s, r]) => `WHEN '${s}' THEN ${r}`).join(' ')} ELSE 0 END`
+const ORDER: Record<(typeof VULN_SORTS)[number], string> = {
+  // Worst first, then most minions: a "low" record on many minions no longer sits above two "critical" ones.
+  severity: `${RANK_SQL} DESC, minion_count DESC, id DESC`,
+  minions: `minion_count DESC, ${RANK_SQL} DESC, id DESC`,
+  id: 'id ASC',
+}
+
+/** The fleet's records, worst first unless another order is asked; records no minion is affected by are left out unless asked for. */
+export function listVulns(deps: AppDeps, p: { q?: string; severity?: string; package?: string; include_unaffected?: boolean; sort?: (typeof VULN_SORTS)[number]; limit: number; offset: number }) {
   const where: string[] = []
   const args: SQLQueryBindings[] = []
   const arg = (v: SQLQueryBindings) => (args.push(v), `?${args.length}`)
@@ -36,7 +48,7 @@ export function listVulns(deps: AppDeps, p: { q?: string; severity?: string; pac
   const db = deps.db.$client
   const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM vuln_records ${w}`).get(...args)!.n
   const rows = db.query<RecordRow, SQLQueryBindings[]>(
-    `SELECT id, aliases, summary, severity, packages, minion_count, fixed_versions FROM vuln_records ${w} ORDER BY minion_count DESC, id DESC LIMIT ${p.limit} OFFSET ${p.offset}`,
+    `SELECT id, aliases, summary, severity, packages, minion_count, fixed_versions FROM vuln_records ${w} ORDER BY ${ORDER[p.sort ?? 'severity']} LIMIT ${p.limit} OFFSET ${p.offset}`,
   ).all(...args)
   return { total, vulns: rows.map(recordOut) }
 }

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
 import { count } from '../../lib/format'
-import { fingerprintOf, keyTone, pageOfList, type KeyLists } from '../../lib/fleet'
+import { fingerprintOf, keyCountTone, pageOfList, type KeyLists } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
@@ -49,7 +49,7 @@ function KeyList({ state, title, ids, fingerprint, filter, busy, onAct }: {
   ]
   return (
     <section class="panel" aria-labelledby={`keys-${state}`}>
-      <h2 id={`keys-${state}`}>{title} <Badge tone={keyTone(state)}>{count(ids.length)}</Badge></h2>
+      <h2 id={`keys-${state}`}>{title} <Badge tone={keyCountTone(state, ids.length)}>{count(ids.length)}</Badge></h2>
       {ids.length ? (
         <>
           <Table rows={page.rows} columns={columns} rowKey={(id) => id} caption={`${title} keys`} empty="No key matches the filter." />

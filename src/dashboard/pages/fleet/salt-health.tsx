@@ -14,9 +14,17 @@ const STREAM_TONE = { connected: 'ok', reconnecting: 'warn', broken: 'bad', disa
 /** A time as "3 minutes ago" with the full date on hover; "never" when absent. */
 const When = ({ ts }: { ts: string | null }) => ts ? <time dateTime={ts} title={dateTime(ts)}>{ago(ts)}</time> : <span class="muted">never</span>
 
+/** A problem's sentence, its "under Settings" a link to the Settings page. */
+function ProblemText({ text }: { text: string }) {
+  const at = text.indexOf('under Settings')
+  if (at < 0) return <>{text}</>
+  const end = at + 'under Settings'.length
+  return <>{text.slice(0, at)}under <a href={href('/settings')}>Settings</a>{text.slice(end)}</>
+}
+
 /** The problems as a list. */
 function Problems({ h }: { h: SaltHealth }) {
-  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li>{p}</li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the event stream, the pollers and the database are working.</p>
+  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li><ProblemText text={p} /></li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the event stream, the pollers and the database are working.</p>
 }
 
 /** The overview's panel: the problems and a link to the page; nothing while all is well. */
