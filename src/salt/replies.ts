@@ -29,11 +29,11 @@ export function cachedJobs(reply: unknown, now: number, keep: (fun: string) => b
 
 /** A runner `jobs.list_job` reply: the job with its expected minions and the returns the cache holds; null when unknown. */
 export function cachedJob(jid: string, reply: unknown, now: number): { job: JobStarted; returns: JobReturned[] } | null {
-  const d = reply as { Function?: unknown; Minions?: unknown; Result?: Record<string, { return?: unknown; retcode?: unknown; success?: unknown }> } | null
+  const d = reply as { Function?: unknown; Minions?: unknown; Target?: unknown; 'Target-type'?: unknown; User?: unknown; Result?: Record<string, { return?: unknown; retcode?: unknown; success?: unknown }> } | null
   const fun = str(d?.Function)
   if (!d || !fun) return null
   const startedAt = jidTime(jid) ?? now
-  const job: JobStarted = { jid, fun, target: null, tgtType: null, user: null, arg: (d as { Arguments?: unknown }).Arguments, minions: strList(d.Minions), startedAt, ts: startedAt }
+  const job: JobStarted = { jid, fun, target: targetText(d.Target), tgtType: str(d['Target-type']), user: str(d.User), arg: (d as { Arguments?: unknown }).Arguments, minions: strList(d.Minions), startedAt, ts: startedAt }
   const returns = Object.entries(d.Result ?? {}).map(([minionId, r]): JobReturned => ({
     jid, minionId, fun, ret: r?.return, retcode: typeof r?.retcode === 'number' ? r.retcode : null,
     success: typeof r?.success === 'boolean' ? r.success : null, ts: now, stampMs: null,

@@ -9,6 +9,7 @@ import { NotFound } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
 import { jobMinions, markJob, markKilled } from '../jobs/service'
+import { notePublished } from '../jobs/trust'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 
@@ -100,6 +101,8 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       markJob(deps, jid, { initiator: principal.username })
       const r = await salt(deps).client.localAsync(body.tgt, body.fun, { tgt_type: body.tgt_type, arg: body.arg, kwarg: body.kwarg, jid })
       if (!r?.jid) throw new NotFound('Minion', 'No minions matched the target')
+      // salt-api's answer names the minions salt published to: their returns on the bus are believed (features/jobs/trust.ts).
+      notePublished(deps, String(r.jid), body.fun, r.minions ?? [])
       return { jid: String(r.jid), minions: r.minions ?? [] }
     },
     audit: {
