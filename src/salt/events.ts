@@ -116,20 +116,22 @@ async function readBody(res: Response, signal: AbortSignal, now: () => number, s
     return p
   }
   let next = read()
+  // The hold is about network timing, so it runs on the real clock, never the service's (tests stop theirs).
+  const tick = () => performance.now()
   try {
     for (;;) {
       if (signal.aborted) return
       // Wait for text, or until a held frame is due.
-      const wait = frames.nextReleaseIn(now())
+      const wait = frames.nextReleaseIn(tick())
       let timer: ReturnType<typeof setTimeout> | undefined
       const r = wait === null ? await next : await Promise.race([next, new Promise<typeof QUIET>((ok) => (timer = setTimeout(ok, wait, QUIET)))])
       clearTimeout(timer)
       if (r !== QUIET) {
         if (r.done) break
         next = read()
-        for (const reason of frames.push(decoder.decode(r.value, { stream: true }), now())) sink.skipped(reason)
+        for (const reason of frames.push(decoder.decode(r.value, { stream: true }), tick())) sink.skipped(reason)
       }
-      await hand(frames.release(now()))
+      await hand(frames.release(tick()))
     }
   } finally {
     const end = frames.end()
