@@ -6,6 +6,9 @@ import { applyFacts } from '../../src/features/ingest/apply'
 import { call, testWorld } from '../helpers/app'
 import { fixtureText } from '../helpers/fixtures'
 import { runFunctions, loadConfig } from '../../src/config'
+import { notePublished, trustStats } from '../../src/features/jobs/trust'
+import { cachedJob } from '../../src/salt/replies'
+import { noFacts } from '../../src/salt/facts'
 
 const recording = fixtureText('events.sse')
 const RUN_FUNS = runFunctions(loadConfig({}))
@@ -47,7 +50,8 @@ describe('normalize + ingest of the recording', () => {
     const types = all.events.map((e: any) => e.event_type)
     expect(types).toContain('job.new')
     expect(types).toContain('job.ret')
-    expect(types).toContain('key.delete')
+    // salt/auth is a hint: the recording's auth events (pend, accept) made no key events and no minions.
+    expect(types.filter((t: string) => t.startsWith('key.'))).toEqual([])
     expect(types).toContain('minion.start')
     expect(types).not.toContain('salt/presence/present')
     // No find_job noise, every job.new has a target and an initiator.
@@ -69,6 +73,7 @@ describe('normalize + ingest of the recording', () => {
   })
   test('a job.ret summary for a state run counts ok, failed and changed', async () => {
     const w = await testWorld()
+    notePublished(w.deps, '20261121080000000001', 'state.apply', ['web1'])
     const i = normalize('salt/job/20261121080000000001/ret/web1', {
       id: 'web1', fun: 'state.apply', jid: '20261121080000000001', retcode: 2, success: false, _stamp: '2026-11-21T08:00:01.000000',
       return: { 'a_|-b_|-c_|-d': { result: true, changes: { x: 1 }, duration: 1.4 }, 'e_|-f_|-g_|-h': { result: false, changes: {}, duration: 2.2 } },
@@ -78,15 +83,22 @@ describe('normalize + ingest of the recording', () => {
     expect(e).toMatchObject({ event_type: 'job.ret', success: false, changed: true, duration_ms: 4, summary: 'web1 returned state.apply: 1 ok, 1 failed, 1 changed', ts: '2026-11-21T08:00:01.000Z' })
     expect((await call(w, 'GET', '/api/minions/web1/runs')).body.total).toBe(1)
   })
-  test("a minion schedule's return (no job published) is a run and a job whose initiator is schedule", async () => {
+  test("a minion schedule's return (no job published) is held; the job cache's copy is stored, as a run and a job whose initiator is schedule", async () => {
     const w = await testWorld()
     const jid = '20261121080000000003'
+    const ok = { 'a_|-b_|-c_|-d': { result: true, changes: {}, duration: 1 } }
     const i = normalize(`salt/job/${jid}/ret/web1`, {
       id: 'web1', fun: 'state.apply', fun_args: ['demo'], jid, schedule: 'demo-schedule', pid: 123, retcode: 0, success: true,
-      return: { 'a_|-b_|-c_|-d': { result: true, changes: {}, duration: 1 } },
+      return: { 'a_|-b_|-c_|-d': { result: false, changes: {}, duration: 1 } },
     }, 1_800_000_000_000)
-    const events = applyFacts(w.deps, [i])
+    expect(applyFacts(w.deps, [i])).toEqual([])
+    expect(trustStats(w.deps)).toMatchObject({ held: 1, heldTotal: 1 })
+    expect((await call(w, 'GET', `/api/jobs/${jid}`)).status).toBe(404)
+    // What runner jobs.list_job answers (salt 3008.3 for web-01's demo-schedule): the cache's copy is what is stored.
+    const cached = cachedJob(jid, { Function: 'state.apply', Arguments: ['demo'], Target: 'web1', 'Target-type': 'glob', User: 'root', Minions: ['web1'], Result: { web1: { return: ok, retcode: 0, success: true } } }, 1_800_000_000_000)!
+    const events = applyFacts(w.deps, [{ ...noFacts(), ...cached, jobs: [cached.job] }])
     expect(events.map((e) => [e.event_type, e.initiator])).toEqual([['job.new', 'schedule'], ['job.ret', 'schedule']])
+    expect(trustStats(w.deps)).toMatchObject({ held: 0, confirmedTotal: 1 })
     expect((await call(w, 'GET', `/api/jobs/${jid}`)).body).toMatchObject({ jid, fun: 'state.apply', user: 'schedule', target: 'web1' })
     expect((await call(w, 'GET', '/api/minions/web1/runs')).body.runs[0]).toMatchObject({ jid, status: 'healthy' })
   })
@@ -101,6 +113,7 @@ describe('normalize + ingest of the recording', () => {
   })
   test('a non-state return has changed and duration null, and is no run', async () => {
     const w = await testWorld()
+    notePublished(w.deps, '20261121080000000002', 'test.ping', ['web1'])
     const i = normalize('salt/job/20261121080000000002/ret/web1', { id: 'web1', fun: 'test.ping', jid: '20261121080000000002', retcode: 0, return: true }, 1_800_000_000_000)
     const [e] = applyFacts(w.deps, [i])
     expect(e).toMatchObject({ success: true, changed: null, duration_ms: null, summary: 'web1 returned test.ping', ts: new Date(1_800_000_000_000).toISOString() })
@@ -109,7 +122,7 @@ describe('normalize + ingest of the recording', () => {
   test('hostile minion ids and tags are data, never structure', async () => {
     const w = await testWorld()
     const evil = `<img src=x onerror=alert(1)>'; DROP TABLE minions;--`
-    applyFacts(w.deps, [normalize('salt/auth', { act: 'pend', id: evil, _stamp: 'garbage' }, w.clock.now())])
+    applyFacts(w.deps, [normalize('salt/key', { act: 'pend', id: evil, _stamp: 'garbage' }, w.clock.now())])
     expect((await call(w, 'GET', '/api/keys')).body.pending).toEqual([evil])
     expect((await call(w, 'GET', '/api/activity')).body.events[0]).toMatchObject({ minion_id: evil, summary: `${evil} key is pending`, ts: new Date(w.clock.now()).toISOString() })
   })
