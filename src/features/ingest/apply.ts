@@ -17,7 +17,7 @@ import { watchEvents, watchRuns } from '../alerts/watch'
 import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
 import { confirmHeld, countHints, countRefusals, heldOf, notePublishedJobs, trustedReturns } from '../jobs/trust'
 import { SCHEDULE_USER } from '../../salt/normalize'
-import { markScheduled } from '../jobs/service'
+import { internalJids, markScheduled } from '../jobs/service'
 import type { JobReturned, JobStarted } from '../../salt/facts'
 
 const runFunsOf = new WeakMap<AppDeps, Set<string>>()
@@ -41,7 +41,9 @@ function storableReturns(deps: AppDeps, batch: SaltFacts[]): JobReturned[] {
   const out: JobReturned[] = []
   for (const b of batch) {
     if (b.bus) {
-      for (const r of trustedReturns(deps, b.returns)) out.push(r)
+      // Saltdeck's own jobs are never stored as returns: no need to hold or confirm theirs.
+      const internal = internalJids(deps, b.returns.map((r) => r.jid))
+      for (const r of trustedReturns(deps, internal.size ? b.returns.filter((r) => !internal.has(r.jid)) : b.returns)) out.push(r)
       continue
     }
     // A held return the cache now confirms: its schedule claim names the job, if the job targets that minion alone.

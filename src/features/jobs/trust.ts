@@ -37,7 +37,9 @@ export type TrustRefusal = Refusal['reason'] | 'unconfirmed' | 'overflow'
 
 class Ledger {
   published = new Map<string, { fun: string | null; minions: Set<string> }>()
+  /** Held returns by `jid|minion`, oldest first, and the same by jid (the ingest asks per job). */
   held = new Map<string, HeldReturn>()
+  byJid = new Map<string, Map<string, HeldReturn>>()
   refused: Record<TrustRefusal, number> = { jid: 0, forged: 0, unconfirmed: 0, overflow: 0 }
   hints: Record<Hint, number> = { keys: 0, presence: 0 }
   heldTotal = 0
@@ -91,12 +93,15 @@ export function trustedReturns(deps: AppDeps, returns: JobReturned[]): JobReturn
     const k = key(r.jid, r.minionId)
     if (l.held.has(k)) continue
     const now = deps.clock.now()
-    l.held.set(k, { jid: r.jid, minionId: r.minionId, fun: r.fun, schedule: r.schedule ?? null, heldAt: now, tries: 0, nextAt: now + CONFIRM_AFTER_MS[0]! })
+    const h: HeldReturn = { jid: r.jid, minionId: r.minionId, fun: r.fun, schedule: r.schedule ?? null, heldAt: now, tries: 0, nextAt: now + CONFIRM_AFTER_MS[0]! }
+    l.held.set(k, h)
+    let of = l.byJid.get(r.jid)
+    if (!of) l.byJid.set(r.jid, (of = new Map()))
+    of.set(r.minionId, h)
     l.heldTotal++
     note(deps, 'return held until the job cache confirms it', { jid: r.jid, minion_id: r.minionId, fun: r.fun })
     if (l.held.size > MAX_HELD) {
-      const oldest = l.held.keys().next().value!
-      l.held.delete(oldest)
+      drop(l, l.held.values().next().value!)
       l.refused.overflow++
       note(deps, 'held return dropped: too many held', { max: MAX_HELD })
     }
@@ -104,18 +109,29 @@ export function trustedReturns(deps: AppDeps, returns: JobReturned[]): JobReturn
   return out
 }
 
-/** The held returns of a job, by minion id (a schedule claim travels with them). */
-export function heldOf(deps: AppDeps, jid: string): Map<string, HeldReturn> {
-  const out = new Map<string, HeldReturn>()
-  for (const h of ledger(deps).held.values()) if (h.jid === jid) out.set(h.minionId, h)
-  return out
+/** Forgets one held return. */
+function drop(l: Ledger, h: HeldReturn): boolean {
+  if (!l.held.delete(key(h.jid, h.minionId))) return false
+  const of = l.byJid.get(h.jid)
+  of?.delete(h.minionId)
+  if (of && !of.size) l.byJid.delete(h.jid)
+  return true
 }
 
-/** Clears the held entries of returns just stored from salt's own replies; returns how many it cleared. */
+const NONE: ReadonlyMap<string, HeldReturn> = new Map()
+/** The held returns of a job, by minion id (a schedule claim travels with them). */
+export function heldOf(deps: AppDeps, jid: string): ReadonlyMap<string, HeldReturn> {
+  return ledger(deps).byJid.get(jid) ?? NONE
+}
+
+/** Clears the held entries of returns just stored; returns how many it cleared. */
 export function confirmHeld(deps: AppDeps, stored: { jid: string; minionId: string }[]): number {
   const l = ledger(deps)
   let n = 0
-  for (const r of stored) if (l.held.delete(key(r.jid, r.minionId))) n++
+  for (const r of stored) {
+    const h = l.byJid.get(r.jid)?.get(r.minionId)
+    if (h && drop(l, h)) n++
+  }
   l.confirmedTotal += n
   return n
 }
@@ -133,15 +149,15 @@ export function dueJids(deps: AppDeps, now: number, limit: number): string[] {
 /** After a lookup of `jid`: each of its returns still held waits for its next try, or is dropped after the last. */
 export function lookedUp(deps: AppDeps, jid: string, now: number) {
   const l = ledger(deps)
-  for (const [k, h] of l.held) {
-    if (h.jid !== jid || h.nextAt > now) continue
+  for (const h of [...(l.byJid.get(jid)?.values() ?? [])]) {
+    if (h.nextAt > now) continue
     h.tries++
     const after = CONFIRM_AFTER_MS[h.tries]
     if (after !== undefined) {
       h.nextAt = h.heldAt + after
       continue
     }
-    l.held.delete(k)
+    drop(l, h)
     l.refused.unconfirmed++
     note(deps, 'held return dropped: the job cache never confirmed it', { jid: h.jid, minion_id: h.minionId, fun: h.fun })
   }
