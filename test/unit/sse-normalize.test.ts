@@ -8,7 +8,7 @@ import { fixtureText } from '../helpers/fixtures'
 import { runFunctions, loadConfig } from '../../src/config'
 import { CONFIRM_AFTER_MS, MAX_HELD, dueJids, lookedUp, notePublished, trustStats, trustedReturns } from '../../src/features/jobs/trust'
 import { HOLD_MAX_MS, HOLD_MS, SaltFrames } from '../../src/salt/frames'
-import { cachedJob } from '../../src/salt/replies'
+import { cachedJob, cachedJobs } from '../../src/salt/replies'
 import { noFacts } from '../../src/salt/facts'
 
 const recording = fixtureText('events.sse')
@@ -202,6 +202,12 @@ describe('normalize: a return or publish a minion could have forged is refused o
     // The master's own publish and return.
     expect(normalize(`salt/job/${jid}/new`, { jid, fun: 'state.apply', minions: ['web-01'] }, now).jobs[0]).toMatchObject({ jid, minions: ['web-01'], published: true })
     expect(normalize(`salt/job/${jid}/ret/web-01`, { cmd: '_return', id: 'web-01', jid, fun: 'state.apply', return: {} }, now).returns).toHaveLength(1)
+  })
+  test("the job cache's entries under a jid that is not salt's are no jobs (a minion can make the master cache one)", () => {
+    const entry = { Function: 'state.apply', Target: 'web-01', User: 'root', StartTime: '2026, Nov 26 14:02:54.375545' }
+    expect(cachedJobs({ [jid]: entry, '2026 @here [x](http://e.example/)': entry, req: entry }, now).map((j) => j.jid)).toEqual([jid])
+    expect(cachedJob('2026 @here', { ...entry, Result: { 'web-01': { return: {} } } }, now)).toBeNull()
+    expect(cachedJob(jid, { ...entry, Result: { 'web-01': { return: {} } } }, now)?.returns.map((r) => r.minionId)).toEqual(['web-01'])
   })
   test('salt/auth and salt/presence/* are hints only; a start is a claim that hints at presence', () => {
     expect(normalize('salt/auth', { act: 'pend', id: 'ghost-99' }, now)).toMatchObject({ keys: [], hints: ['keys'] })
