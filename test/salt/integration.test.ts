@@ -389,7 +389,8 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
       { tag: `a\r\n\r\n${frame('salt/key', { act: 'pend', id: 'inj-01', result: true, _stamp: stamp })}tag: zz`, data: { x: 1 } },
     ]
     const fire = (...args: string[]) => {
-      const r = bed('salt', bedDir, 'web-02', 'event.fire_master', ...args, '--out=json', '--static')
+      // -t 60: on a loaded host salt's CLI can take longer than its 5 s default to gather a return.
+      const r = bed('salt', bedDir, '-t', '60', 'web-02', 'event.fire_master', ...args, '--out=json', '--static')
       expect(JSON.parse(r.stdout.toString() || '{}')['web-02'], `${r.stdout}${r.stderr}`).toBe(true)
     }
     // The events form (salt filters salt/key and salt/job/*/new from it, nothing else) and the one-piece form with a
@@ -408,7 +409,7 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     // The job cache is asked (2 s, then 5 s after holding) and knows neither return; then a real CLI run still arrives.
     await Bun.sleep(7_000)
     await betweenScheduledRuns()
-    const cli = bed('salt', bedDir, '--show-jid', 'web-01', 'state.apply', 'demo')
+    const cli = bed('salt', bedDir, '-t', '60', '--show-jid', 'web-01', 'state.apply', 'demo')
     const cliJid = /jid: (\d{20})/.exec(cli.stdout.toString())?.[1]
     expect(cliJid, `${cli.stdout}\n${cli.stderr}`).toBeTruthy()
     expect(await until(() => runOf('web-01', cliJid!), 'the CLI run of web-01', BED)).toMatchObject({ status: 'changed', sls: ['demo'] })
