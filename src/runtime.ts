@@ -19,6 +19,8 @@ import { dueJids } from './features/jobs/trust'
 
 /** How long a hint waits before its tick, so a burst of salt/auth or presence events makes one tick. */
 export const HINT_DELAY_MS = 1000
+/** The least time between two ticks a hint starts, so a minion firing hints in a loop cannot drive a poller faster. */
+export const HINT_MIN_GAP_MS = 5000
 /** How often the runtime looks for held returns due for a job cache lookup. */
 const CONFIRM_EVERY_MS = 1000
 
@@ -36,6 +38,7 @@ export class SaltRuntime implements SaltSide {
   private master: { version: string | null; asked: Promise<string | null> | null } = { version: null, asked: null }
   private probing: ReturnType<typeof setInterval> | null = null
   private hinted = new Map<Hint, ReturnType<typeof setTimeout>>()
+  private hintedAt = new Map<Hint, number>()
   private confirming: ReturnType<typeof setInterval> | null = null
   private confirmRun: Promise<unknown> | null = null
 
@@ -81,10 +84,13 @@ export class SaltRuntime implements SaltSide {
   hint(kind: Hint) {
     if (this.hinted.has(kind)) return
     if (kind === 'presence' && presenceMethod(this.deps) === 'status') return
+    // Real time, not the service's clock: this paces calls to salt-api.
+    const wait = Math.max(HINT_DELAY_MS, (this.hintedAt.get(kind) ?? -Infinity) + HINT_MIN_GAP_MS - Date.now())
     this.hinted.set(kind, setTimeout(() => {
       this.hinted.delete(kind)
+      this.hintedAt.set(kind, Date.now())
       if (this.scheduler.enabled(kind)) void this.scheduler.run(kind)
-    }, HINT_DELAY_MS))
+    }, wait))
   }
 
   /** Looks up held returns in the job cache when one is due (one step at a time). */

@@ -158,3 +158,21 @@ test('a tag with CR/LF cannot write frames into the stream: the injected frames 
   expect(await metric(/^saltdeck_salt_events_refused_total\{reason="injected"\} (\d+)$/m)).toBe(2)
   expect(await metric(/^saltdeck_salt_events_refused_total\{reason="frame"\} (\d+)$/m)).toBe(5)
 })
+
+test('hints in a loop cannot drive a poller faster than one tick per 5 s (HINT_MIN_GAP_MS)', async () => {
+  await streaming()
+  const keyLists = () => w.salt.calls.filter((c) => c.fun === 'key.list_all').length
+  const before = keyLists()
+  w.salt.publish('salt/auth', { act: 'pend', id: 'ghost-99', result: true })
+  await until(() => keyLists() === before + 1, 'the first keys tick')
+  for (let i = 0; i < 5; i++) {
+    w.salt.publish('salt/auth', { act: 'pend', id: `ghost-${i}`, result: true })
+    await Bun.sleep(300)
+  }
+  // 3 s after the first tick: without the gap the burst's own tick (1 s after its first hint) would have run.
+  await Bun.sleep(1500)
+  expect(keyLists()).toBe(before + 1)
+  await until(() => keyLists() === before + 2, 'the second keys tick', { ms: 5000 })
+  await Bun.sleep(1500)
+  expect(keyLists()).toBe(before + 2)
+}, 15_000)
