@@ -12,16 +12,18 @@ import { versionOf } from './salt/replies'
 import type { SaltHealthSnapshot } from './lib/poller-status'
 import { applyFacts } from './features/ingest/apply'
 import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
-import type { SaltFacts } from './salt/facts'
+import type { Hint } from './salt/facts'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
 import { closeAbandonedRefreshes, lastRefreshLostSalt } from './features/inventory/service'
+import { confirmHeldReturns } from './pollers/confirm'
+import { dueJids } from './features/jobs/trust'
 
-/**
- * A stream batch without the master's presence events: salt/presence/present and /change come from the connection
- * table, matched by address, as manage.present does; with presence method `status` the operator chose pings instead,
- * and those events would mark a stopped minion online again every loop_interval.
- */
-const withoutPresence = (f: SaltFacts): SaltFacts => (f.presentList || f.presence.length ? { ...f, presentList: undefined, presence: [] } : f)
+/** How long a hint waits before its tick, so a burst of salt/auth or presence events makes one tick. */
+export const HINT_DELAY_MS = 1000
+/** The least time between two ticks a hint starts, so a minion firing hints in a loop cannot drive a poller faster. */
+export const HINT_MIN_GAP_MS = 5000
+/** How often the runtime looks for held returns due for a job cache lookup. */
+const CONFIRM_EVERY_MS = 1000
 
 /** The salt side of one service. */
 export class SaltRuntime implements SaltSide {
@@ -36,6 +38,10 @@ export class SaltRuntime implements SaltSide {
   probeMs: number
   private master: { version: string | null; asked: Promise<string | null> | null } = { version: null, asked: null }
   private probing: ReturnType<typeof setInterval> | null = null
+  private hinted = new Map<Hint, ReturnType<typeof setTimeout>>()
+  private hintedAt = new Map<Hint, number>()
+  private confirming: ReturnType<typeof setInterval> | null = null
+  private confirmRun: Promise<unknown> | null = null
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
@@ -47,7 +53,10 @@ export class SaltRuntime implements SaltSide {
     }))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
-      store: (batch) => void applyFacts(deps, presenceMethod(deps) === 'status' ? batch.map(withoutPresence) : batch),
+      store: (batch) => {
+        applyFacts(deps, batch)
+        for (const f of batch) for (const h of f.hints ?? []) this.hint(h)
+      },
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,
     }, opts.streamBackoff)
     this.stream.onState = (state) => {
@@ -66,6 +75,29 @@ export class SaltRuntime implements SaltSide {
       .catch(() => null)
       .finally(() => (this.master.asked = null))
     return this.master.asked
+  }
+
+  /**
+   * An event that only hints (salt/auth, salt/presence/*, a minion start): the keys or presence poller ticks soon, once
+   * for a burst. With presence method `status` presence hints are ignored: each tick would be a ping job, and the
+   * master's presence events match by address, which that method was chosen to avoid.
+   */
+  hint(kind: Hint) {
+    if (this.hinted.has(kind)) return
+    if (kind === 'presence' && presenceMethod(this.deps) === 'status') return
+    // Real time, not the service's clock: this paces calls to salt-api.
+    const wait = Math.max(HINT_DELAY_MS, (this.hintedAt.get(kind) ?? -Infinity) + HINT_MIN_GAP_MS - Date.now())
+    this.hinted.set(kind, setTimeout(() => {
+      this.hinted.delete(kind)
+      this.hintedAt.set(kind, Date.now())
+      if (this.scheduler.enabled(kind)) void this.scheduler.run(kind)
+    }, wait))
+  }
+
+  /** Looks up held returns in the job cache when one is due (one step at a time). */
+  private confirmHeld() {
+    if (this.confirmRun || !dueJids(this.deps, this.deps.clock.now(), 1).length) return
+    this.confirmRun = confirmHeldReturns(this.deps, this.client).finally(() => (this.confirmRun = null))
   }
 
   /** While salt-api does not answer, probes it; once it answers again (seen by any call), presence, keys and jobs run at once. */
@@ -121,6 +153,7 @@ export class SaltRuntime implements SaltSide {
     this.scheduler.start()
     if (this.stream.enabled()) void this.stream.start()
     this.watchReachability()
+    this.confirming ??= setInterval(() => this.confirmHeld(), CONFIRM_EVERY_MS)
   }
 
   /** Applies a settings change at once: new credentials re-log in, new intervals reschedule. */
@@ -140,6 +173,11 @@ export class SaltRuntime implements SaltSide {
   async stop() {
     if (this.probing) clearInterval(this.probing)
     this.probing = null
+    if (this.confirming) clearInterval(this.confirming)
+    this.confirming = null
+    for (const t of this.hinted.values()) clearTimeout(t)
+    this.hinted.clear()
+    await this.confirmRun
     await this.scheduler.stop()
     await this.stream.stop()
     await this.client.logout()

@@ -6,6 +6,8 @@ import { call, testWorld } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts } from '../../src/salt/facts'
+import { notePublished } from '../../src/features/jobs/trust'
 import { watchTime } from '../../src/features/alerts/watch'
 import { groupTransitions, renotify } from '../../src/features/alerts/notify'
 import { DEADLINE_GRACE_MS, DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
@@ -20,6 +22,8 @@ const passing = { 'test_|-x_|-x_|-succeed_without_changes': { result: true, chan
 /** A state.apply return of a minion, stored through the ingest path at the world's time. */
 function run(w: World, minion: string, ret: unknown, args: unknown[] = []) {
   const jid = new Date(w.clock.now()).toISOString().replace(/\D/g, '').slice(0, 17) + String(seq++ % 1000).padStart(3, '0')
+  // Published to that minion, so its return from the bus is believed (contract §17).
+  notePublished(w.deps, jid, 'state.apply', [minion])
   applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: args, _stamp: new Date(w.clock.now()).toISOString().replace('Z', ''), return: ret }, w.clock.now())])
   return jid
 }
@@ -166,13 +170,15 @@ describe('evaluation where the facts land', () => {
     const w = await testWorld()
     await rule(w, { name: 'pending keys', kind: 'key_pending' })
     await rule(w, { name: 'offline', kind: 'minion_offline', params: { for_minutes: 10 } })
-    applyFacts(w.deps, [normalize('salt/auth', { act: 'pend', id: 'new-01', result: true }, w.clock.now())])
+    // Key state and presence as the keys and presence pollers read them (salt/auth and salt/presence/* are only hints).
+    const presence = (id: string, online: boolean) => applyFacts(w.deps, [{ ...noFacts(), presence: [{ minionId: id, online, ts: w.clock.now() }] }])
+    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: w.clock.now() }] }])
     expect((await firing(w)).map((x: any) => [x.kind, x.subject])).toEqual([['key_pending', 'new-01']])
     applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'new-01', result: true }, w.clock.now())])
     expect(await firing(w)).toEqual([])
-    applyFacts(w.deps, [normalize('salt/presence/change', { new: ['db-01'], lost: [] }, w.clock.now())])
+    presence('db-01', true)
     applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'db-01', result: true }, w.clock.now())])
-    applyFacts(w.deps, [normalize('salt/presence/change', { new: [], lost: ['db-01'] }, w.clock.now())])
+    presence('db-01', false)
     w.clock.advance(9 * 60_000)
     watchTime(w.deps)
     expect(await firing(w)).toEqual([])
@@ -183,7 +189,8 @@ describe('evaluation where the facts land', () => {
     // new-01 was accepted but never seen: an accepted minion that does not answer is offline too.
     expect(a.map((x: any) => [x.kind, x.subject, x.count]).sort()).toEqual([['minion_offline', 'db-01', 2], ['minion_offline', 'new-01', 2]])
     expect(a.find((x: any) => x.subject === 'db-01').details.minutes_offline).toBe(11)
-    applyFacts(w.deps, [normalize('salt/presence/change', { new: ['db-01', 'new-01'], lost: [] }, w.clock.now())])
+    presence('db-01', true)
+    presence('new-01', true)
     expect(await firing(w)).toEqual([])
   })
   test('ack records who and when; the alert keeps firing', async () => {

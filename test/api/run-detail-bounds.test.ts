@@ -4,6 +4,7 @@ import { expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
+import { notePublished } from '../../src/features/jobs/trust'
 import { dbSizeBytes } from '../../src/db/client'
 
 test('a 100 MB state comment is stored cut to 64 Ki characters with a note; the database grows by far less than the comment', async () => {
@@ -15,6 +16,8 @@ test('a 100 MB state comment is stored cut to 64 Ki characters with a note; the 
     'cmd_|-big_|-big_|-run': { name: 'big', result: false, changes: {}, comment: huge, __sls__: 'demo', __run_num__: 0, __id__: 'big', duration: 1 },
     'test_|-small_|-small_|-succeed_without_changes': { name: 'small', result: true, changes: {}, comment: 'Success!', __sls__: 'demo', __run_num__: 1, __id__: 'small', duration: 1 },
   }
+  // Published to web-01, so its return from the bus is believed (contract §17).
+  notePublished(w.deps, jid, 'state.apply', ['web-01'])
   const before = dbSizeBytes(w.deps.db)
   applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'state.apply', fun_args: [], retcode: 2, _stamp: new Date(at).toISOString().replace('Z', ''), return: states }, at)])
   const grown = dbSizeBytes(w.deps.db) - before

@@ -482,6 +482,8 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await until(async () => (await page.getByRole('table', { name: 'Alert rules' }).innerText()).includes('receiver'), 'the rule listed', PATIENT)
       // A failing run of the hostile minion, through the event stream.
       const jid = '20261123100000000001'
+      // Its publish first: a return is believed only for a minion the job was published to (contract §17).
+      sys.salt.publish(`salt/job/${jid}/new`, { jid, fun: 'state.apply', tgt: HOSTILE_ID, tgt_type: 'list', user: 'root', arg: [], minions: [HOSTILE_ID] })
       await until(async () => {
         sys.salt.publish(`salt/job/${jid}/ret/${HOSTILE_ID}`, { id: HOSTILE_ID, jid, fun: 'state.apply', retcode: 2, return: { 'test_|-x_|-x_|-fail_without_changes': { result: false, changes: {}, comment: '<b>bad</b>', __run_num__: 0 } } })
         return (await sys.api('GET', '/api/alerts')).total >= 1 || null

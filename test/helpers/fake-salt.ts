@@ -135,6 +135,16 @@ export class FakeSalt {
   publish(tag: string, data: Record<string, unknown>) {
     this.sendRaw(`tag: ${tag}\ndata: ${JSON.stringify({ data: { ...data, _stamp: data._stamp ?? stamp() }, tag })}\n\n`)
   }
+  /**
+   * A minion's own schedule with return_job, as salt does it: the master writes the job and the return to its job cache
+   * and fires the return (with the schedule's name, and no `new` event). Returns the jid.
+   */
+  scheduleReturn(id: string, fun: string, ret: unknown, schedule = 'demo-schedule') {
+    const jid = newJid()
+    this.jobs.set(jid, { fun, tgt: id, user: 'root', minions: [id], returns: { [id]: ret }, start: Date.now() })
+    this.publish(`salt/job/${jid}/ret/${id}`, { cmd: '_return', id, jid, fun, fun_args: [], schedule, retcode: 0, success: true, return: ret })
+    return jid
+  }
   /** Ends every open stream (token expiry, salt-api restart). */
   closeStreams() {
     for (const c of this.streams) try { c.close() } catch { /* closed */ }

@@ -4,6 +4,7 @@ import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
+import { known } from '../helpers/salt-world'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
@@ -290,6 +291,8 @@ describe('event stream', () => {
     w = await saltWorld()
     await enable()
     await until(() => w.salt.streamCount === 1)
+    // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
+    known(w, 'web-03')
     w.salt.publish('salt/minion/web-03/start', { id: 'web-03' })
     // Caught inside the batch window: received, not yet written.
     await until(() => w.rt.stream.pendingCount === 1, 'one event handed over', { ms: 1000 })
@@ -304,6 +307,8 @@ describe('event stream', () => {
     w.salt.expireSessions()
     w.salt.closeStreams()
     await until(() => w.salt.streamCount === 1 && w.salt.sessions.size === 1)
+    // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
+    known(w, 'web-02')
     w.salt.publish('salt/minion/web-02/start', { id: 'web-02' })
     await until(async () => (await w.get('/api/activity?event_type=minion.start')).total === 1)
     expect(w.rt.stream.status().reconnects).toBeGreaterThanOrEqual(1)
@@ -328,6 +333,7 @@ describe('event stream', () => {
     const big: Record<string, unknown> = {}
     for (let i = 0; i < 20_000; i++) big[`file_|-f${i}_|-/tmp/f${i}_|-managed`] = { result: i % 1000 !== 0, changes: i % 2 ? { diff: 'x'.repeat(480) } : {}, duration: 0.1 }
     const jid = '20261121080000000099'
+    w.salt.publish(`salt/job/${jid}/new`, { jid, fun: 'state.apply', tgt: 'web-01', tgt_type: 'glob', user: 'root', arg: [], minions: ['web-01'] })
     w.salt.publish(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'state.apply', retcode: 2, return: big })
     const runs = await until(async () => { const r = await w.get('/api/minions/web-01/runs'); return r.total ? r : null }, 'a stored run of web-01', { ms: 10_000 })
     expect(runs.runs[0]).toMatchObject({ jid, total_count: 20_000, fail_count: 20, change_count: 10_000, status: 'unhealthy', duration_ms: 2000 })

@@ -356,7 +356,76 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     const run = await runOf('web-01', ev.jid)
     expect(run).toMatchObject({ status: 'changed', pass_count: 2, fail_count: 0, total_count: 2 })
     expect((await api('GET', `/api/jobs/${ev.jid}`)).body).toMatchObject({ user: 'schedule', target: 'web-01' })
-  }, 180_000)
+    // No publish precedes a schedule's return: it is held, and stored from salt's job cache (this process's count:
+    // Saltdeck may have been restarted since the run above).
+    const confirmed = async () => Number(/^saltdeck_salt_returns_confirmed_total (\d+)$/m.exec(await (await fetch(`${srv.url}/metrics`, { headers: auth })).text())?.[1])
+    await until(async () => (await confirmed()) >= 1, 'a scheduled return confirmed through the job cache', { ms: 150_000, every: 1000 })
+  }, 330_000)
+
+  test('events web-02 forges on the bus (event.fire_master) are not stored as runs, returns, jobs, minions, keys or alerts, and /metrics counts them; a CLI run is still captured', async () => {
+    const metrics = async () => (await fetch(`${srv.url}/metrics`, { headers: auth })).text()
+    const count = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+    await until(async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected, 'the event stream connected', BED)
+    const any = (await api('POST', '/api/alerts/rules', { name: 'any failure', kind: 'run_failed', minion_glob: '*' })).body
+    expect((await api('POST', '/api/alerts/rules', { name: 'pending keys', kind: 'key_pending' })).status).toBe(201)
+    // db-01's real run fails (its demo state fails on purpose): its alert fires, and only a real passing run may resolve it.
+    await betweenScheduledRuns()
+    const real = await api('POST', '/api/run', { tgt: 'db-01', fun: 'state.apply' })
+    await until(() => runOf('db-01', real.body.jid), "db-01's real run", BED)
+    const dbAlert = await until(async () => (await api('GET', '/api/alerts')).body.alerts.find((a: any) => a.rule_id === any.id && a.subject === 'db-01') ?? null, "db-01's run_failed alert", BED)
+    const before = await metrics()
+    const [J1, J2, J3] = ['20261126999999999901', '20261126999999999902', '20261126999999999903']
+    const failed = { 'test_|-x_|-x_|-fail_without_changes': { result: false, changes: {}, comment: 'Failure!', __run_num__: 0, __id__: 'x', name: 'x', duration: 1 } }
+    const healthy = { 'test_|-x_|-x_|-succeed_without_changes': { result: true, changes: {}, comment: 'Success!', __run_num__: 0, __id__: 'x', name: 'x', duration: 1 } }
+    const md = '20261126999999999999 @channel ![x](http://evil.example/x.png) [Click to re-authenticate](http://evil.example/)'
+    const stamp = '2026-11-26T14:02:18.333373+00:00'
+    const frame = (tag: string, data: object) => `tag: ${tag}\r\ndata: ${JSON.stringify({ data, tag })}\r\n\r\n`
+    const events = [
+      { tag: `salt/job/${J1}/ret/web-01`, data: { id: 'web-01', jid: J1, fun: 'state.apply', fun_args: [], retcode: 2, success: false, return: failed } },
+      { tag: `salt/job/${J2}/ret/db-01`, data: { id: 'db-01', jid: J2, fun: 'state.apply', fun_args: [], retcode: 0, success: true, return: healthy } },
+      { tag: 'salt/auth', data: { act: 'pend', id: 'ghost-99', result: true, pub: 'x' } },
+      { tag: `salt/job/${md}/ret/web-01`, data: { id: 'web-01', jid: md, fun: 'state.apply', retcode: 2, success: false, return: failed } },
+      // A tag that writes a frame of its own (a pending key for inj-01) into salt-api's stream.
+      { tag: `a\r\n\r\n${frame('salt/key', { act: 'pend', id: 'inj-01', result: true, _stamp: stamp })}tag: zz`, data: { x: 1 } },
+    ]
+    const fire = (...args: string[]) => {
+      // -t 60: on a loaded host salt's CLI can take longer than its 5 s default to gather a return.
+      const r = bed('salt', bedDir, '-t', '60', 'web-02', 'event.fire_master', ...args, '--out=json', '--static')
+      expect(JSON.parse(r.stdout.toString() || '{}')['web-02'], `${r.stdout}${r.stderr}`).toBe(true)
+    }
+    // The events form (salt filters salt/key and salt/job/*/new from it, nothing else) and the one-piece form with a
+    // preload (no filter at all): a publish for J3 to db-01, a key acceptance, and a return with the sender's own id.
+    fire('{}', 'ignored', `preload=${JSON.stringify({ events })}`)
+    fire('{}', `salt/job/${J3}/new`, `preload=${JSON.stringify({ jid: J3, fun: 'state.apply', minions: ['db-01'], tgt: 'db-01', tgt_type: 'glob', user: 'root', arg: [] })}`)
+    fire('{}', 'salt/key', `preload=${JSON.stringify({ act: 'pend', result: true })}`)
+    fire('{}', `salt/job/${J3}/ret/db-01`, `preload=${JSON.stringify({ jid: J3, fun: 'state.apply', retcode: 0, success: true, return: healthy })}`)
+    const after = await until(async () => {
+      const t = await metrics()
+      const grown = (n: string) => count(t, n) > count(before, n)
+      return ['saltdeck_salt_returns_held_total', 'saltdeck_salt_events_refused_total{reason="jid"}', 'saltdeck_salt_events_refused_total{reason="forged"}',
+        'saltdeck_salt_events_refused_total{reason="injected"}', 'saltdeck_salt_event_hints_total{hint="keys"}'].every(grown) ? t : null
+    }, 'the forged events counted', BED)
+    expect(count(after, 'saltdeck_salt_returns_held_total') - count(before, 'saltdeck_salt_returns_held_total')).toBeGreaterThanOrEqual(2)
+    // The job cache is asked (2 s, then 5 s after holding) and knows neither return; then a real CLI run still arrives.
+    await Bun.sleep(7_000)
+    await betweenScheduledRuns()
+    const cli = bed('salt', bedDir, '-t', '60', '--show-jid', 'web-01', 'state.apply', 'demo')
+    const cliJid = /jid: (\d{20})/.exec(cli.stdout.toString())?.[1]
+    expect(cliJid, `${cli.stdout}\n${cli.stderr}`).toBeTruthy()
+    expect(await until(() => runOf('web-01', cliJid!), 'the CLI run of web-01', BED)).toMatchObject({ status: 'changed', sls: ['demo'] })
+    for (const [m, jid] of [['web-01', J1], ['db-01', J2], ['db-01', J3]] as const) expect(await runOf(m, jid)).toBeNull()
+    for (const jid of [J1, J2, J3]) expect((await api('GET', `/api/jobs/${jid}`)).status).toBe(404)
+    expect((await api('GET', `/api/activity?search=${encodeURIComponent('@channel')}`)).body.total).toBe(0)
+    expect((await api('GET', '/api/minions/ghost-99')).status).toBe(404)
+    const keys = (await api('GET', '/api/keys')).body
+    expect([...keys.pending, ...keys.accepted, ...keys.rejected, ...keys.denied].sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    const alerts = (await api('GET', '/api/alerts')).body.alerts
+    expect(alerts.filter((a: any) => a.kind === 'key_pending')).toEqual([])
+    expect(alerts.filter((a: any) => a.rule_id === any.id && a.subject === 'web-01')).toEqual([])
+    expect((await api('GET', `/api/alerts/${dbAlert.id}`)).body.state).toBe('firing')
+    expect((await api('GET', '/api/minions/web-01')).body.last_run.status).toBe('changed')
+    console.log(`salt ${VERSION}: forged events refused/held: ${after.split('\n').filter((l) => /^saltdeck_salt_(events_refused|returns_held|event_hints)/.test(l)).join(', ')}`)
+  }, 240_000)
 
   test('scoped permissions: a role allowed test.* on web-* runs on web-01 and web-02 only; salt expands every target, nothing refused reaches db-01', async () => {
     const role = (await api('POST', '/api/roles', { name: 'web-testers' })).body

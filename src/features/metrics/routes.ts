@@ -10,6 +10,7 @@ import { searchPending } from '../activity/search-index'
 import { activityStored } from '../activity/feed'
 import { alertStats } from '../alerts/service'
 import { vulnStats } from '../vulns/service'
+import { trustStats } from '../jobs/trust'
 
 const STREAM_STATES = ['connected', 'reconnecting', 'broken', 'disabled'] as const
 
@@ -36,6 +37,15 @@ export function metricsText(deps: AppDeps): string {
     x.family('saltdeck_salt_api_up', 'gauge', '1 while salt-api answers, 0 while it does not (absent before the first exchange).', health.reachability.up === null ? [] : [[{}, health.reachability.up ? 1 : 0]])
     x.family('saltdeck_poller_lag_seconds', 'gauge', 'Seconds since the poller last succeeded (absent until it has).', health.pollers.filter((p) => p.lagSeconds !== null).map((p) => [{ poller: p.name }, p.lagSeconds!]))
   }
+  // Events from minions are claims (contract §17): what was refused, held back, confirmed, and the hints read.
+  const t = trustStats(deps)
+  const frames = deps.salt?.stream.refused ?? {}
+  x.family('saltdeck_salt_events_refused_total', 'counter', 'Salt events not stored as facts, by reason: frame (not salt\'s SSE frame), injected (written into the stream by another event\'s tag), jid (not a salt jid), forged (a minion\'s event under a master-only tag or another minion\'s name), unconfirmed (held and never confirmed by the job cache), overflow (held returns past the bound).',
+    [...Object.entries(frames), ...Object.entries(t.refused)].map(([reason, n]) => [{ reason }, n]))
+  x.family('saltdeck_salt_returns_held', 'gauge', 'Job returns from the event bus held until salt\'s job cache confirms them.', [[{}, t.held]])
+  x.family('saltdeck_salt_returns_held_total', 'counter', 'Job returns from the event bus held back (no publish to that minion seen).', [[{}, t.heldTotal]])
+  x.family('saltdeck_salt_returns_confirmed_total', 'counter', 'Held job returns that salt\'s job cache confirmed (stored from the cache).', [[{}, t.confirmedTotal]])
+  x.family('saltdeck_salt_event_hints_total', 'counter', 'Events taken as hints only (salt/auth: keys; salt/presence/*, minion starts: presence), by the tick they ask for.', Object.entries(t.hints).map(([hint, n]) => [{ hint }, n]))
   const al = alertStats(deps)
   x.family('saltdeck_alerts_firing', 'gauge', 'Alerts firing, by rule kind.', al.firing.map((r) => [{ kind: r.kind }, r.n]))
   x.family('saltdeck_alert_deliveries', 'gauge', 'Alert notification deliveries, by status.', al.deliveries.map((r) => [{ status: r.status }, r.n]))

@@ -68,10 +68,14 @@ export function recordPresentList(deps: AppDeps, list: NonNullable<SaltFacts['pr
   for (const { id } of online) if (!present.has(id)) recordPresence(deps, id, false, list.ts, out)
 }
 
-/** A minion start: online, and one minion.start event however many times salt (or a replay) reports it. */
+/**
+ * A minion start: one minion.start event however many times salt (or a replay) reports it. Any minion can fire a start
+ * in another's name, so it is a claim: recorded only for a minion Saltdeck knows, and it changes no presence (the
+ * presence poller, which the start hints at, says whether the minion is up).
+ */
 export function recordStart(deps: AppDeps, id: string, ts: number, out: EventInput[]) {
   const near = (e: EventInput) => e.event_type === 'minion.start' && e.minion_id === id && Math.abs(e.ts - ts) < START_DEDUPE_MS
   if (out.some(near) || startRecordedNear(deps, id, ts, START_DEDUPE_MS)) return
-  recordPresence(deps, id, true, ts, out)
+  if (!deps.db.$client.query<{ n: number }, [string]>('SELECT 1 AS n FROM minions WHERE id = ?1').get(id)) return
   out.push({ ts, category: 'minion', event_type: 'minion.start', minion_id: id, summary: `${id} started` })
 }

@@ -9,6 +9,7 @@ import { expandTarget } from '../../salt/targets'
 import { Forbidden, NotFound } from '../../lib/errors'
 import { newJid } from '../../lib/salt-time'
 import { markJob } from '../jobs/service'
+import { notePublished } from '../jobs/trust'
 import { scopedGrantsOf } from '../roles/service'
 import { executeGrants, grantsForFunction, refusedFunction, refusedOn, uncovered } from '../roles/scope'
 
@@ -36,6 +37,8 @@ export async function runForUser(deps: AppDeps, client: SaltClient, user: { user
   markJob(deps, jid, { initiator: user.username })
   const r = await client.localAsync(minions, req.fun, { tgt_type: 'list', arg: req.arg, kwarg: req.kwarg, jid })
   if (!r?.jid) throw noMinions()
+  // salt-api's answer names the minions salt published to: their returns on the bus are believed (features/jobs/trust.ts).
+  notePublished(deps, String(r.jid), req.fun, r.minions ?? [])
   return { jid: String(r.jid), minions: r.minions ?? [] }
 }
 
