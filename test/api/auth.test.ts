@@ -76,7 +76,8 @@ describe('login', () => {
     await login(w, 'admin', ADMIN_PW)
     const entries = (await call(w, 'GET', '/api/audit?action=auth.login')).body.entries
     expect(entries.map((e: any) => [e.username, e.ok])).toEqual([['admin', true], ['admin', false]])
-    expect(entries[1].detail).toBe('Invalid credentials')
+    // Every sign-in says its source and outcome (contract §14).
+    expect(entries.map((e: any) => e.detail)).toEqual(['source: local; outcome: success', 'Invalid credentials; source: local; outcome: invalid'])
   })
   test('unknown properties are ignored at login only', async () => {
     const w = await testWorld()

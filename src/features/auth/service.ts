@@ -181,22 +181,6 @@ export function createSession(deps: AppDeps, userId: string): { token: string; m
   return { token, maxAge: ttl }
 }
 
-/** Checks credentials with throttling; returns the user id or throws 401/429. */
-export async function checkLogin(deps: AppDeps, username: string, password: string, client: string): Promise<string> {
-  const key = username.toLowerCase()
-  const throttle = throttleOf(deps)
-  const at = deps.clock.now()
-  const wait = throttle.retryAfter(key, client, at)
-  if (wait) throw new Throttled('Too many failed logins, retry later', wait)
-  // Counted before the (slow, awaited) password check: concurrent guesses all count against the limits.
-  throttle.fail(key, client, at)
-  const u = deps.db.select().from(users).where(eq(users.usernameKey, key)).get()
-  const ok = await verifyPassword(deps, password, u?.passwordHash ?? null)
-  if (!u || !ok || !u.isActive) throw new Unauthenticated('Invalid credentials')
-  throttle.succeed(key, client, at)
-  return u.id
-}
-
 /** Deletes one session or token by id. */
 export function deleteSession(deps: AppDeps, sessionId: string) {
   deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run()

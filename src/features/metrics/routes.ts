@@ -20,6 +20,7 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_build_info', 'gauge', 'Version of the running service.', [[{ version: VERSION }, 1]])
   x.family('saltdeck_http_requests_total', 'counter', 'HTTP requests answered, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.count]))
   x.family('saltdeck_http_request_duration_seconds_total', 'counter', 'Time spent answering HTTP requests, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.seconds]))
+  x.family('saltdeck_sign_ins_total', 'counter', 'Sign-in attempts, by provider (local, ldap, oidc) and outcome.', (deps.metrics?.signInRows() ?? []).map((r) => [{ provider: r.provider, outcome: r.outcome }, r.count]))
   const pollers = deps.salt?.pollers.stats() ?? []
   x.family('saltdeck_poller_runs_total', 'counter', 'Poller ticks finished.', pollers.map((p) => [{ poller: p.name }, p.runs]))
   x.family('saltdeck_poller_errors_total', 'counter', 'Poller ticks that failed.', pollers.map((p) => [{ poller: p.name }, p.errors]))

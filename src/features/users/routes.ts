@@ -32,7 +32,7 @@ export const userRoutes = [
     audit: { action: 'user.delete', target: (_, u) => u.username },
   }),
   route({
-    method: 'POST', path: '/api/users/:user_id/password', errors: [404], tag: 'users', summary: "Set a user's password", access: manage, params: ById, status: 204,
+    method: 'POST', path: '/api/users/:user_id/password', errors: [404, 409], tag: 'users', summary: "Set a user's password", access: manage, params: ById, status: 204,
     body: T.Object({ new_password: NewPassword, must_change_pw: Default(Nullable(T.Boolean()), true) }, { additionalProperties: false }),
     // An explicit null asks for the default too.
     handler: ({ deps, params, body }) => setPassword(deps, params.user_id, body.new_password, body.must_change_pw ?? true),

@@ -23,7 +23,7 @@ export function rolesOf(deps: AppDeps, userId: string) {
 export function userOut(deps: AppDeps, u: UserRow) {
   return {
     id: u.id, username: u.username, display_name: u.displayName, must_change_pw: u.mustChangePw, is_active: u.isActive,
-    is_builtin: u.isBuiltin, roles: rolesOf(deps, u.id), created_at: iso(u.createdAt), updated_at: iso(u.updatedAt),
+    is_builtin: u.isBuiltin, source: u.source, roles: rolesOf(deps, u.id), created_at: iso(u.createdAt), updated_at: iso(u.updatedAt),
   }
 }
 
@@ -32,6 +32,39 @@ export function getUser(deps: AppDeps, id: string): UserRow {
   const u = deps.db.select().from(users).where(eq(users.id, id)).get()
   if (!u) throw new NotFound('User')
   return u
+}
+
+/** Reads a user by name (case-insensitively), or undefined. */
+export function userByName(deps: AppDeps, username: string): UserRow | undefined {
+  return deps.db.select().from(users).where(eq(users.usernameKey, username.toLowerCase())).get()
+}
+
+/** The sentence of a password change refused for a directory user. */
+export const DIRECTORY_PASSWORD = 'Password is managed by the directory'
+
+/**
+ * Creates or updates a directory user (no Saltdeck password) and replaces its roles with exactly `roleIds`, in one
+ * transaction. The caller has checked that the name is not a user of another source.
+ */
+export function upsertDirectoryUser(deps: AppDeps, source: Exclude<UserRow['source'], 'local'>, username: string, displayName: string, roleIds: string[]): UserRow {
+  const now = deps.clock.now()
+  return deps.db.transaction((tx) => {
+    let row = tx.select().from(users).where(eq(users.usernameKey, username.toLowerCase())).get()
+    if (!row) {
+      row = { id: newId(), username, usernameKey: username.toLowerCase(), displayName, passwordHash: '', mustChangePw: false, isActive: true, isBuiltin: false, source, createdAt: now, updatedAt: now }
+      tx.insert(users).values(row).run()
+    } else if (row.displayName !== displayName) {
+      tx.update(users).set({ displayName, updatedAt: now }).where(eq(users.id, row.id)).run()
+      row = { ...row, displayName, updatedAt: now }
+    }
+    const held = tx.select({ roleId: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, row.id)).all().map((r) => r.roleId).sort()
+    // Rewritten only when they differ: every write to user_roles drops every cached principal (auth_version).
+    if (held.join() !== [...roleIds].sort().join()) {
+      tx.delete(userRoles).where(eq(userRoles.userId, row.id)).run()
+      for (const roleId of roleIds) tx.insert(userRoles).values({ userId: row.id, roleId }).run()
+    }
+    return row
+  })
 }
 
 /** Lists users sorted by username. */
@@ -78,7 +111,7 @@ export async function insertUser(deps: AppDeps, input: NewUser, roleIds: string[
   const row: UserRow = {
     id: newId(), username: input.username, usernameKey: input.username.toLowerCase(), displayName: input.display_name ?? '',
     passwordHash: await hashPassword(deps, input.password), mustChangePw: input.must_change_pw ?? true, isActive: input.is_active ?? true,
-    isBuiltin: builtin, createdAt: now, updatedAt: now,
+    isBuiltin: builtin, source: 'local', createdAt: now, updatedAt: now,
   }
   deps.db.transaction((tx) => {
     tx.insert(users).values(row).run()
@@ -125,7 +158,7 @@ export function deleteUser(deps: AppDeps, id: string, actorId: string) {
 
 /** Sets a user's password (by an admin or `saltdeck user reset-password`) and ends every session and API token of the user. */
 export async function setPassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
-  getUser(deps, id)
+  if (getUser(deps, id).source !== 'local') throw new Conflict(DIRECTORY_PASSWORD)
   await writePassword(deps, id, password, mustChange)
   // A reset is for a password that may be known to someone else: every credential of the user ends, API tokens too.
   endCredentials(deps, id)
@@ -134,6 +167,7 @@ export async function setPassword(deps: AppDeps, id: string, password: string, m
 /** Changes a user's own password after checking the current one; ends the user's other sessions and every API token. */
 export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
   const u = getUser(deps, userId)
+  if (u.source !== 'local') throw new Conflict(DIRECTORY_PASSWORD)
   if (!(await verifyPassword(deps, current, u.passwordHash))) throw new Forbidden('Current password is incorrect')
   await writePassword(deps, userId, next, false)
   // A token minted from a stolen session must not outlive the password that session was opened with.
