@@ -34,9 +34,11 @@ async function connect(deps: AppDeps, cfg: Cfg): Promise<Client> {
   const host = url.hostname.replace(/^\[|\]$/g, '')
   await checkDestination(host, deps.config.outboundAllow)
   const tls: ConnectionOptions = { rejectUnauthorized: cfg.verify_tls !== false, host, ...(isIP(host) ? {} : { servername: host }), ...(str(cfg.ca_cert) ? { ca: [String(cfg.ca_cert)] } : {}) }
-  const client = new Client({ url: `${url.protocol}//${url.host}`, timeout: TIMEOUT_MS, connectTimeout: TIMEOUT_MS, tlsOptions: tls })
+  const ldaps = url.protocol === 'ldaps:'
+  // ldapts speaks TLS from the first byte whenever tlsOptions is given, so an ldap:// URL gets them only at StartTLS.
+  const client = new Client({ url: `${url.protocol}//${url.host}`, timeout: TIMEOUT_MS, connectTimeout: TIMEOUT_MS, ...(ldaps ? { tlsOptions: tls } : {}) })
   try {
-    if (url.protocol === 'ldap:' && cfg.start_tls !== false) await client.startTLS(tls)
+    if (!ldaps && cfg.start_tls !== false) await client.startTLS({ ...tls })
     const bindDn = str(cfg.bind_dn)
     if (bindDn) await client.bind(bindDn, String(cfg.bind_password ?? ''))
     return client
