@@ -164,3 +164,85 @@ describe.skipIf(!ready)('sign-in with OpenID Connect against a real provider', (
     expect(loginError(start)).toBe('Sign-in with OpenID Connect is not enabled')
   })
 })
+
+describe('the issuer as Saltdeck reads it (a real HTTP server standing in as the issuer)', () => {
+  /** A server answering discovery (counted) and a JWKS or an error page carrying a marker. */
+  function issuerServer(jwks: (issuer: string) => Response) {
+    let reads = 0
+    let issuer = ''
+    const srv = Bun.serve({
+      port: 0, hostname: '127.0.0.1',
+      fetch(req) {
+        const path = new URL(req.url).pathname
+        if (path === '/.well-known/openid-configuration') {
+          reads++
+          return Response.json({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks` })
+        }
+        if (path === '/jwks') return jwks(issuer)
+        return new Response('no', { status: 404 })
+      },
+    })
+    issuer = `http://127.0.0.1:${srv.port}`
+    return { srv, issuer, reads: () => reads }
+  }
+
+  test('discovery is read once and kept across sign-ins', async () => {
+    const { srv, issuer, reads } = issuerServer(() => Response.json({ keys: [] }))
+    try {
+      const w = await testWorld({ publicUrl: PUBLIC })
+      await call(w, 'PUT', '/api/admin/identity/oidc', { body: { enabled: true, issuer, client_id: 'saltdeck' } })
+      for (let i = 0; i < 3; i++) {
+        const start = await w.app.handle(new Request('http://localhost/api/auth/oidc/start'))
+        expect(start.headers.get('location')!.startsWith(`${issuer}/auth?`)).toBe(true)
+      }
+      expect(reads()).toBe(1)
+    } finally {
+      srv.stop(true)
+    }
+  })
+
+  test("the Test says what failed in Saltdeck's words, never the issuer's body; a metadata-address JWKS is refused", async () => {
+    const MARK = 'remote-body-marker-5f3a'
+    const cases: [(issuer: string) => Response, string][] = [
+      [() => new Response(`<h1>${MARK}</h1>`, { status: 500 }), 'The key set (JWKS) answered HTTP 500'],
+      [() => new Response(MARK, { status: 200 }), 'The key set (JWKS) is not a JSON Web Key Set'],
+      [() => Response.json({ keys: [] }), 'The key set (JWKS) holds no key'],
+    ]
+    for (const [jwks, detail] of cases) {
+      const { srv, issuer } = issuerServer(jwks)
+      try {
+        const w = await testWorld()
+        await call(w, 'PUT', '/api/admin/identity/oidc', { body: { issuer } })
+        const t = await call(w, 'POST', '/api/admin/identity/oidc/test')
+        expect(t.body).toEqual({ ok: false, detail })
+        expect(JSON.stringify(t.body)).not.toContain(MARK)
+      } finally {
+        srv.stop(true)
+      }
+    }
+    let issuer = ''
+    const srv = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ issuer, authorization_endpoint: `${issuer}/a`, token_endpoint: `${issuer}/t`, jwks_uri: 'http://169.254.169.254/latest/meta-data/' }) })
+    issuer = `http://127.0.0.1:${srv.port}`
+    try {
+      const w = await testWorld()
+      await call(w, 'PUT', '/api/admin/identity/oidc', { body: { issuer } })
+      const t = await call(w, 'POST', '/api/admin/identity/oidc/test')
+      expect(t.body.ok).toBe(false)
+      expect(t.body.detail).toStartWith('Cannot read the key set (JWKS): 169.254.169.254 is a link-local or cloud metadata address')
+    } finally {
+      srv.stop(true)
+    }
+  })
+
+  test('an issuer that cannot be reached sends the person back to the login page with a sentence', async () => {
+    const w = await testWorld({ publicUrl: PUBLIC })
+    const dead = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+    const issuer = `http://127.0.0.1:${dead.port}`
+    dead.stop(true)
+    await call(w, 'PUT', '/api/admin/identity/oidc', { body: { enabled: true, issuer, client_id: 'saltdeck' } })
+    const start = await w.app.handle(new Request('http://localhost/api/auth/oidc/start'))
+    expect(start.status).toBe(302)
+    expect(loginError(start)).toBe('The identity provider could not be reached; try again later')
+    expect(cookieValue(start, 'saltdeck_oidc')).toBeUndefined()
+  })
+})
