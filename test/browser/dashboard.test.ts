@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { missingTool } from '../helpers/tools'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
+import { startSlapd } from '../helpers/slapd'
 import { copyFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { CHROMIUM, DB_STATES, HOSTILE_COMMENT, HOSTILE_ID, HOSTILE_PKG, HOSTILE_STATE, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
@@ -13,7 +14,7 @@ const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tes
 
 const NEW_PASSWORD = 'browser-test-pw-2'
 /** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
-const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Vulnerabilities', 'Feeds', 'Settings', 'Pollers', 'Users', 'Roles', 'API tokens', 'Audit log']
+const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Vulnerabilities', 'Feeds', 'Settings', 'Pollers', 'Identity', 'Users', 'Roles', 'API tokens', 'Audit log']
 
 let sys: System
 let browser: Browser
@@ -623,6 +624,70 @@ describe.skipIf(noBrowser)('dashboard', () => {
     }).toEqual({ badge: ['badge ok', 'Connected'], text: 'Connected Connected to salt-api as saltdeck; 6 accepted minions.', alerts: [] })
     await shot(page, '11-settings-tested')
   })
+
+  test('Identity: LDAP settings saved and tested against a real slapd, OIDC fields saved, a mapping added; a directory user signs in and is listed with its source; the mapping deleted', async () => {
+    const dir = await startSlapd()
+    try {
+      await nav('Identity')
+      const ldap = page.getByRole('form', { name: 'LDAP settings' })
+      await ldap.getByLabel('Sign in with LDAP').check()
+      await ldap.getByLabel('Directory URL').fill(dir.url)
+      await ldap.getByLabel('CA certificate (PEM)').fill(dir.cert)
+      await ldap.getByLabel('Service account DN').fill('cn=saltdeck,ou=services,dc=example,dc=org')
+      await ldap.getByLabel('Service account password').fill('service-pass-1')
+      await ldap.getByLabel('User search base').fill('ou=people,dc=example,dc=org')
+      await ldap.getByLabel('Group search base').fill('ou=groups,dc=example,dc=org')
+      await ldap.getByRole('button', { name: 'Save' }).click()
+      await ldap.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
+      // The password is stored, never shown back.
+      expect(await ldap.getByLabel('Service account password').inputValue()).toBe('')
+      await ldap.getByRole('button', { name: 'Test' }).click()
+      const result = ldap.locator('p.test-result')
+      await result.waitFor()
+      expect(await result.locator('.badge').textContent()).toBe('Works')
+      const oidc = page.getByRole('form', { name: 'OpenID Connect settings' })
+      await oidc.getByLabel('Issuer URL').fill('https://id.example.org/realms/ops')
+      await oidc.getByLabel('Client ID').fill('saltdeck')
+      await oidc.getByLabel('Client secret').fill('oidc-client-secret-1')
+      await oidc.getByLabel('Button text').fill('Keycloak')
+      await oidc.getByRole('button', { name: 'Save' }).click()
+      await oidc.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
+      const stored = await sys.api('GET', '/api/admin/identity')
+      expect(stored.oidc).toMatchObject({ issuer: 'https://id.example.org/realms/ops', client_id: 'saltdeck', client_secret_set: true, display_name: 'Keycloak' })
+      expect(stored.ldap).toMatchObject({ enabled: true, url: dir.url, bind_password_set: true })
+      const mapping = page.getByRole('form', { name: 'New mapping' })
+      await mapping.getByLabel('Provider').selectOption('ldap')
+      await mapping.getByLabel('Group', { exact: true }).fill('cn=ops,ou=groups,dc=example,dc=org')
+      await mapping.getByLabel('Role').selectOption({ label: 'operator' })
+      await mapping.getByRole('button', { name: 'Add mapping' }).click()
+      const table = page.getByRole('table', { name: 'Group mappings' })
+      await table.getByRole('cell', { name: 'cn=ops,ou=groups,dc=example,dc=org', exact: true }).waitFor()
+      await shot(page, '14-identity')
+      // alice signs in from the login page with her directory password.
+      const other = await browser.newContext()
+      try {
+        const p = await other.newPage()
+        await p.goto(sys.url)
+        await p.getByLabel('Username').fill('alice')
+        await p.getByLabel('Password').fill('alice-pass-1')
+        await p.getByRole('button', { name: 'Sign in' }).click()
+        await p.getByRole('navigation', { name: 'Main' }).getByText('Alice Anders').waitFor()
+      } finally {
+        await other.close()
+      }
+      await nav('Users')
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'alice', exact: true }) })
+      expect(await row.getByRole('cell').nth(2).innerText()).toBe('LDAP')
+      await nav('Identity')
+      await table.getByRole('button', { name: 'Delete mapping cn=ops,ou=groups,dc=example,dc=org' }).click()
+      await table.getByRole('button', { name: 'Yes, delete' }).click()
+      await table.getByText('No mappings: no directory user can sign in yet.').waitFor()
+      expect((await sys.api('GET', '/api/admin/identity/mappings')).total).toBe(0)
+      await expectClean('identity')
+    } finally {
+      await dir.cleanup()
+    }
+  }, 60_000)
 
   test('phone width (375 px): overview and minions fit without sideways scrolling', async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 800 }, storageState: await w.context.storageState() })

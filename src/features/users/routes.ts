@@ -1,15 +1,23 @@
 /** The users API (contract §3). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, DisplayName, NewPassword, Nullable, RoleIds, Username, UuidPath } from '../../http/schemas'
+import { Default, DisplayName, NewPassword, Nullable, OneOf, RoleIds, Username, UuidPath } from '../../http/schemas'
+import { PROVIDERS } from '../identity/providers'
 import { createUser, deleteUser, getUser, listUsers, rolesOf, setPassword, setRoles, updateUser, userOut } from './service'
+
+/** A user as answered (never a password hash); `source` says who checks its password. */
+const UserOut = T.Object({
+  id: T.String({ format: 'uuid' }), username: T.String(), display_name: T.String(), must_change_pw: T.Boolean(), is_active: T.Boolean(), is_builtin: T.Boolean(),
+  source: OneOf(['local', ...PROVIDERS] as const), roles: T.Array(T.Object({ id: T.String(), name: T.String() })),
+  created_at: T.String({ format: 'date-time' }), updated_at: T.String({ format: 'date-time' }),
+})
 
 const view = { verb: 'view', resource: 'user:*' }
 const manage = { verb: 'manage_user', resource: 'user:*' }
 const ById = UuidPath('user_id')
 
 export const userRoutes = [
-  route({ method: 'GET', path: '/api/users', tag: 'users', summary: 'List users', access: view, handler: ({ deps }) => listUsers(deps) }),
+  route({ method: 'GET', path: '/api/users', tag: 'users', summary: 'List users', access: view, response: T.Object({ total: T.Integer(), users: T.Array(UserOut) }), handler: ({ deps }) => listUsers(deps) }),
   route({
     method: 'POST', path: '/api/users', errors: [409], tag: 'users', summary: 'Create a user', access: manage, status: 201,
     body: T.Object({
@@ -19,7 +27,7 @@ export const userRoutes = [
     handler: ({ deps, body }) => createUser(deps, body),
     audit: { action: 'user.create', target: (_, out) => out.username },
   }),
-  route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
+  route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, response: UserOut, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
   route({
     method: 'PATCH', path: '/api/users/:user_id', errors: [404, 409], tag: 'users', summary: 'Change a user', access: manage, params: ById,
     body: T.Object({ display_name: T.Optional(Nullable(DisplayName)), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleIds)) }, { additionalProperties: false }),

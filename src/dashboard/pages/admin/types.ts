@@ -55,6 +55,8 @@ export interface User {
   must_change_pw: boolean
   is_active: boolean
   is_builtin: boolean
+  /** Who checks the password: Saltdeck or a directory. */
+  source: 'local' | 'ldap' | 'oidc'
   roles: RoleRef[]
   created_at: string
   updated_at: string
