@@ -196,6 +196,11 @@ describe('the issuer as Saltdeck reads it (a real HTTP server standing in as the
         expect(start.headers.get('location')!.startsWith(`${issuer}/auth?`)).toBe(true)
       }
       expect(reads()).toBe(1)
+      // Under TLS the flow cookie is Secure, as the session cookie is.
+      const tls = await w.app.handle(new Request('https://localhost/api/auth/oidc/start'))
+      expect(tls.headers.getSetCookie().find((c) => c.startsWith('saltdeck_oidc='))).toMatch(/; Secure/i)
+      const plain = await w.app.handle(new Request('http://localhost/api/auth/oidc/start'))
+      expect(plain.headers.getSetCookie().find((c) => c.startsWith('saltdeck_oidc='))).not.toMatch(/Secure/i)
     } finally {
       srv.stop(true)
     }
