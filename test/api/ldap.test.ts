@@ -61,9 +61,12 @@ describe('LDAP sign-in against slapd', () => {
     // Unescaped, (uid=al*) would find alice and her password would open her account under another name.
     ['a wildcard in the user name', 'al*', 'alice-pass-1', 'unknown user'],
   ])('%s is 401 Invalid credentials, and the log says why', async (_, username, password, reason) => {
-    const { w, login, refusals } = await ldapWorld()
+    const { w, login, refusals, lines } = await ldapWorld()
     expect(await login(username, password)).toMatchObject({ status: 401, body: { detail: 'Invalid credentials' } })
     expect(refusals().at(-1)).toMatchObject({ source: 'ldap', outcome: 'invalid', reason })
+    // Neither the password tried nor the service account's appears in the log or the audit log.
+    const audit = JSON.stringify((await call(w, 'GET', '/api/audit')).body)
+    for (const secret of [password, SVC.bind_password]) expect({ log: lines.join('\n').includes(secret), audit: audit.includes(secret) }).toEqual({ log: false, audit: false })
     expect((await call(w, 'GET', '/api/users')).body.users.some((u: any) => u.source === 'ldap')).toBe(false)
   })
 
