@@ -153,6 +153,35 @@ describe.skipIf(!ready)('sign-in with OpenID Connect against a real provider', (
     expect((await call(w, 'GET', '/metrics')).body).toContain('saltdeck_sign_ins_total{provider="oidc",outcome="no_role"} 1')
   })
 
+  test('a replayed callback (the same code again) signs nobody in: the provider refuses the spent code', async () => {
+    const w = await world()
+    const { flow, back } = await toCallback(w, alice)
+    expect((await callback(w, back, flow)).headers.get('location')).toBe(`${PUBLIC}/#/`)
+    const again = await callback(w, back, flow)
+    expect(loginError(again)).toBe('The identity provider did not sign you in')
+    expect(cookieValue(again, 'saltdeck_session')).toBeUndefined()
+    expect(w.logs.join('\n')).toContain('the token endpoint answered HTTP 400 (invalid_grant)')
+  })
+
+  test('an issuer that gives the user name and groups only at userinfo: they are read there', async () => {
+    const other = await startOidcProvider(CALLBACK, true)
+    try {
+      const w = await world()
+      await call(w, 'PUT', '/api/admin/identity/oidc', { body: { issuer: other.issuer, client_id: other.clientId, client_secret: other.clientSecret } })
+      await other.nextUser({ id: 'sub-carol', username: 'carol', name: 'Carol C', groups: ['ops'] })
+      const start = await get(w, '/api/auth/oidc/start')
+      const back = await walkProvider(start.headers.get('location')!, CALLBACK)
+      const res = await callback(w, back, cookieValue(start, 'saltdeck_oidc')!)
+      expect(res.headers.get('location')).toBe(`${PUBLIC}/#/`)
+      const me = await call(w, 'GET', '/api/auth/me', { who: { cookie: cookieValue(res, 'saltdeck_session')! } })
+      expect(me.body).toMatchObject({ username: 'carol', display_name: 'Carol C' })
+      const users = (await call(w, 'GET', '/api/users')).body.users as { username: string; roles: { name: string }[] }[]
+      expect(users.find((u) => u.username === 'carol')).toMatchObject({ roles: [{ name: 'operator' }] })
+    } finally {
+      other.stop()
+    }
+  }, 60_000)
+
   test('the login page learns of the button; the Test reads discovery and the JWKS', async () => {
     const w = await world()
     expect((await call(w, 'GET', '/api/auth/providers', { who: 'anon' })).body).toEqual({ oidc: { display_name: 'Test IdP', start: '/api/auth/oidc/start' } })

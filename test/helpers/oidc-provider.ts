@@ -39,11 +39,11 @@ export interface OidcProvider {
   stop(): void
 }
 
-/** Starts a provider whose one client may send people back to `redirectUri`. */
-export async function startOidcProvider(redirectUri: string): Promise<OidcProvider> {
+/** Starts a provider whose one client may send people back to `redirectUri`; `claimsInUserinfoOnly` keeps profile and groups out of the ID token. */
+export async function startOidcProvider(redirectUri: string, claimsInUserinfoOnly = false): Promise<OidcProvider> {
   const clientId = 'saltdeck'
   const clientSecret = 'oidc-client-secret-do-not-leak'
-  const proc = Bun.spawn(['node', join(DIR, 'provider.mjs'), JSON.stringify({ redirect_uri: redirectUri, client_id: clientId, client_secret: clientSecret })], { stdout: 'pipe', stderr: 'inherit' })
+  const proc = Bun.spawn(['node', join(DIR, 'provider.mjs'), JSON.stringify({ redirect_uri: redirectUri, client_id: clientId, client_secret: clientSecret, claims_in_userinfo_only: claimsInUserinfoOnly })], { stdout: 'pipe', stderr: 'inherit' })
   const reader = proc.stdout.getReader()
   let text = ''
   const deadline = Date.now() + 30_000

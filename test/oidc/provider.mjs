@@ -1,5 +1,5 @@
 // A real OpenID provider for Saltdeck's tests: panva's oidc-provider (certified) on a free loopback port, under Node.
-// Usage: node provider.mjs '{"redirect_uri": "...", "client_id": "...", "client_secret": "..."}'
+// Usage: node provider.mjs '{"redirect_uri": "...", "client_id": "...", "client_secret": "...", "claims_in_userinfo_only"?: true}'
 // Prints one JSON line {issuer} when it listens. Not a double: discovery, JWKS, authorization, PKCE, the token
 // endpoint and ID token signing are oidc-provider's own. The test drives it without a person:
 //   POST /__test/user {id, username, name, groups}  the account the next login interaction signs in (auto-login).
@@ -31,8 +31,9 @@ const provider = new Provider(issuer, {
   cookies: { keys: ['saltdeck-test-cookie-key'] },
   scopes: ['openid', 'profile', 'email', 'groups'],
   claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'], groups: ['groups'] },
-  // Scope claims go into the ID token (as Keycloak and Authentik do with their mappers).
-  conformIdTokenClaims: false,
+  // Scope claims go into the ID token (as Keycloak and Authentik do with their mappers), or, as OpenID Connect Core
+  // §5.4 has it for the code flow, only to the userinfo endpoint (oidc-provider's default).
+  conformIdTokenClaims: opts.claims_in_userinfo_only === true,
   features: { devInteractions: { enabled: false } },
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
   // Consent is given: a grant for every requested scope (oidc-provider's documented way to skip the consent prompt).
