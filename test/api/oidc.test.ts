@@ -182,6 +182,34 @@ describe.skipIf(!ready)('sign-in with OpenID Connect against a real provider', (
     }
   }, 60_000)
 
+  test("a key rotation: a token signed with a key not yet held makes Saltdeck read the JWKS again, once a minute at most", async () => {
+    const other = await startOidcProvider(CALLBACK)
+    try {
+      const w = await world()
+      await call(w, 'PUT', '/api/admin/identity/oidc', { body: { issuer: other.issuer, client_id: other.clientId, client_secret: other.clientSecret } })
+      const signIn = async () => {
+        await other.nextUser(alice)
+        const start = await get(w, '/api/auth/oidc/start')
+        const back = await walkProvider(start.headers.get('location')!, CALLBACK)
+        return { back, flow: cookieValue(start, 'saltdeck_oidc')! }
+      }
+      // The first key is read and kept.
+      let s = await signIn()
+      expect((await callback(w, s.back, s.flow)).headers.get('location')).toBe(`${PUBLIC}/#/`)
+      await other.rotateKey()
+      // Within the minute the kept keys are not read again: the new key is unknown.
+      s = await signIn()
+      expect(loginError(await callback(w, s.back, s.flow))).toBe("The identity provider's answer could not be verified")
+      expect(w.logs.join('\n')).toContain("the ID token's key is not in the issuer's JWKS")
+      // A minute later they are, and the new key verifies.
+      s = await signIn()
+      w.clock.advance(61_000)
+      expect((await callback(w, s.back, s.flow)).headers.get('location')).toBe(`${PUBLIC}/#/`)
+    } finally {
+      other.stop()
+    }
+  }, 60_000)
+
   test('the login page learns of the button; the Test reads discovery and the JWKS', async () => {
     const w = await world()
     expect((await call(w, 'GET', '/api/auth/providers', { who: 'anon' })).body).toEqual({ oidc: { display_name: 'Test IdP', start: '/api/auth/oidc/start' } })

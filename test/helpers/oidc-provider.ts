@@ -36,6 +36,8 @@ export interface OidcProvider {
   nextUser(a: OidcAccount): Promise<void>
   /** Claims the next token answer's ID token carries changed (signed again with the issuer's key). */
   nextIdToken(claims: Record<string, unknown>): Promise<void>
+  /** A new signing key, published beside the first and used for every later ID token. */
+  rotateKey(): Promise<void>
   stop(): void
 }
 
@@ -63,6 +65,7 @@ export async function startOidcProvider(redirectUri: string, claimsInUserinfoOnl
     issuer, clientId, clientSecret,
     nextUser: (a) => post('/__test/user', a),
     nextIdToken: (c) => post('/__test/id-token', c),
+    rotateKey: () => post('/__test/rotate', {}),
     stop: () => proc.kill(),
   }
 }

@@ -6,6 +6,8 @@
 //   POST /__test/id-token {aud?, exp?}             the next token answer's ID token is signed again by this issuer's
 //                                                   key with these claims changed (a token meant for another client,
 //                                                   or one already expired): faults a real provider can hand out.
+//   POST /__test/rotate                            a new signing key: published in the JWKS beside the first, and
+//                                                   every later ID token is signed with it (a key rotation).
 import { createServer } from 'node:http'
 import Provider from 'oidc-provider'
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose'
@@ -53,13 +55,21 @@ const provider = new Provider(issuer, {
 })
 provider.on('server_error', (ctx, err) => console.error('oidc-provider server_error', err))
 
-// Re-signs the token answer's ID token when the test asked for a changed claim.
+// After a rotation: the new key's public half in the JWKS.
+let rotated = null
+// Re-signs the token answer's ID token when the test asked for a changed claim or the key was rotated.
 provider.use(async (ctx, next) => {
   await next()
-  if (ctx.path !== '/token' || !nextIdToken || ctx.status !== 200 || !ctx.body?.id_token) return
+  if (ctx.path === '/jwks' && rotated && ctx.status === 200) {
+    const body = typeof ctx.body === 'string' ? JSON.parse(ctx.body) : ctx.body
+    ctx.body = { keys: [...body.keys, rotated.publicJwk] }
+    return
+  }
+  if (ctx.path !== '/token' || (!nextIdToken && !rotated) || ctx.status !== 200 || !ctx.body?.id_token) return
   const claims = { ...decodeJwt(ctx.body.id_token), ...nextIdToken }
   nextIdToken = null
-  ctx.body = { ...ctx.body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid, typ: 'JWT' }).sign(privateKey) }
+  const [key, kid] = rotated ? [rotated.privateKey, rotated.publicJwk.kid] : [privateKey, jwk.kid]
+  ctx.body = { ...ctx.body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).sign(key) }
 })
 
 const handle = provider.callback()
@@ -77,6 +87,10 @@ server.on('request', async (req, res) => {
       res.writeHead(204).end()
     } else if (req.method === 'POST' && req.url === '/__test/id-token') {
       nextIdToken = await readJson(req)
+      res.writeHead(204).end()
+    } else if (req.method === 'POST' && req.url === '/__test/rotate') {
+      const pair = await generateKeyPair('RS256', { extractable: true })
+      rotated = { privateKey: pair.privateKey, publicJwk: { ...(await exportJWK(pair.publicKey)), kid: 'test-key-2', alg: 'RS256', use: 'sig' } }
       res.writeHead(204).end()
     } else if (req.url.startsWith('/interaction/')) {
       // Auto-login: the account the test chose signs in, no form.

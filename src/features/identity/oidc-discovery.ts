@@ -111,7 +111,7 @@ const keySets = new Map<string, { keys: JSONWebKeySet; at: number }>()
  */
 export async function issuerKeys(deps: AppDeps, jwksUri: string, fresh = false): Promise<JSONWebKeySet> {
   const known = keySets.get(jwksUri)
-  const now = Date.now()
+  const now = deps.clock.now()
   if (known && (!fresh || now - known.at < 60_000)) return known.keys
   const keys = await readKeys(deps, jwksUri)
   keySets.set(jwksUri, { keys, at: now })
@@ -127,7 +127,7 @@ export async function testOidc(deps: AppDeps, cfg: Record<string, unknown>): Pro
     const keys = await readKeys(deps, meta.jwks_uri)
     // Kept for the next sign-in: they were just read.
     discovered.set(issuer, meta)
-    keySets.set(meta.jwks_uri, { keys, at: Date.now() })
+    keySets.set(meta.jwks_uri, { keys, at: deps.clock.now() })
     const n = keys.keys.length
     return { ok: true, detail: `The issuer's discovery document names its authorization, token and key endpoints; its key set holds ${n} key${n === 1 ? '' : 's'}` }
   } catch (e) {
