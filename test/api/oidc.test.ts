@@ -163,6 +163,17 @@ describe.skipIf(!ready)('sign-in with OpenID Connect against a real provider', (
     expect(w.logs.join('\n')).toContain('the token endpoint answered HTTP 400 (invalid_grant)')
   })
 
+  test('an unexpected failure after the provider (the database) still answers the login page with a sentence; the log has the error', async () => {
+    const w = await world()
+    const { flow, back } = await toCallback(w, alice)
+    w.deps.db.$client.run('DROP TABLE identity_mappings')
+    const res = await callback(w, back, flow)
+    expect(res.status).toBe(302)
+    expect(loginError(res)).toBe('The sign-in failed; try again later')
+    expect(cookieValue(res, 'saltdeck_session')).toBeUndefined()
+    expect(w.logs.join('\n')).toContain('OpenID Connect sign-in failed')
+  })
+
   test('an issuer that gives the user name and groups only at userinfo: they are read there', async () => {
     const other = await startOidcProvider(CALLBACK, true)
     try {
@@ -247,10 +258,12 @@ describe('the issuer as Saltdeck reads it (a real HTTP server standing in as the
     const { srv, issuer, reads } = issuerServer(() => Response.json({ keys: [] }))
     try {
       const w = await testWorld({ publicUrl: PUBLIC })
-      await call(w, 'PUT', '/api/admin/identity/oidc', { body: { enabled: true, issuer, client_id: 'saltdeck' } })
+      // Scopes without openid: it is asked for all the same (no ID token otherwise).
+      await call(w, 'PUT', '/api/admin/identity/oidc', { body: { enabled: true, issuer, client_id: 'saltdeck', scopes: 'profile groups' } })
       for (let i = 0; i < 3; i++) {
         const start = await w.app.handle(new Request('http://localhost/api/auth/oidc/start'))
         expect(start.headers.get('location')!.startsWith(`${issuer}/auth?`)).toBe(true)
+        expect(new URL(start.headers.get('location')!).searchParams.get('scope')).toBe('openid profile groups')
       }
       expect(reads()).toBe(1)
       // Under TLS the flow cookie is Secure, as the session cookie is.
@@ -293,6 +306,15 @@ describe('the issuer as Saltdeck reads it (a real HTTP server standing in as the
       expect(t.body.detail).toStartWith('Cannot read the key set (JWKS): 169.254.169.254 is a link-local or cloud metadata address')
     } finally {
       srv.stop(true)
+    }
+    const odd = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ issuer, authorization_endpoint: 'javascript:alert(1)', token_endpoint: `${issuer}/t`, jwks_uri: `${issuer}/k` }) })
+    issuer = `http://127.0.0.1:${odd.port}`
+    try {
+      const w = await testWorld()
+      await call(w, 'PUT', '/api/admin/identity/oidc', { body: { issuer } })
+      expect((await call(w, 'POST', '/api/admin/identity/oidc/test')).body).toEqual({ ok: false, detail: "The discovery document's authorization_endpoint is not an http(s) URL" })
+    } finally {
+      odd.stop(true)
     }
   })
 

@@ -71,6 +71,16 @@ export async function issuerJson(deps: AppDeps, url: string, what: string, init?
   return { status: res.status, body: body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null }
 }
 
+/** Whether a value is an absolute http(s) URL. */
+function isHttpUrl(v: unknown): boolean {
+  if (typeof v !== 'string') return false
+  try {
+    return /^https?:$/.test(new URL(v).protocol)
+  } catch {
+    return false
+  }
+}
+
 /** Reads and checks an issuer's discovery document (no cache); throws in Saltdeck's words. */
 async function readDiscovery(deps: AppDeps, issuer: string): Promise<IssuerMeta> {
   const { status, body: doc } = await issuerJson(deps, discoveryUrl(issuer), 'discovery document')
@@ -80,6 +90,8 @@ async function readDiscovery(deps: AppDeps, issuer: string): Promise<IssuerMeta>
   if (doc.issuer !== issuer) throw new Error('The discovery document names another issuer')
   const missing = ['authorization_endpoint', 'token_endpoint', 'jwks_uri'].filter((k) => typeof doc[k] !== 'string')
   if (missing.length) throw new Error(`The discovery document lacks ${missing.join(', ')}`)
+  const notUrl = ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint'].filter((k) => doc[k] !== undefined && !isHttpUrl(doc[k]))
+  if (notUrl.length) throw new Error(`The discovery document's ${notUrl.join(', ')} is not an http(s) URL`)
   return doc as unknown as IssuerMeta
 }
 

@@ -69,8 +69,10 @@ export async function beginOidc(deps: AppDeps, cfg: ProviderConfig, redirectUri:
   const m = await meta(deps, issuer)
   const flow: Flow = { s: random(), n: random(), v: random(), e: deps.clock.now() + FLOW_TTL_S * 1000, i: issuer, c: clientId }
   const url = new URL(m.authorization_endpoint)
+  // Without the openid scope there is no ID token: it is always asked for.
+  const scopes = String(cfg.scopes ?? '').split(/\s+/).filter(Boolean)
   const params = {
-    response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: String(cfg.scopes ?? 'openid'),
+    response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: (scopes.includes('openid') ? scopes : ['openid', ...scopes]).join(' '),
     state: flow.s, nonce: flow.n, code_challenge: challengeOf(flow.v), code_challenge_method: 'S256',
   }
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)

@@ -35,7 +35,9 @@ function failed(c: Ctx<'public', unknown, unknown, unknown>, e: unknown) {
     // The sign-in path's own errors (403 no role, 401 a name of another source) were recorded where they were thrown.
     const known = httpError(e)
     if (known && known.status < 500) return redirect(c.set, toLogin(c.deps, c.request, known.detail))
-    throw e
+    // Anything else (the database failing, a bug): the person still gets a page and a sentence, the log the error.
+    c.deps.log.error('OpenID Connect sign-in failed', { error: String((e as Error)?.stack ?? e) })
+    return redirect(c.set, toLogin(c.deps, c.request, known?.detail ?? 'The sign-in failed; try again later'))
   }
   recordSignIn(c.deps, { source: 'oidc', username: '', outcome: e.outcome, client: c.client, sentence: e.sentence, reason: e.reason })
   redirect(c.set, toLogin(c.deps, c.request, e.sentence))
