@@ -9,6 +9,7 @@ import { userRoutes } from './features/users/routes'
 import { roleRoutes } from './features/roles/routes'
 import { settingsRoutes } from './features/settings/routes'
 import { identityRoutes } from './features/identity/routes'
+import { oidcRoutes } from './features/identity/oidc-routes'
 import { activityRoutes } from './features/activity/routes'
 import { minionRoutes } from './features/minions/routes'
 import { inventoryRoutes } from './features/inventory/routes'
@@ -37,7 +38,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

@@ -35,7 +35,7 @@ export const OPTIONS = {
   cookieSecure: { env: 'SALTDECK_COOKIE_SECURE', kind: 'bool', default: false, doc: 'Marks the session cookie `Secure` (set automatically for requests over TLS).' },
   publicUrl: {
     env: 'SALTDECK_PUBLIC_URL', kind: 'string', url: true, default: null,
-    doc: 'Address people reach Saltdeck at (e.g. `https://saltdeck.example.com`) behind a proxy: its origin is accepted for cookie-authenticated writes; links in notifications will use it.',
+    doc: 'Address people reach Saltdeck at (e.g. `https://saltdeck.example.com`) behind a proxy: its origin is accepted for cookie-authenticated writes; links in notifications will use it; the OpenID Connect callback URL is it + `/api/auth/oidc/callback`.',
   },
   adminPassword: { env: 'SALTDECK_ADMIN_PASSWORD', kind: 'string', default: null, secret: true, doc: 'Password of the first `admin` user; read only when there are no users (unset: a random one, changed at first login).' },
   saltUrl: { env: 'SALTDECK_SALT_URL', kind: 'string', default: null, doc: 'salt-api address (rest_cherrypy); this and the other `SALTDECK_SALT_*` variables, when set, are written over the stored salt settings at start.' },

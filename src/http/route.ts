@@ -52,7 +52,15 @@ export interface Ctx<A extends Access, P, Q, B> {
   /** Response status and extra headers the handler may set. */
   set: { status: number; headers: Record<string, string> }
   /** Sets or clears the session cookie. */
-  cookie: { set(value: string, maxAgeSeconds: number): void; clear(): void }
+  cookie: CookieJar
+  /** Another cookie than the session's (the OpenID Connect sign-in's short-lived one), with the same attributes. */
+  otherCookie(name: string): CookieJar & { value: string | undefined }
+}
+
+/** Sets or clears one HttpOnly, SameSite=Lax cookie on path /, Secure under TLS. */
+export interface CookieJar {
+  set(value: string, maxAgeSeconds: number): void
+  clear(): void
 }
 
 /**
@@ -216,9 +224,10 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
         return (client ??= c.server?.requestIP(c.request)?.address ?? 'local')
       },
       set,
-      cookie: {
-        set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: secure() }),
-        clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure: secure() }),
+      cookie: jarFor(jar, secure),
+      otherCookie: (name: string) => {
+        const other = c.cookie[name]!
+        return { ...jarFor(other, secure), value: typeof other.value === 'string' ? other.value : undefined }
       },
     } as Ctx<Access, unknown, unknown, unknown>
     const result = await (def.audit ? audited(def, ctx) : def.handler(ctx))
@@ -226,6 +235,14 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
     Object.assign(c.set.headers, set.headers)
     if (set.status === 204) return new Response(null, { status: 204, headers: c.set.headers as Record<string, string> })
     return result
+  }
+}
+
+/** One cookie's setter and clearer: HttpOnly, SameSite=Lax, path /, Secure under TLS. */
+function jarFor(jar: ElysiaBits['cookie'][string], secure: () => boolean): CookieJar {
+  return {
+    set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: secure() }),
+    clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure: secure() }),
   }
 }
 

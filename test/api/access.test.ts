@@ -42,6 +42,10 @@ const MATRIX: Row[] = [
   ['DELETE', () => `/api/auth/tokens/${UUID0}`, [401, 404, 404, 404, 404]],
   ['POST', () => '/api/auth/change-password', [401, 422, 422, 422, 422], {}],
   ['POST', () => '/api/auth/login', [422, 422, 422, 422, 422], {}],
+  // Public: the login page's choices, and the OpenID Connect redirects (OIDC is off: back to the login page).
+  ['GET', () => '/api/auth/providers', [200, 200, 200, 200, 200]],
+  ['GET', () => '/api/auth/oidc/start', [302, 302, 302, 302, 302]],
+  ['GET', () => '/api/auth/oidc/callback?code=x&state=y', [302, 302, 302, 302, 302]],
   ['GET', () => '/api/roles', [401, 403, 403, 200, 200]],
   ['GET', () => `/api/roles/${roleId}`, [401, 403, 403, 200, 200]],
   ['POST', () => '/api/roles', [401, 403, 403, 403, 422], { name: '' }],

@@ -59,9 +59,12 @@ describe('identity settings', () => {
     let issuer = ''
     const srv = Bun.serve({
       port: 0, hostname: '127.0.0.1',
-      fetch: (req) => new URL(req.url).pathname === '/realms/ops/.well-known/openid-configuration'
-        ? Response.json({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/certs` })
-        : new Response('no', { status: 404 }),
+      fetch: (req) => {
+        const path = new URL(req.url).pathname
+        if (path === '/realms/ops/.well-known/openid-configuration') return Response.json({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/certs` })
+        if (path === '/realms/ops/certs') return Response.json({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] })
+        return new Response('no', { status: 404 })
+      },
     })
     try {
       issuer = `http://127.0.0.1:${srv.port}/realms/ops`

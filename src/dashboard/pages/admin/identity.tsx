@@ -164,6 +164,9 @@ function Mappings() {
   )
 }
 
+/** The OpenID Connect redirect URI as Saltdeck builds it, seen from this page (opened through SALTDECK_PUBLIC_URL, the same). */
+const callbackUrl = () => `${location.origin}${location.pathname.replace(/\/+$/, '')}/api/auth/oidc/callback`
+
 /** The Identity page. */
 export function IdentityPage() {
   const got = useGet<IdentityOut>('/api/admin/identity')
@@ -176,7 +179,10 @@ export function IdentityPage() {
       {s ? (
         <>
           <Panel id="h-ldap" title="LDAP"><ProviderForm provider="ldap" specs={LDAP_FORM} saved={s.ldap} onSaved={setSaved} /></Panel>
-          <Panel id="h-oidc" title="OpenID Connect"><ProviderForm provider="oidc" specs={OIDC_FORM} saved={s.oidc} onSaved={setSaved} /></Panel>
+          <Panel id="h-oidc" title="OpenID Connect">
+            <p>Callback URL to register at the provider: <code id="oidc-callback">{callbackUrl()}</code> (<code>SALTDECK_PUBLIC_URL</code> + <code>/api/auth/oidc/callback</code>).</p>
+            <ProviderForm provider="oidc" specs={OIDC_FORM} saved={s.oidc} onSaved={setSaved} />
+          </Panel>
         </>
       ) : null}
       <Panel id="h-mappings" title="Group mappings"><Mappings /></Panel>
