@@ -4,8 +4,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { missingTool } from '../helpers/tools'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
-import { copyFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { CHROMIUM, DB_STATES, HOSTILE_COMMENT, HOSTILE_ID, HOSTILE_PKG, HOSTILE_STATE, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
 
 // Like test:salt: without the browser the suite says why and skips, except under CI=true (.ci/run installs it).
@@ -249,8 +247,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       `${HOSTILE_STATE} db.hostile absent failed absent → failed`,
     ])
     expect(await diff.innerText()).toContain(`run ${runs[1].jid}`)
-    const file = await shot(page, 'run-page')
-    if (process.env.SALTDECK_DOC_SHOTS) copyFileSync(file, resolve(import.meta.dir, '..', '..', 'docs', 'run-page.png'))
+    await shot(page, 'run-page')
     // Failed only keeps the two failing states, in order.
     await main.getByLabel('Failed only').check()
     await until(async () => JSON.stringify(await ids()) === JSON.stringify(['postgresql-service', HOSTILE_STATE]), 'only the failed states', PATIENT)
