@@ -31,8 +31,8 @@ async function startDemo() {
 /** Waits until no region says "Loading…". */
 async function loaded(page: Page) {
   await page.locator('h1#page-title').waitFor()
-  // A string keeps DOM types out of tsc.
-  await page.waitForFunction("!document.body.innerText.includes('Loading…')", undefined, { timeout: 20_000 })
+  // The page's CSP refuses a string to evaluate; globalThis keeps DOM types out of tsc.
+  await page.waitForFunction(() => !(globalThis as any).document.body.innerText.includes('Loading…'), undefined, { timeout: 20_000 })
   await page.waitForTimeout(300)
 }
 

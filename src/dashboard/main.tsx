@@ -27,28 +27,36 @@ function Nav({ me, path, onLogout }: { me: Me; path: string; onLogout: () => voi
   // The most specific entry containing the path is the current one (on /alerts/rules that is Rules, not Alerts too).
   const within = (p: PageDef) => (p.pattern === '/' ? path === '/' : path === p.pattern || path.startsWith(`${p.pattern}/`))
   const current = visible.filter(within).sort((a, b) => b.pattern.length - a.pattern.length)[0]
+  // On a narrow screen the links fold behind the Menu button (CSS shows the button there only); a page opened closes them.
+  const [open, setOpen] = useState(false)
+  useEffect(() => setOpen(false), [path])
   return (
     <nav class="side" aria-label="Main">
-      <a class="brand" href="#/">Saltdeck</a>
-      {sections.map((s) => {
-        const items = visible.filter((p) => p.nav!.section === s)
-        if (!items.length) return null
-        return (
-          <div class="nav-section">
-            <h2>{s}</h2>
-            <ul>
-              {items.map((p) => {
-                const active = p === current
-                return <li><a href={href(p.pattern)} aria-current={active ? 'page' : undefined}>{p.nav!.label}</a></li>
-              })}
-            </ul>
-          </div>
-        )
-      })}
-      <div class="nav-user">
-        <span>{me.display_name || me.username}</span>
-        <a href="#/account/password">Change password</a>
-        <button type="button" class="link" onClick={onLogout}>Sign out</button>
+      <div class="side-top">
+        <a class="brand" href="#/">Saltdeck</a>
+        <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav-links" onClick={() => setOpen(!open)}>Menu</button>
+      </div>
+      <div id="nav-links" class={open ? 'nav-links open' : 'nav-links'}>
+        {sections.map((s) => {
+          const items = visible.filter((p) => p.nav!.section === s)
+          if (!items.length) return null
+          return (
+            <div class="nav-section">
+              <h2>{s}</h2>
+              <ul>
+                {items.map((p) => {
+                  const active = p === current
+                  return <li><a href={href(p.pattern)} aria-current={active ? 'page' : undefined}>{p.nav!.label}</a></li>
+                })}
+              </ul>
+            </div>
+          )
+        })}
+        <div class="nav-user">
+          <span>{me.display_name || me.username}</span>
+          <a href="#/account/password">Change password</a>
+          <button type="button" class="link" onClick={onLogout}>Sign out</button>
+        </div>
       </div>
     </nav>
   )

@@ -638,4 +638,62 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await phone.close()
     }
   })
+
+  test('a phone (390 px): the navigation folds behind Menu; a failing state\'s comment and changes are on screen; minion ids keep together', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await w.context.storageState() })
+    try {
+      const p = await phone.newPage()
+      const overflow = () => p.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+      await p.goto(`${sys.url}/#/`)
+      const main = p.getByRole('navigation', { name: 'Main' })
+      const menu = main.getByRole('button', { name: 'Menu' })
+      await menu.waitFor()
+      // Folded: the page starts at the top of the screen, not below 19 links.
+      expect(await menu.getAttribute('aria-expanded')).toBe('false')
+      expect(await main.getByRole('link', { name: 'Minions', exact: true }).isVisible()).toBe(false)
+      expect((await main.boundingBox())!.height).toBeLessThan(80)
+      await shot(p, '14-phone-nav-folded')
+      await menu.click()
+      expect(await menu.getAttribute('aria-expanded')).toBe('true')
+      expect(await main.getByRole('link', { name: 'Minions', exact: true }).isVisible()).toBe(true)
+      await shot(p, '15-phone-nav-open')
+      // Opening a page folds the menu again.
+      await main.getByRole('link', { name: 'Minions', exact: true }).click()
+      await p.getByRole('link', { name: 'web-01', exact: true }).waitFor()
+      expect(await menu.getAttribute('aria-expanded')).toBe('false')
+      // A minion id is one piece of text: one line box, never "web-" over "01".
+      for (const id of ['web-01', 'web-02', 'cache-01']) {
+        const lines = await p.getByRole('link', { name: id, exact: true }).evaluate((el: any) => el.getClientRects().length)
+        expect({ id, lines }).toEqual({ id, lines: 1 })
+      }
+      // db-01's failing run: every cell of a state's row is on screen, the failing state's comment and changes within 390 px.
+      const { runs } = await sys.api('GET', '/api/minions/db-01/runs?test=false')
+      await p.goto(`${sys.url}/#/minions/db-01/runs/${runs[0].jid}`)
+      const states = p.getByRole('table', { name: 'States', exact: true })
+      await states.waitFor()
+      const failing = states.locator('tbody tr').filter({ hasText: 'postgresql-service' })
+      for (const cls of ['comment', 'changes', 'state-id']) {
+        const box = (await failing.locator(`td.${cls}`).boundingBox())!
+        expect({ cls, right: Math.round(box.x + box.width) <= 390, left: box.x >= 0 }).toEqual({ cls, right: true, left: true })
+      }
+      expect(await failing.locator('td.comment').innerText()).toContain('Service postgresql failed to start')
+      // No column off screen (a diff there made every row ~250 px tall): each cell of each row is within the screen.
+      const offScreen = await states.locator('tbody td').evaluateAll((tds: any[]) =>
+        tds.filter((td) => { const r = td.getBoundingClientRect(); return r.left < 0 || r.right > 390.5 }).map((td) => td.className))
+      expect(offScreen).toEqual([])
+      expect(await states.locator('tbody tr').filter({ hasText: 'pg_hba' }).locator('td.changes').innerText()).toContain('scram-sha-256')
+      expect({ page: 'run', overflow: await overflow() }).toEqual({ page: 'run', overflow: 0 })
+      await shot(p, '16-phone-run-page')
+      // The jobs list stacks its rows too.
+      await p.goto(`${sys.url}/#/jobs`)
+      const jobs = p.getByRole('main').getByRole('table', { name: 'Jobs' })
+      await jobs.locator('tbody tr').first().waitFor()
+      const outcome = (await jobs.locator('tbody tr').first().locator('td').last().boundingBox())!
+      expect(Math.round(outcome.x + outcome.width)).toBeLessThanOrEqual(390)
+      expect({ page: 'jobs', overflow: await overflow() }).toEqual({ page: 'jobs', overflow: 0 })
+      await shot(p, '17-phone-jobs')
+    } finally {
+      await phone.close()
+    }
+  })
 })

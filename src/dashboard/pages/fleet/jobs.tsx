@@ -76,7 +76,7 @@ export function Jobs({ query }: PageProps) {
       </label>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
+      <div class="wide stack"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
       <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
     </Page>
   )

@@ -70,7 +70,7 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
       </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
+      <div class="wide stack"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
       <Pager total={r.data?.total} limit={RUN_LIMIT} offset={offset} onChange={(o) => set({ run_offset: o }, false)} />
     </Panel>
   )
