@@ -56,7 +56,8 @@ try {
     await page.getByLabel('Username').fill('admin')
     await page.getByLabel('Password').fill(demo.password)
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.locator('h1#page-title').waitFor()
+    // The sign-in form has a page title too: the navigation says the dashboard is there.
+    await page.getByRole('navigation', { name: 'Main' }).waitFor({ timeout: 30_000 })
     const suffix = kind === 'phone' ? '-phone' : ''
     for (const [name, hash] of [['overview', '#/'], ['run-page', `#/minions/${failing}/runs/${run}`], ['alerts', '#/alerts']] as const) {
       await page.goto(`${demo.url}/${hash}`)

@@ -15,6 +15,7 @@ import m12 from '../../drizzle/0012_run_detail.sql' with { type: 'text' }
 import m13 from '../../drizzle/0013_alerts.sql' with { type: 'text' }
 import m14 from '../../drizzle/0014_vulns.sql' with { type: 'text' }
 import m15 from '../../drizzle/0015_activity_filters.sql' with { type: 'text' }
+import m16 from '../../drizzle/0016_user_preferences.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
@@ -34,4 +35,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0013_alerts", when: 1795406998115, breakpoints: true, sql: m13 },
   { tag: "0014_vulns", when: 1795419925166, breakpoints: true, sql: m14 },
   { tag: "0015_activity_filters", when: 1795427796702, breakpoints: true, sql: m15 },
+  { tag: "0016_user_preferences", when: 1795703925377, breakpoints: true, sql: m16 },
 ]

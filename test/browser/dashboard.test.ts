@@ -343,7 +343,12 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await chart.waitFor()
     const today = new Date().toISOString().slice(0, 10)
     // web-01 blocked, web-02 changed, db-01 unhealthy, the hostile minion healthy; cache-01 and new-01 never ran.
-    expect(await chart.getAttribute('aria-label')).toMatch(new RegExp(`over 30 days .* on ${today}: 1 healthy, 1 changed, 1 unhealthy, 1 blocked, \\d+ never run\\.$`))
+    // The chart starts at the first day with a run (today, or yesterday too just after midnight), not 30 days back.
+    expect(await chart.getAttribute('aria-label')).toMatch(new RegExp(`over [12] days? .* on ${today}: 1 healthy, 1 changed, 1 unhealthy, 1 blocked, \\d+ never run\\.$`))
+    // It says its days are UTC days, and has a minions axis and day labels.
+    expect(await panel.locator('figcaption').innerText()).toContain('(UTC days)')
+    expect(await panel.locator('.trend-y').innerText()).toMatch(/^\d+\s+(\d+\s+)?0$/)
+    expect(await panel.locator('.trend-x').innerText()).toContain(today)
     expect(await panel.locator('.legend').innerText()).toContain('1 unhealthy')
     const failing = panel.locator('ol.failing')
     await failing.waitFor()
@@ -636,6 +641,48 @@ describe.skipIf(noBrowser)('dashboard', () => {
       expect({ page: 'minions', overflow: await overflow() }).toEqual({ page: 'minions', overflow: 0 })
     } finally {
       await phone.close()
+    }
+  })
+
+  test('times name their zone; a user chooses UTC or local (kept for them); the ISO form is a click away', async () => {
+    // A browser in Auckland (UTC+13 in November), en-US: the issue's "27/11 1:12 am" next to "on 2026-11-26".
+    const nz = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Pacific/Auckland', locale: 'en-US', storageState: await w.context.storageState() })
+    try {
+      const p = await nz.newPage()
+      const { runs } = await sys.api('GET', '/api/minions/db-01/runs?test=false')
+      const completed = runs[0].completed_at as string
+      const runUrl = `${sys.url}/#/minions/db-01/runs/${runs[0].jid}`
+      await p.goto(runUrl)
+      const when = p.getByRole('region', { name: 'Run', exact: true }).locator('button.when')
+      await when.waitFor()
+      // Local by default, the zone named; the ISO form with the local offset in the title and one click away.
+      expect(await sys.api('GET', '/api/auth/me/preferences')).toEqual({ time_zone: 'local' })
+      const localText = (await when.innerText()).trim()
+      expect(localText).not.toContain('UTC')
+      expect(localText).toMatch(/GMT\+13|NZDT/)
+      expect(await when.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+13:00$/)
+      await when.click()
+      const iso = (await when.innerText()).trim()
+      expect(Date.parse(iso)).toBe(Math.floor(Date.parse(completed) / 1000) * 1000)
+      expect(iso.endsWith('+13:00')).toBe(true)
+      await shot(p, '18-times-local-iso')
+      // Choose UTC in the navigation: stored for this user, every time in UTC, the chart's days said to be UTC.
+      await p.getByRole('navigation', { name: 'Main' }).getByLabel('Times in').selectOption('utc')
+      await until(async () => (await sys.api('GET', '/api/auth/me/preferences')).time_zone === 'utc', 'the preference stored', PATIENT)
+      await until(async () => /UTC$/.test((await p.getByRole('region', { name: 'Run', exact: true }).locator('button.when').innerText()).trim()), 'times in UTC', PATIENT)
+      const utcWhen = p.getByRole('region', { name: 'Run', exact: true }).locator('button.when')
+      expect(await utcWhen.getAttribute('title')).toBe(new Date(Math.floor(Date.parse(completed) / 1000) * 1000).toISOString().replace('.000Z', 'Z'))
+      await shot(p, '19-times-utc')
+      // Kept for the user: a new page (a fresh load) shows UTC at once.
+      const again = await nz.newPage()
+      await again.goto(runUrl)
+      await again.getByRole('region', { name: 'Run', exact: true }).locator('button.when').waitFor()
+      expect((await again.getByRole('region', { name: 'Run', exact: true }).locator('button.when').innerText()).trim()).toMatch(/UTC$/)
+      expect(await again.getByRole('navigation', { name: 'Main' }).getByLabel('Times in').inputValue()).toBe('utc')
+      await again.getByRole('navigation', { name: 'Main' }).getByLabel('Times in').selectOption('local')
+      await until(async () => (await sys.api('GET', '/api/auth/me/preferences')).time_zone === 'local', 'back to local', PATIENT)
+    } finally {
+      await nz.close()
     }
   })
 
