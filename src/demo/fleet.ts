@@ -200,7 +200,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   rule('Database changes', 'run_changed', { fun_glob: 'state.*' }, 'db-*')
   rule('Minion offline', 'minion_offline', { for_minutes: 10 })
   rule('Keys waiting', 'key_pending')
-  rule('Critical vulnerabilities', 'vulnerable', { min_severity: 'critical' })
+  rule('Load balancers vulnerable', 'vulnerable', { min_severity: 'high' }, 'lb-*')
 
   // Keys accepted at the start, presence, then grains: the facts the keys, presence and grains pollers would bring.
   const keys = noFacts()
