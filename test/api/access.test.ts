@@ -38,6 +38,8 @@ const MATRIX: Row[] = [
   ['GET', () => '/api/activity/stream?after_id=-1', [401, 422, 422, 422, 422]],
   ['GET', () => '/api/auth/me', [401, 200, 200, 200, 200]],
   ['GET', () => '/api/auth/tokens', [401, 200, 200, 200, 200]],
+  ['GET', () => '/api/auth/me/preferences', [401, 200, 200, 200, 200]],
+  ['PUT', () => '/api/auth/me/preferences', [401, 422, 422, 422, 422], {}],
   ['POST', () => '/api/auth/tokens', [401, 422, 422, 422, 422], { name: '' }],
   ['DELETE', () => `/api/auth/tokens/${UUID0}`, [401, 404, 404, 404, 404]],
   ['POST', () => '/api/auth/change-password', [401, 422, 422, 422, 422], {}],

@@ -5,8 +5,6 @@ import { missingTool } from '../helpers/tools'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
 import { startSlapd } from '../helpers/slapd'
-import { copyFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { CHROMIUM, DB_STATES, HOSTILE_COMMENT, HOSTILE_ID, HOSTILE_PKG, HOSTILE_STATE, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
 
 // Like test:salt: without the browser the suite says why and skips, except under CI=true (.ci/run installs it).
@@ -250,8 +248,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       `${HOSTILE_STATE} db.hostile absent failed absent → failed`,
     ])
     expect(await diff.innerText()).toContain(`run ${runs[1].jid}`)
-    const file = await shot(page, 'run-page')
-    if (process.env.SALTDECK_DOC_SHOTS) copyFileSync(file, resolve(import.meta.dir, '..', '..', 'docs', 'run-page.png'))
+    await shot(page, 'run-page')
     // Failed only keeps the two failing states, in order.
     await main.getByLabel('Failed only').check()
     await until(async () => JSON.stringify(await ids()) === JSON.stringify(['postgresql-service', HOSTILE_STATE]), 'only the failed states', PATIENT)
@@ -347,7 +344,12 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await chart.waitFor()
     const today = new Date().toISOString().slice(0, 10)
     // web-01 blocked, web-02 changed, db-01 unhealthy, the hostile minion healthy; cache-01 and new-01 never ran.
-    expect(await chart.getAttribute('aria-label')).toMatch(new RegExp(`over 30 days .* on ${today}: 1 healthy, 1 changed, 1 unhealthy, 1 blocked, \\d+ never run\\.$`))
+    // The chart starts at the first day with a run (today, or yesterday too just after midnight), not 30 days back.
+    expect(await chart.getAttribute('aria-label')).toMatch(new RegExp(`over [12] days? .* on ${today}: 1 healthy, 1 changed, 1 unhealthy, 1 blocked, \\d+ never run\\.$`))
+    // It says its days are UTC days, and has a minions axis and day labels.
+    expect(await panel.locator('figcaption').innerText()).toContain('(UTC days)')
+    expect(await panel.locator('.trend-y').innerText()).toMatch(/^\d+\s+(\d+\s+)?0$/)
+    expect(await panel.locator('.trend-x').innerText()).toContain(today)
     expect(await panel.locator('.legend').innerText()).toContain('1 unhealthy')
     const failing = panel.locator('ol.failing')
     await failing.waitFor()
@@ -896,5 +898,110 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await page.locator('h1#page-title').waitFor()
     w.pageErrors.splice(0)
     await expectClean('words and links')
+  })
+
+  test('times name their zone; a user chooses UTC or local (kept for them); the ISO form is a click away', async () => {
+    // A browser in Auckland (UTC+13 in November), en-US: the issue's "27/11 1:12 am" next to "on 2026-11-26".
+    const nz = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Pacific/Auckland', locale: 'en-US', storageState: await w.context.storageState() })
+    try {
+      const p = await nz.newPage()
+      const { runs } = await sys.api('GET', '/api/minions/db-01/runs?test=false')
+      const completed = runs[0].completed_at as string
+      const runUrl = `${sys.url}/#/minions/db-01/runs/${runs[0].jid}`
+      await p.goto(runUrl)
+      const when = p.getByRole('region', { name: 'Run', exact: true }).locator('button.when')
+      await when.waitFor()
+      // Local by default, the zone named; the ISO form with the local offset in the title and one click away.
+      expect(await sys.api('GET', '/api/auth/me/preferences')).toEqual({ time_zone: 'local' })
+      const localText = (await when.innerText()).trim()
+      expect(localText).not.toContain('UTC')
+      expect(localText).toMatch(/GMT\+13|NZDT/)
+      expect(await when.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+13:00$/)
+      await when.click()
+      const iso = (await when.innerText()).trim()
+      expect(Date.parse(iso)).toBe(Math.floor(Date.parse(completed) / 1000) * 1000)
+      expect(iso.endsWith('+13:00')).toBe(true)
+      await shot(p, '18-times-local-iso')
+      // Choose UTC in the navigation: stored for this user, every time in UTC, the chart's days said to be UTC.
+      await p.getByRole('navigation', { name: 'Main' }).getByLabel('Times in').selectOption('utc')
+      await until(async () => (await sys.api('GET', '/api/auth/me/preferences')).time_zone === 'utc', 'the preference stored', PATIENT)
+      await until(async () => /UTC$/.test((await p.getByRole('region', { name: 'Run', exact: true }).locator('button.when').innerText()).trim()), 'times in UTC', PATIENT)
+      const utcWhen = p.getByRole('region', { name: 'Run', exact: true }).locator('button.when')
+      expect(await utcWhen.getAttribute('title')).toBe(new Date(Math.floor(Date.parse(completed) / 1000) * 1000).toISOString().replace('.000Z', 'Z'))
+      await shot(p, '19-times-utc')
+      // Kept for the user: a new page (a fresh load) shows UTC at once.
+      const again = await nz.newPage()
+      await again.goto(runUrl)
+      await again.getByRole('region', { name: 'Run', exact: true }).locator('button.when').waitFor()
+      expect((await again.getByRole('region', { name: 'Run', exact: true }).locator('button.when').innerText()).trim()).toMatch(/UTC$/)
+      expect(await again.getByRole('navigation', { name: 'Main' }).getByLabel('Times in').inputValue()).toBe('utc')
+      await again.getByRole('navigation', { name: 'Main' }).getByLabel('Times in').selectOption('local')
+      await until(async () => (await sys.api('GET', '/api/auth/me/preferences')).time_zone === 'local', 'back to local', PATIENT)
+    } finally {
+      await nz.close()
+    }
+  })
+
+  test('a phone (390 px): the navigation folds behind Menu; a failing state\'s comment and changes are on screen; minion ids keep together', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await w.context.storageState() })
+    try {
+      const p = await phone.newPage()
+      const overflow = () => p.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+      await p.goto(`${sys.url}/#/`)
+      const main = p.getByRole('navigation', { name: 'Main' })
+      const menu = main.getByRole('button', { name: 'Menu' })
+      await menu.waitFor()
+      // Folded: the page starts at the top of the screen, not below 19 links.
+      expect(await menu.getAttribute('aria-expanded')).toBe('false')
+      expect(await main.getByRole('link', { name: 'Minions', exact: true }).isVisible()).toBe(false)
+      expect((await main.boundingBox())!.height).toBeLessThan(80)
+      await shot(p, '14-phone-nav-folded')
+      await menu.click()
+      expect(await menu.getAttribute('aria-expanded')).toBe('true')
+      expect(await main.getByRole('link', { name: 'Minions', exact: true }).isVisible()).toBe(true)
+      await shot(p, '15-phone-nav-open')
+      // Opening a page folds the menu again.
+      await main.getByRole('link', { name: 'Minions', exact: true }).click()
+      await p.getByRole('link', { name: 'web-01', exact: true }).waitFor()
+      expect(await menu.getAttribute('aria-expanded')).toBe('false')
+      // A minion id is one piece of text: one line box, never "web-" over "01" (the hostile id, longer than a phone's
+      // line, may break), on the lists that show many of them.
+      const brokenIds = () => p.locator('main a[href^="#/minions/"]').evaluateAll((links: any[]) =>
+        links.filter((a) => a.textContent.length <= 12 && a.getClientRects().length > 1).map((a) => a.textContent))
+      expect({ page: 'minions', broken: await brokenIds() }).toEqual({ page: 'minions', broken: [] })
+      for (const [page, hash, first] of [['activity', '#/activity', 'web-01'], ['keys', '#/keys', 'web-01']] as const) {
+        await p.goto(`${sys.url}/${hash}`)
+        await p.getByRole('main').getByRole('link', { name: first, exact: true }).first().waitFor()
+        expect({ page, broken: await brokenIds() }).toEqual({ page, broken: [] })
+      }
+      // db-01's failing run: every cell of a state's row is on screen, the failing state's comment and changes within 390 px.
+      const { runs } = await sys.api('GET', '/api/minions/db-01/runs?test=false')
+      await p.goto(`${sys.url}/#/minions/db-01/runs/${runs[0].jid}`)
+      const states = p.getByRole('table', { name: 'States', exact: true })
+      await states.waitFor()
+      const failing = states.locator('tbody tr').filter({ hasText: 'postgresql-service' })
+      for (const cls of ['comment', 'changes', 'state-id']) {
+        const box = (await failing.locator(`td.${cls}`).boundingBox())!
+        expect({ cls, right: Math.round(box.x + box.width) <= 390, left: box.x >= 0 }).toEqual({ cls, right: true, left: true })
+      }
+      expect(await failing.locator('td.comment').innerText()).toContain('Service postgresql failed to start')
+      // No column off screen (a diff there made every row ~250 px tall): each cell of each row is within the screen.
+      const offScreen = await states.locator('tbody td').evaluateAll((tds: any[]) =>
+        tds.filter((td) => { const r = td.getBoundingClientRect(); return r.left < 0 || r.right > 390.5 }).map((td) => td.className))
+      expect(offScreen).toEqual([])
+      expect(await states.locator('tbody tr').filter({ hasText: 'pg_hba' }).locator('td.changes').innerText()).toContain('scram-sha-256')
+      expect({ page: 'run', overflow: await overflow() }).toEqual({ page: 'run', overflow: 0 })
+      await shot(p, '16-phone-run-page')
+      // The jobs list stacks its rows too.
+      await p.goto(`${sys.url}/#/jobs`)
+      const jobs = p.getByRole('main').getByRole('table', { name: 'Jobs' })
+      await jobs.locator('tbody tr').first().waitFor()
+      const outcome = (await jobs.locator('tbody tr').first().locator('td').last().boundingBox())!
+      expect(Math.round(outcome.x + outcome.width)).toBeLessThanOrEqual(390)
+      expect({ page: 'jobs', overflow: await overflow() }).toEqual({ page: 'jobs', overflow: 0 })
+      await shot(p, '17-phone-jobs')
+    } finally {
+      await phone.close()
+    }
   })
 })

@@ -90,7 +90,8 @@ export function Table<R>({ rows, columns, rowKey, empty = 'Nothing to show.', so
         </thead>
         <tbody>
           {rows && rows.length ? rows.map((r) => (
-            <tr key={rowKey(r)}>{columns.map((c) => <td class={c.class}>{c.cell(r)}</td>)}</tr>
+            // data-label: a stacked table (class `stack`, narrow screens) names each cell with its column.
+            <tr key={rowKey(r)}>{columns.map((c) => <td class={c.class} data-label={c.label}>{c.cell(r)}</td>)}</tr>
           )) : (
             <tr><td colSpan={columns.length} class="muted">{rows ? empty : ''}</td></tr>
           )}

@@ -1,6 +1,6 @@
 /** The job list (function and user filters, paging) and, for those who may execute, the Run command form. */
+import { Ago } from '../../lib/when'
 import { qs } from '../../lib/api'
-import { ago, dateTime } from '../../lib/format'
 import { jobFunLabel, jobOutcome, type Job } from '../../lib/fleet'
 import { useQueryNav } from '../../lib/filters'
 import { useEffect, useState } from 'preact/hooks'
@@ -27,7 +27,7 @@ const columns: Column<Job>[] = [
     label: 'Initiator',
     cell: (j) => <>{j.initiator ?? j.user ?? '—'}{j.internal ? <> <Badge tone="muted">internal</Badge></> : null}</>,
   },
-  { label: 'Started', cell: (j) => <time datetime={j.started_at} title={dateTime(j.started_at)}>{ago(j.started_at)}</time> },
+  { label: 'Started', cell: (j) => <Ago ts={j.started_at} /> },
   {
     label: 'Outcome',
     cell: (j) => (
@@ -77,7 +77,7 @@ export function Jobs({ query }: PageProps) {
       </label>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
+      <div class="wide stack"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
       <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
     </Page>
   )

@@ -1,4 +1,5 @@
 /** One minion: summary, state-run history, installed packages and grains, each section paged on the server. */
+import { When } from '../../lib/when'
 import { MinionVulns } from '../vulns/minion-vulns'
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
@@ -70,7 +71,7 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
       </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
+      <div class="wide stack"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
       <Pager total={r.data?.total} limit={RUN_LIMIT} offset={offset} onChange={(o) => set({ run_offset: o }, false)} />
     </Panel>
   )
@@ -145,11 +146,11 @@ export function Minion({ params, query }: PageProps) {
             <dt>Key</dt><dd>{m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—'}</dd>
             <dt>Key fingerprint</dt><dd>{m.key_fingerprint ? <span class="mono fingerprint">{m.key_fingerprint}</span> : m.key_state ? 'not read yet' : '—'}</dd>
             <dt>Presence</dt><dd><PresenceBadge m={m} /></dd>
-            <dt>Last seen</dt><dd>{dateTime(m.last_seen)} <span class="muted">({ago(m.last_seen)})</span></dd>
+            <dt>Last seen</dt><dd><When ts={m.last_seen} /> <span class="muted">({ago(m.last_seen)})</span></dd>
             <dt>OS</dt><dd>{[m.os, m.osrelease].filter(Boolean).join(' ') || '—'}</dd>
             <dt>IP</dt><dd class="mono">{m.ip ?? '—'}</dd>
             <dt>Salt version</dt><dd>{m.salt_version ?? '—'}</dd>
-            <dt>Last run</dt><dd>{m.last_run ? <><Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> {dateTime(m.last_run.completed_at)}</> : '—'}</dd>
+            <dt>Last run</dt><dd>{m.last_run ? <><Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> <When ts={m.last_run.completed_at} /></> : '—'}</dd>
           </dl>
         </Panel>
       ) : null}
