@@ -7,6 +7,7 @@ import type { SaltClient } from '../salt/client'
 import { noFacts } from '../salt/facts'
 import { cachedJob, cachedJobs, grainsOf, keyFingerprints, keyList, literalGlob, pingedIds, presentIds } from '../salt/replies'
 import { manageStatusLies } from '../salt/versions'
+import { isPresencePing, presenceStatusArgs } from '../salt/presence-ping'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
 import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
@@ -69,7 +70,7 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
   // the cache says how many.
   const internal = internalJids(c.deps, jobs.map((j) => j.jid))
   const whole = new Map<string, NonNullable<ReturnType<typeof cachedJob>>>()
-  for (const jid of jobsMissingReturns(c.deps, jobs.filter((j) => !internal.has(j.jid)), now, BACKFILL_WINDOW_MS)) {
+  for (const jid of jobsMissingReturns(c.deps, jobs.filter((j) => !internal.has(j.jid) && !isPresencePing(j)), now, BACKFILL_WINDOW_MS)) {
     const d = cachedJob(jid, await c.client.runner('jobs.list_job', { jid }), now)
     if (d) whole.set(jid, d)
   }
@@ -87,12 +88,29 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
 /**
  * The minions up now. `present`: runner manage.present (the master's connection table). `status`: runner
  * manage.status, except on the masters whose manage.status counts every targeted minion as up (3007.0–3008.2,
- * #69582): there a local test.ping, counting only the minions that answered `true`.
+ * #69582): there a local test.ping, counting only the minions that answered `true`. Either ping is Saltdeck's own job:
+ * the local one under a jid marked internal, manage.status's (its own jid) by the target it is given (presence-ping.ts).
  */
 async function presentMinions(c: PollerContext): Promise<string[]> {
   if (presenceMethod(c.deps) !== 'status') return presentIds(await c.client.runner('manage.present'), false)
   if (manageStatusLies(await c.masterVersion())) return pingedIds(await c.client.local('*', 'test.ping', { timeout: 5, jid: internalJid(c.deps) }))
-  return presentIds(await c.client.runner('manage.status'), true)
+  return presentIds(await c.client.runner('manage.status', presenceStatusArgs()), true)
+}
+
+/**
+ * Reads and stores the grains of these minions (local grains.items, GRAINS_BATCH at a time) and re-counts the
+ * vulnerabilities of those whose ecosystem moved; returns the ids that answered.
+ */
+export async function collectGrains(c: PollerContext, ids: string[]): Promise<string[]> {
+  const answered: string[] = []
+  for (let i = 0; i < ids.length; i += GRAINS_BATCH) {
+    const batch = ids.slice(i, i + GRAINS_BATCH)
+    const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
+    recordGrains(c.deps, facts)
+    watchGrains(c.deps, facts.map((f) => f.id))
+    answered.push(...facts.map((f) => f.id))
+  }
+  return answered
 }
 
 const POLLERS = {
@@ -124,16 +142,7 @@ const POLLERS = {
    */
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
     applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
-    const all = acceptedMinionIds(c.deps)
-    let n = 0
-    for (let i = 0; i < all.length; i += GRAINS_BATCH) {
-      const batch = all.slice(i, i + GRAINS_BATCH)
-      const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
-      recordGrains(c.deps, facts)
-      watchGrains(c.deps, facts.map((f) => f.id))
-      n += facts.length
-    }
-    return n
+    return (await collectGrains(c, acceptedMinionIds(c.deps))).length
   }),
   /** jobs: job index, job.new / job.ret backfill. */
   jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false), true),

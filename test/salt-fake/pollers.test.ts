@@ -4,22 +4,29 @@ import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
+import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts } from '../../src/salt/facts'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
 
 describe('keys and presence', () => {
-  test('keys appear, key events are recorded once, a deleted key goes', async () => {
+  test('keys appear, key events are recorded once, a deleted key goes; the first sync of a new install accepts nothing', async () => {
     w = await saltWorld()
     w.salt.minions.get('db-01')!.key = 'pending'
     await w.rt.scheduler.run('keys')
     expect(await w.get('/api/keys')).toMatchObject({ accepted: ['web-01', 'web-02'], pending: ['db-01'], rejected: [], denied: [] })
     await w.rt.scheduler.run('keys')
+    // The keys found at the first sync were not accepted now: no "key accepted" for each, but the pending one says so.
+    expect((await w.get('/api/activity?category=key')).events.map((e: any) => e.event_type)).toEqual(['key.pend'])
+    w.salt.addMinions(['web-03'])
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('keys')
     const ev = await w.get('/api/activity?category=key')
-    expect(ev.events.map((e: any) => e.event_type).sort()).toEqual(['key.accept', 'key.accept', 'key.pend'])
+    expect(ev.events.map((e: any) => `${e.event_type} ${e.minion_id}`).sort()).toEqual(['key.accept web-03', 'key.pend db-01'])
     w.salt.minions.delete('web-02')
     await w.rt.scheduler.run('keys')
-    expect((await w.get('/api/keys')).accepted).toEqual(['web-01'])
+    expect((await w.get('/api/keys')).accepted).toEqual(['web-01', 'web-03'])
     expect((await w.get('/api/activity?event_type=key.delete')).events[0].summary).toBe('web-02 key deleted')
   })
   test('fingerprints: one key.finger call for the keys without one, each id as a glob of itself; pending again means asked again', async () => {
@@ -168,6 +175,41 @@ describe('jobs and actions', () => {
     expect((await w.get('/api/jobs')).jobs.map((j: any) => j.fun)).toEqual(['test.ping'])
     expect((await w.get('/api/activity?search=grains')).total).toBe(0)
     expect(w.deps.db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM job_returns WHERE jid IN (SELECT jid FROM jobs WHERE internal = 1)").get()!.n).toBe(0)
+  })
+  test('a key accepted through saltdeck or seen by the keys poller fills its minion at once: grains, packages, vulnerabilities; its pages said "not collected yet"', async () => {
+    w = await saltWorld()
+    w.rt.inventoryWorker = false
+    w.salt.minions.get('db-01')!.key = 'pending'
+    await w.rt.scheduler.run('keys')
+    w.rt.watchKeys()
+    const before = await w.get('/api/minions/db-01/vulns')
+    expect(before).toMatchObject({ ecosystem: null, grains_collected: false, packages_collected: false })
+    expect((await call(w, 'POST', '/api/keys/db-01/accept', { body: {} })).status).toBe(204)
+    expect(w.rt.newcomers.pending()).toEqual(['db-01'])
+    await w.rt.newcomers.round()
+    expect(w.rt.newcomers.pending()).toEqual([])
+    expect((await w.get('/api/minions/db-01')).grains.id).toBe('db-01')
+    expect((await w.get('/api/minions/db-01/packages')).total).toBeGreaterThan(0)
+    expect(await w.get('/api/minions/db-01/vulns')).toMatchObject({ grains_collected: true, packages_collected: true })
+    // Through salt's CLI: the keys poller's diff (or salt/key on the stream) is where the accept is seen.
+    w.salt.addMinions(['web-03'])
+    await w.rt.scheduler.run('keys')
+    expect(w.rt.newcomers.pending()).toEqual(['web-03'])
+    await w.rt.newcomers.round()
+    expect((await w.get('/api/minions/web-03/packages')).total).toBeGreaterThan(0)
+    // Only the new minions were asked, never the whole fleet; web-01 and web-02 wait for the regular pollers.
+    const asked = w.salt.calls.filter((c) => c.fun === 'grains.items' || c.fun === 'pkg.list_pkgs').map((c) => `${c.fun} ${[c.tgt].flat().join(',')}`)
+    expect(asked).toEqual(['grains.items db-01', 'pkg.list_pkgs db-01', 'grains.items web-03', 'pkg.list_pkgs web-03'])
+    expect((await w.get('/api/minions/web-01/vulns'))).toMatchObject({ grains_collected: false, packages_collected: false })
+  })
+  test('a pending key seen on the stream has its fingerprint read at once, not at the next keys tick', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('keys')
+    w.rt.watchKeys()
+    w.salt.addMinions(['new-01'], { key: 'pending' })
+    // What the master says when a new minion asks to join; the keys tick it triggers reads the list and the fingerprint.
+    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: Date.now() }] }])
+    await until(async () => (await w.get('/api/keys')).fingerprints['new-01'] === fakeFingerprint('new-01') || null, 'the pending key\'s fingerprint', { ms: 5000, every: 20 })
   })
   test('accepting a pending key through saltdeck records the acting user', async () => {
     w = await saltWorld()
