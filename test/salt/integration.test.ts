@@ -230,7 +230,7 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     }, 'the master version and the minions\' versions', BED)
     expect(h.master.version).toBe(VERSION)
     expect(h.minion_versions).toEqual([{ version: VERSION, minions: 3 }])
-    const faults: Record<string, string[]> = { '3006.28': [], '3007.15': ['manage-status-up'], '3008.3': ['split-grains-cache', 'logout-revokes'] }
+    const faults: Record<string, string[]> = { '3006.28': [], '3007.15': ['manage-status-up'], '3008.3': ['split-grains-cache', 'key-finger-armor', 'logout-revokes'] }
     expect(h.known_faults.map((f: any) => f.id)).toEqual(faults[VERSION] ?? [])
     expect(h).toMatchObject({ configured: true, presence_known: true, salt_api: { reachable: true } })
     expect(h.problems).toEqual([])
