@@ -9,6 +9,7 @@ import { errorText } from '../salt/errors'
 import { RefreshBusy } from '../lib/errors'
 import { startInventoryRefresh } from '../features/inventory/refresh'
 import { packagesCollectedSince } from '../features/inventory/service'
+import { acceptedAmong } from '../features/minions/service'
 import { collectGrains, type PollerContext } from './definitions'
 
 /** The first try waits this long after the accept: the minion needs a moment to authenticate again. */
@@ -77,10 +78,14 @@ export class Newcomers {
     const log = this.c.deps.log
     try {
       const now = Date.now()
+      // A key rejected or deleted meanwhile is no longer a minion to fill.
+      const accepted = acceptedAmong(this.c.deps, [...this.waiting.keys()])
       for (const [id, w] of this.waiting) {
-        if (now - w.since < GIVE_UP_MS) continue
-        this.waiting.delete(id)
-        log.warn('a newly accepted minion did not answer; the regular pollers will collect it', { minion: id })
+        if (!accepted.has(id)) this.waiting.delete(id)
+        else if (now - w.since >= GIVE_UP_MS) {
+          this.waiting.delete(id)
+          log.warn('a newly accepted minion did not answer; the regular pollers will collect it', { minion: id })
+        }
       }
       const noGrains = [...this.waiting].filter(([, w]) => !w.grains).map(([id]) => id)
       if (noGrains.length) for (const id of await collectGrains(this.c, noGrains)) this.waiting.get(id)!.grains = true

@@ -201,6 +201,14 @@ describe('jobs and actions', () => {
     const asked = w.salt.calls.filter((c) => c.fun === 'grains.items' || c.fun === 'pkg.list_pkgs').map((c) => `${c.fun} ${[c.tgt].flat().join(',')}`)
     expect(asked).toEqual(['grains.items db-01', 'pkg.list_pkgs db-01', 'grains.items web-03', 'pkg.list_pkgs web-03'])
     expect((await w.get('/api/minions/web-01/vulns'))).toMatchObject({ grains_collected: false, packages_collected: false })
+    // A minion that does not answer is asked again; once its key is deleted it is no longer waited for.
+    w.salt.addMinions(['web-04'], { online: false })
+    await w.rt.scheduler.run('keys')
+    await w.rt.newcomers.round()
+    expect(w.rt.newcomers.pending()).toEqual(['web-04'])
+    expect((await call(w, 'DELETE', '/api/keys/web-04')).status).toBe(204)
+    await w.rt.newcomers.round()
+    expect(w.rt.newcomers.pending()).toEqual([])
   })
   test('a pending key seen on the stream has its fingerprint read at once, not at the next keys tick', async () => {
     w = await saltWorld()
