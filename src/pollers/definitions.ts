@@ -24,6 +24,7 @@ import { presenceMethod, readSection } from '../features/settings/service'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
 import type { Poller } from './scheduler'
 import { CATCH_UP_SECONDS } from '../lib/poller-status'
+import { RefreshBusy } from '../lib/errors'
 
 /** What the pollers use: the service's dependencies, the salt client, how an inventory refresh runs and the salt side's state. */
 export interface PollerContext {
@@ -41,6 +42,9 @@ export interface PollerContext {
 export const GRAINS_BATCH = 200
 /** Keys per wheel key.finger call. */
 export const FINGER_BATCH = 500
+/** How long the inventory poller waits for a running refresh to end before its tick fails as busy (a new minion's takes seconds; a stop waits for it too), and how often it looks. */
+const BUSY_WAIT_MS = 60_000
+const BUSY_RETRY_MS = 1_000
 /** Jobs older than this are not asked for missing returns again (a dead minion never answers). */
 const BACKFILL_WINDOW_MS = 2 * 3600_000
 
@@ -153,7 +157,18 @@ const POLLERS = {
     name: 'inventory',
     intervalSeconds: () => setting(c, 'inventory_refresh_minutes') * 60,
     initialDelaySeconds: () => setting(c, 'inventory_refresh_initial_delay_s'),
-    tick: () => startInventoryRefresh(c.deps, c.inventory()).done,
+    tick: async () => {
+      // A refresh of a few newly accepted minions (newcomers.ts) may hold the one refresh slot for some seconds:
+      // this tick waits for it rather than failing and leaving the fleet's packages for another interval (6 h).
+      for (const until = Date.now() + BUSY_WAIT_MS; ;) {
+        try {
+          return await startInventoryRefresh(c.deps, c.inventory()).done
+        } catch (e) {
+          if (!(e instanceof RefreshBusy) || Date.now() >= until) throw e
+          await Bun.sleep(BUSY_RETRY_MS)
+        }
+      }
+    },
   }),
   /** alerts: the time-based rules, then the outbox grouped into notifications and re-sends of still-firing alerts. */
   alerts: (c: PollerContext): Poller => ({

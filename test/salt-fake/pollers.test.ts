@@ -6,6 +6,7 @@ import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { noFacts } from '../../src/salt/facts'
+import { finishRefresh, startRefresh } from '../../src/features/inventory/service'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
@@ -209,6 +210,18 @@ describe('jobs and actions', () => {
     expect((await call(w, 'DELETE', '/api/keys/web-04')).status).toBe(204)
     await w.rt.newcomers.round()
     expect(w.rt.newcomers.pending()).toEqual([])
+  })
+  test('the inventory poller waits for a running refresh (a new minion\'s) instead of failing and skipping its interval', async () => {
+    w = await saltWorld()
+    w.rt.inventoryWorker = false
+    await w.rt.scheduler.run('keys')
+    const small = startRefresh(w.deps, 'db-01')!
+    const tick = w.rt.scheduler.run('inventory')
+    await Bun.sleep(300)
+    finishRefresh(w.deps, small.refresh_id)
+    await tick
+    expect(w.rt.scheduler.status().find((p) => p.name === 'inventory')).toMatchObject({ errors: 0, last_error: null })
+    expect((await w.get('/api/inventory/status')).last).toMatchObject({ target: '*', error: null })
   })
   test('a pending key seen on the stream has its fingerprint read at once, not at the next keys tick', async () => {
     w = await saltWorld()
