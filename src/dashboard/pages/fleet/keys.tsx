@@ -24,7 +24,9 @@ type Act = 'accept' | 'reject' | 'delete'
 
 /** Where to read the fingerprint on the minion, for this master's version (both commands while it is not known). */
 function FingerHint() {
-  const h = useGet<{ master: { version: string | null }; known_faults: { id: string }[] }>('/api/salt/health')
+  const { can } = useSession()
+  // Salt health needs `view minion:*`; without it both commands are given.
+  const h = useGet<{ master: { version: string | null }; known_faults: { id: string }[] }>(can('view', 'minion:*') ? '/api/salt/health' : null)
   const armored = h.data?.known_faults.some((f) => f.id === 'key-finger-armor')
   const known = !!h.data?.master.version
   return (
