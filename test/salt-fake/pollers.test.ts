@@ -7,6 +7,7 @@ import { until } from '../helpers/until'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { noFacts } from '../../src/salt/facts'
 import { finishRefresh, startRefresh } from '../../src/features/inventory/service'
+import { PRESENCE_TARGET } from '../../src/salt/presence-ping'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
@@ -222,6 +223,22 @@ describe('jobs and actions', () => {
     await tick
     expect(w.rt.scheduler.status().find((p) => p.name === 'inventory')).toMatchObject({ errors: 0, last_error: null })
     expect((await w.get('/api/inventory/status')).last).toMatchObject({ target: '*', error: null })
+  })
+  test('manage.status\'s presence ping (its own jid, our target) is internal: not listed, no job.new or job.ret, wherever it is seen', async () => {
+    w = await saltWorld()
+    const ts = Date.now()
+    const ping = (jid: string) => ({ jid, fun: 'test.ping', target: PRESENCE_TARGET, tgtType: 'pcre', user: 'root', arg: [], minions: ['web-01', 'db-01'], startedAt: ts, ts })
+    const ret = (jid: string, id: string) => ({ jid, minionId: id, fun: 'test.ping', ret: true, retcode: 0, success: true, ts, stampMs: ts })
+    // From the stream: the job and its returns.
+    applyFacts(w.deps, [{ ...noFacts(), jobs: [ping('20261126120000000001')], returns: [ret('20261126120000000001', 'web-01'), ret('20261126120000000001', 'db-01')] }])
+    // From the job cache alone (the stream was down): the jobs poller's index, then the returns it backfills.
+    applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120100000002'), minions: null }] }])
+    applyFacts(w.deps, [{ ...noFacts(), returns: [ret('20261126120100000002', 'web-01')] }])
+    // An operator's own test.ping to every minion stays a job like any other.
+    applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120200000003'), target: '*', tgtType: 'glob' }], returns: [ret('20261126120200000003', 'web-01')] }])
+    expect((await w.get('/api/jobs')).jobs.map((j: any) => j.jid)).toEqual(['20261126120200000003'])
+    expect((await w.get('/api/jobs?include_internal=true')).jobs.filter((j: any) => j.internal).map((j: any) => j.jid).sort()).toEqual(['20261126120000000001', '20261126120100000002'])
+    expect((await w.get('/api/activity?category=job')).events.map((e: any) => e.jid)).toEqual(['20261126120200000003', '20261126120200000003'])
   })
   test('a pending key seen on the stream has its fingerprint read at once, not at the next keys tick', async () => {
     w = await saltWorld()
