@@ -17,6 +17,8 @@ import { refreshOptions, startInventoryRefresh } from './features/inventory/refr
 import { closeAbandonedRefreshes, lastRefreshLostSalt } from './features/inventory/service'
 import { confirmHeldReturns } from './pollers/confirm'
 import { dueJids } from './features/jobs/trust'
+import { onActivity } from './features/activity/feed'
+import { Newcomers } from './pollers/newcomers'
 
 /** How long a hint waits before its tick, so a burst of salt/auth or presence events makes one tick. */
 export const HINT_DELAY_MS = 1000
@@ -42,15 +44,20 @@ export class SaltRuntime implements SaltSide {
   private hintedAt = new Map<Hint, number>()
   private confirming: ReturnType<typeof setInterval> | null = null
   private confirmRun: Promise<unknown> | null = null
+  /** Newly accepted minions being filled (grains, packages, vulnerabilities) at once. */
+  readonly newcomers: Newcomers
+  private unwatchKeys: (() => void) | null = null
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
     this.inventoryBatch = deps.config.inventoryBatch
     this.probeMs = opts.probeMs ?? 2000
-    this.scheduler = new Scheduler(deps, definePollers({
+    const context = {
       deps, client: this.client, inventory: () => this.inventoryOptions(),
       streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(),
-    }))
+    }
+    this.scheduler = new Scheduler(deps, definePollers(context))
+    this.newcomers = new Newcomers(context, (name) => this.scheduler.enabled(name))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
       store: (batch) => {
@@ -116,6 +123,19 @@ export class SaltRuntime implements SaltSide {
     }, this.probeMs)
   }
 
+  /**
+   * Reacts to key events once stored, wherever they came from (the keys poller's diff, salt/key on the stream, a key
+   * action through Saltdeck): an accepted key's minion is filled at once, and a pending key's fingerprint is read now
+   * by a keys tick rather than at the next one (5 minutes by default).
+   */
+  watchKeys() {
+    this.unwatchKeys ??= onActivity(this.deps, (events) => {
+      const accepted = events.filter((e) => e.event_type === 'key.accept' && e.minion_id).map((e) => e.minion_id!)
+      if (accepted.length) this.newcomers.add(accepted)
+      if (events.some((e) => e.event_type === 'key.pend') && this.scheduler.enabled('keys')) void this.scheduler.run('keys')
+    })
+  }
+
   /** Whether the stored online flags are current (salt-api answered at its last exchange). */
   presenceKnown() {
     return this.client.reachability().up !== false || this.stream.state === 'connected'
@@ -154,6 +174,7 @@ export class SaltRuntime implements SaltSide {
     if (this.stream.enabled()) void this.stream.start()
     this.watchReachability()
     this.confirming ??= setInterval(() => this.confirmHeld(), CONFIRM_EVERY_MS)
+    this.watchKeys()
   }
 
   /** Applies a settings change at once: new credentials re-log in, new intervals reschedule. */
@@ -178,6 +199,9 @@ export class SaltRuntime implements SaltSide {
     for (const t of this.hinted.values()) clearTimeout(t)
     this.hinted.clear()
     await this.confirmRun
+    this.unwatchKeys?.()
+    this.unwatchKeys = null
+    await this.newcomers.stop()
     await this.scheduler.stop()
     await this.stream.stop()
     await this.client.logout()

@@ -1004,4 +1004,40 @@ describe.skipIf(noBrowser)('dashboard', () => {
       await phone.close()
     }
   })
+
+  // Last: it accepts keys, which would move the fleet counts the tests above check.
+  test('several pending keys at once: select, see each fingerprint in the confirmation, Cancel, then accept; each key audited', async () => {
+    sys.salt.addMinions(['bulk-01', 'bulk-02', 'bulk-03'], { key: 'pending' })
+    await sys.api('POST', '/api/admin/pollers/keys/run')
+    await until(async () => (await sys.api('GET', '/api/keys')).fingerprints['bulk-03'] === fakeFingerprint('bulk-03'), 'the bulk keys and fingerprints stored', PATIENT)
+    await nav('Keys')
+    // Where to read the minion's own fingerprint (the fake master is 3006: key.finger agrees with the master there).
+    expect(await page.locator('#finger-hint').innerText()).toContain('salt-call --local key.finger')
+    const pending = page.getByRole('region', { name: /^Pending/ })
+    await pending.getByRole('checkbox', { name: 'Select bulk-01' }).check()
+    await pending.getByRole('checkbox', { name: 'Select bulk-03' }).check()
+    const bar = page.getByRole('region', { name: 'Selected keys' })
+    await bar.getByText('2 keys selected').waitFor()
+    await bar.getByRole('button', { name: 'Accept selected' }).click()
+    const ask = bar.getByRole('group', { name: 'Accept 2 keys?' })
+    await ask.waitFor()
+    // The confirmation names each key with its fingerprint, and nothing else.
+    expect((await ask.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual([
+      `bulk-01 ${fakeFingerprint('bulk-01')}`, `bulk-03 ${fakeFingerprint('bulk-03')}`,
+    ])
+    await shot(page, '05b-keys-bulk-confirm')
+    await ask.getByRole('button', { name: 'Cancel' }).click()
+    expect(sys.salt.calls.filter((c) => c.fun === 'key.accept' && String(c.kwarg?.match ?? '').startsWith('bulk'))).toEqual([])
+    await bar.getByRole('button', { name: 'Accept selected' }).click()
+    await bar.getByRole('button', { name: 'Yes, accept 2 keys' }).click()
+    await page.getByRole('status').filter({ hasText: '2 keys accepted: bulk-01, bulk-03.' }).waitFor()
+    const keys = await sys.api('GET', '/api/keys')
+    expect({ accepted: ['bulk-01', 'bulk-03'].every((id) => keys.accepted.includes(id)), pending: keys.pending.filter((id: string) => id.startsWith('bulk')) }).toEqual({ accepted: true, pending: ['bulk-02'] })
+    // Each key is its own audit entry, the operator's act.
+    const audit = (await sys.api('GET', '/api/audit?action=key.accept')).entries.filter((e: any) => String(e.target).startsWith('bulk'))
+    expect(audit.map((e: any) => [e.target, e.ok, e.username]).sort()).toEqual([['bulk-01', true, 'admin'], ['bulk-03', true, 'admin']])
+    // The selection is gone with the keys it named.
+    expect(await page.getByRole('region', { name: 'Selected keys' }).count()).toBe(0)
+    await expectClean('keys bulk')
+  })
 })

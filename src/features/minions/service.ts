@@ -43,6 +43,12 @@ export function acceptedMinionIds(deps: AppDeps): string[] {
   return deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' ORDER BY id").all().map((r) => r.id)
 }
 
+/** Which of these minions have an accepted key now. */
+export function acceptedAmong(deps: AppDeps, ids: string[]): Set<string> {
+  const q = deps.db.$client.prepare<{ n: number }, [string]>("SELECT 1 AS n FROM minions WHERE id = ?1 AND key_state = 'accepted'")
+  return new Set(ids.filter((id) => q.get(id)))
+}
+
 /** Ids of the accepted minions that are online, sorted. */
 export function presentMinionIds(deps: AppDeps): string[] {
   return deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' AND online = 1 ORDER BY id").all().map((r) => r.id)

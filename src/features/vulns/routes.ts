@@ -89,7 +89,9 @@ export const vulnRoutes = [
   route({
     method: 'GET', path: '/api/minions/:minion_id/vulns', tag: 'vulns', summary: "One minion's vulnerabilities, worst first", access: view, errors: [404],
     params: T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) }), query: T.Object({ severity: T.Optional(OneOf(SEVERITIES)), ...paging(1000, 200) }),
-    response: T.Object({ minion_id: T.String(), ecosystem: T.Union([T.String(), T.Null()]), total: T.Integer(), vulns: T.Array(Finding) }),
+    response: T.Object({
+      minion_id: T.String(), ecosystem: T.Union([T.String(), T.Null()]), grains_collected: T.Boolean(), packages_collected: T.Boolean(), total: T.Integer(), vulns: T.Array(Finding),
+    }),
     handler: ({ deps, params, query }) => minionVulns(deps, params.minion_id, query),
   }),
 ]

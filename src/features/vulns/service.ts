@@ -123,8 +123,8 @@ const byRank = (a: { severity: string; id: string }, b: { severity: string; id: 
 
 /** One minion's findings grouped per record, worst first. */
 export function minionVulns(deps: AppDeps, minionId: string, p: { severity?: string; limit: number; offset: number }) {
-  const exists = deps.db.$client.query('SELECT 1 FROM minions WHERE id = ?1').get(minionId)
-  if (!exists) throw new NotFound('Minion')
+  const row = deps.db.$client.query<{ grains: number }, [string]>('SELECT grains IS NOT NULL AS grains FROM minions WHERE id = ?1').get(minionId)
+  if (!row) throw new NotFound('Minion')
   const found = findingRows(deps, minionId)
   const byId = new Map<string, { id: string; aliases: string[]; summary: string; severity: string; packages: { package: string; installed: string; fixed: string | null }[] }>()
   for (const r of found?.rows ?? []) {
@@ -135,7 +135,12 @@ export function minionVulns(deps: AppDeps, minionId: string, p: { severity?: str
   }
   const all = [...byId.values()].sort(byRank)
   for (const v of all) v.packages.sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : 0))
-  return { minion_id: minionId, ecosystem: found?.ecosystem ?? null, total: all.length, vulns: all.slice(p.offset, p.offset + p.limit) }
+  return {
+    minion_id: minionId, ecosystem: found?.ecosystem ?? null,
+    // No ecosystem because nothing was read yet (a new minion) is not "no ecosystem": the page says which.
+    grains_collected: row.grains === 1, packages_collected: found !== null,
+    total: all.length, vulns: all.slice(p.offset, p.offset + p.limit),
+  }
 }
 
 /** How many records at or above a severity rank affect a minion, and the first ids, worst first (alert evidence). */

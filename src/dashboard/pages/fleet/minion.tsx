@@ -88,9 +88,9 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
       <div class="toolbar">
         <SearchBox id="pkg-q" label="Search packages" value={q} onCommit={(v, replace) => set({ pkg_q: v, pkg_offset: undefined }, replace)} />
       </div>
-      {r.data ? <p class="muted">Collected {r.data.collected_at ? dateTime(r.data.collected_at) : 'never'}.</p> : null}
+      {r.data ? <p class="muted">{r.data.collected_at ? `Collected ${dateTime(r.data.collected_at)}.` : 'Not collected yet.'}</p> : null}
       <ErrorBox error={r.error} />
-      <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty="No packages recorded." />
+      <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty={r.data?.collected_at ? 'No packages recorded.' : 'Not collected yet.'} />
       <Pager total={r.data?.total} limit={PKG_LIMIT} offset={offset} onChange={(o) => set({ pkg_offset: o }, false)} />
     </Panel>
   )
@@ -122,7 +122,7 @@ function Grains({ grains }: { grains: Record<string, unknown> }) {
             </table>
           </div>
         </details>
-      ) : <p class="muted">No grains collected yet.</p>}
+      ) : <p class="muted">Not collected yet.</p>}
     </Panel>
   )
 }
