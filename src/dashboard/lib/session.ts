@@ -2,6 +2,8 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
 import { globRe } from './glob-re'
+// The server's own reading of a grant glob, so the dashboard hides exactly what the door would refuse.
+import { globCanMatchPrefix } from '../../lib/glob'
 
 /** The body of `GET /api/auth/me` and of a login. */
 export interface Me {
@@ -17,20 +19,9 @@ export function holds(me: Me | null, verb: string, resource: string): boolean {
   return !!me?.permissions.some((p) => globRe(p.verb).test(verb) && globRe(p.resource_glob).test(resource))
 }
 
-/** Whether a grant glob (`*`, `?`) can match some value starting with `prefix`, as the server's door asks it. */
-function canMatchPrefix(glob: string, prefix: string): boolean {
-  for (let i = 0; i < prefix.length; i++) {
-    const c = glob[i]
-    if (c === undefined) return false
-    if (c === '*') return true
-    if (c !== '?' && c !== prefix[i]) return false
-  }
-  return true
-}
-
 /** True when the user holds `verb` on some resource of a kind (`salt`, `key`): a scoped grant such as `execute salt:test.*`. */
 export function holdsSome(me: Me | null, verb: string, kind: string): boolean {
-  return !!me?.permissions.some((p) => globRe(p.verb).test(verb) && canMatchPrefix(p.resource_glob, `${kind}:`))
+  return !!me?.permissions.some((p) => globRe(p.verb).test(verb) && globCanMatchPrefix(p.resource_glob, `${kind}:`))
 }
 
 /** Context carrying the session to every page. */
