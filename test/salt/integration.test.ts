@@ -127,12 +127,13 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(web02).toMatchObject({ status: 'unhealthy', pass_count: 0, change_count: 0, blocked: false })
     expect(web02.fail_count).toBeGreaterThanOrEqual(1)
     expect(web02.total_count).toBe(web02.fail_count)
+    // `*` was expanded by the master and published as the list of the minions it matched (contract §14).
     const ev = (await api('GET', `/api/activity?jid=${jid}`)).body.events
     expect(ev.filter((e: any) => e.event_type === 'job.new')).toHaveLength(1)
     const rets = ev.filter((e: any) => e.event_type === 'job.ret')
     expect(rets.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
     expect(rets.find((e: any) => e.minion_id === 'db-01')).toMatchObject({ success: false, changed: true, summary: 'db-01 returned state.apply: 2 ok, 1 failed, 1 changed' })
-    expect(rets.find((e: any) => e.minion_id === 'web-01')).toMatchObject({ success: true, changed: true, initiator: 'admin', target: '*' })
+    expect(rets.find((e: any) => e.minion_id === 'web-01')).toMatchObject({ success: true, changed: true, initiator: 'admin', target: 'db-01,web-01,web-02' })
     // Saltdeck's user, not the salt-api account salt reports; the job record keeps both.
     expect((await api('GET', `/api/jobs/${jid}`)).body).toMatchObject({ initiator: 'admin', user: env.SALT_USER, internal: false })
     // Saltdeck's own jobs (grains polls) are hidden from the jobs list unless asked for.
