@@ -16,7 +16,7 @@ interface DocRoute {
   path: string
   summary: string
   tag: string
-  access: 'public' | 'optional' | 'login' | { verb: string; resource: string }
+  access: 'public' | 'optional' | 'login' | { verb: string; resource: string } | { scoped: unknown; doc: string }
   allowWhilePasswordChange?: boolean
   status?: number
   query?: TSchema
@@ -27,7 +27,7 @@ interface DocRoute {
 /** Who may call the route, in words. */
 function accessOf(r: DocRoute): string {
   const a = r.access
-  const who = a === 'public' ? 'anyone' : a === 'optional' ? 'anyone (a session is used when sent)' : a === 'login' ? 'logged in' : `\`${a.verb} ${a.resource}\``
+  const who = a === 'public' ? 'anyone' : a === 'optional' ? 'anyone (a session is used when sent)' : a === 'login' ? 'logged in' : 'doc' in a ? a.doc : `\`${a.verb} ${a.resource}\``
   return r.allowWhilePasswordChange ? `${who}; also before the forced password change` : who
 }
 

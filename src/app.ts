@@ -8,6 +8,8 @@ import { authRoutes } from './features/auth/routes'
 import { userRoutes } from './features/users/routes'
 import { roleRoutes } from './features/roles/routes'
 import { settingsRoutes } from './features/settings/routes'
+import { identityRoutes } from './features/identity/routes'
+import { oidcRoutes } from './features/identity/oidc-routes'
 import { activityRoutes } from './features/activity/routes'
 import { minionRoutes } from './features/minions/routes'
 import { inventoryRoutes } from './features/inventory/routes'
@@ -21,6 +23,7 @@ import { saltHealthRoutes } from './features/salt-health/routes'
 import { runRoutes } from './features/runs/routes'
 import { alertRoutes } from './features/alerts/routes'
 import { vulnRoutes } from './features/vulns/routes'
+import { preferenceRoutes } from './features/preferences/routes'
 import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
 import { authorityOf } from './http/url'
@@ -36,7 +39,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

@@ -2,6 +2,7 @@
 import { loadConfig, optionList, type Config } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
+import { startDemo } from './demo/command'
 import { backup, CommandError, configShow, userCreate, userList, userResetPassword, vulnsImport } from './commands'
 
 const HELP = `saltdeck ${VERSION}: administration and monitoring console for SaltStack fleets
@@ -13,6 +14,7 @@ Usage:
   saltdeck user list [--data-dir ./data]
   saltdeck backup FILE [--data-dir ./data]
   saltdeck vulns import FILE... [--data-dir ./data]
+  saltdeck demo [--host 127.0.0.1] [--port 8080]
   saltdeck config [the flags of serve]
   saltdeck version
   saltdeck --help
@@ -26,6 +28,9 @@ user list      show every user with state and roles
 backup         write a consistent copy of the database to FILE while the service runs
 vulns import   import OSV vulnerability feeds (an all.zip per ecosystem, .json records, or directories of them);
                each ecosystem in them replaces its earlier import; the service may be running
+demo           serve a made-up fleet of a few hundred minions (runs, packages, vulnerabilities, alerts) from a
+               temporary data directory, without salt; prints the address and a login; the directory is removed
+               when it stops (SIGTERM or SIGINT)
 config         print the configuration serve would run with (environment, defaults, flags) as NAME=value
                lines; secret values show as ******** when set
 version        print the version
@@ -79,6 +84,15 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     return 0
   }
   const print = (line: string) => console.log(line)
+  if (cmd === 'demo') {
+    const demo = await startDemo(serveConfig(env, rest, ['host', 'port']), print)
+    await new Promise<void>((done) => {
+      const stop = () => demo.stop().then(done)
+      process.once('SIGTERM', stop)
+      process.once('SIGINT', stop)
+    })
+    return 0
+  }
   if (cmd === 'config') {
     configShow(serveConfig(env, rest), print)
     return 0
@@ -157,8 +171,8 @@ function flags(args: string[], known: string[], booleans: string[] = []): Record
 const SERVE_FLAGS = optionList().flatMap(([, o]) => (o.flag ? [o.flag] : []))
 
 /** The configuration `serve` runs with: environment and defaults, overridden by its flags. */
-function serveConfig(env: Record<string, string | undefined>, args: string[]): Config {
-  const f = flags(args, SERVE_FLAGS)
+function serveConfig(env: Record<string, string | undefined>, args: string[], known = SERVE_FLAGS): Config {
+  const f = flags(args, known)
   const overrides: Partial<Config> = {
     host: f.host, dataDir: f['data-dir'], port: f.port === undefined ? undefined : Number(f.port), tlsCert: f['tls-cert'], tlsKey: f['tls-key'],
   }

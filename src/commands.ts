@@ -11,7 +11,7 @@ import { randomPassword } from './features/users/bootstrap'
 import { createUser, listUsers, setPassword } from './features/users/service'
 import { listRoles } from './features/roles/service'
 import { audit } from './features/audit/service'
-import { NewPassword, Username } from './http/schemas'
+import { DisplayName, NewPassword, Username } from './http/schemas'
 import { Conflict } from './lib/errors'
 import { importFeed } from './features/vulns/feeds'
 import { FeedError, readRecords } from './features/vulns/osv-read'
@@ -54,6 +54,9 @@ async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): P
 /** `user create <name> [--roles a,b] [--display-name N] [--password-stdin]`: prints the password when generated. */
 export function userCreate(config: Config, username: string, opts: { roles?: string; displayName?: string; passwordStdin?: boolean }, print: (s: string) => void) {
   if (!Value.Check(Username, username)) throw new CommandError('the username must be 1 to 64 characters of letters, digits and . _ @ -')
+  // The API's own rule for display names (http/schemas.ts PlainText).
+  if (opts.displayName !== undefined && !Value.Check(DisplayName, opts.displayName))
+    throw new CommandError('the display name must be at most 128 characters, without control characters or bidirectional controls')
   return withDeps(config, async (deps) => {
     const byName = new Map(listRoles(deps).roles.map((r) => [r.name.toLowerCase(), r.id]))
     const names = (opts.roles ?? 'viewer').split(',').map((s) => s.trim()).filter(Boolean)

@@ -35,7 +35,7 @@ export const OPTIONS = {
   cookieSecure: { env: 'SALTDECK_COOKIE_SECURE', kind: 'bool', default: false, doc: 'Marks the session cookie `Secure` (set automatically for requests over TLS).' },
   publicUrl: {
     env: 'SALTDECK_PUBLIC_URL', kind: 'string', url: true, default: null,
-    doc: 'Address people reach Saltdeck at (e.g. `https://saltdeck.example.com`) behind a proxy: its origin is accepted for cookie-authenticated writes; links in notifications will use it.',
+    doc: 'Address people reach Saltdeck at (e.g. `https://saltdeck.example.com`) behind a proxy: its origin is accepted for cookie-authenticated writes; links in notifications will use it; the OpenID Connect callback URL is it + `/api/auth/oidc/callback`.',
   },
   adminPassword: { env: 'SALTDECK_ADMIN_PASSWORD', kind: 'string', default: null, secret: true, doc: 'Password of the first `admin` user; read only when there are no users (unset: a random one, changed at first login).' },
   saltUrl: { env: 'SALTDECK_SALT_URL', kind: 'string', default: null, doc: 'salt-api address (rest_cherrypy); this and the other `SALTDECK_SALT_*` variables, when set, are written over the stored salt settings at start.' },
@@ -62,6 +62,7 @@ export const OPTIONS = {
     env: 'SALTDECK_OUTBOUND_ALLOW', kind: 'string', default: null, check: allowProblem,
     doc: 'Comma list of addresses or CIDR ranges Saltdeck may send to although they are link-local or cloud metadata addresses (`169.254.0.0/16`, `fe80::/10`, `fd00:ec2::254`, `100.100.100.200`), e.g. `169.254.10.5,fe80::/64`.',
   },
+  logDebug: { env: 'SALTDECK_LOG_DEBUG', kind: 'bool', default: false, doc: 'Also write debug lines, such as the poller ticks that found nothing.' },
   passwordMemoryKib: { env: 'SALTDECK_ARGON2_MEMORY_KIB', kind: 'int', default: 19456, doc: 'Argon2id memory per password hash, in KiB; tests lower it for speed.' },
 } satisfies Record<string, Option>
 

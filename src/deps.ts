@@ -22,7 +22,8 @@ export interface PollerControl {
 export interface SaltSide {
   client: SaltClient
   pollers: PollerControl
-  stream: { status(): StreamStatus }
+  /** The event stream's status, and the frames it refused by reason. */
+  stream: { status(): StreamStatus; readonly refused: Record<string, number> }
   /** Starts an inventory refresh of the minions matching a glob; RefreshBusy while one runs. */
   refreshInventory(target: string): { refresh_id: string; started_at: string }
   /** The salt side's state for the health view and /metrics. */

@@ -13,25 +13,20 @@ import type { PresenceHold, SaltHealthSnapshot } from './lib/poller-status'
 import { MasterWatch } from './salt/master'
 import { applyFacts } from './features/ingest/apply'
 import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
-import type { SaltFacts } from './salt/facts'
+import type { Hint } from './salt/facts'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
 import { closeAbandonedRefreshes, lastRefreshLostSalt } from './features/inventory/service'
+import { confirmHeldReturns } from './pollers/confirm'
+import { dueJids } from './features/jobs/trust'
+import { onActivity } from './features/activity/feed'
+import { Newcomers } from './pollers/newcomers'
 
-/**
- * A stream batch without the master's presence events: salt/presence/present and /change come from the connection
- * table, matched by address, as manage.present does; with presence method `status` the operator chose pings instead,
- * and those events would mark a stopped minion online again every loop_interval.
- */
-const withoutPresence = (f: SaltFacts): SaltFacts => (f.presentList || f.presence.length ? { ...f, presentList: undefined, presence: [] } : f)
-
-/**
- * A stream batch's presence as arrivals only: while the master does not answer, and in the grace after it answers again
- * (its connection table fills as minions reconnect), a minion missing from a present list is not offline.
- */
-const arrivalsOnly = (f: SaltFacts): SaltFacts =>
-  f.presentList || f.presence.some((p) => !p.online)
-    ? { ...f, presentList: undefined, presence: [...f.presence.filter((p) => p.online), ...(f.presentList?.ids ?? []).map((id) => ({ minionId: id, online: true, ts: f.presentList!.ts }))] }
-    : f
+/** How long a hint waits before its tick, so a burst of salt/auth or presence events makes one tick. */
+export const HINT_DELAY_MS = 1000
+/** The least time between two ticks a hint starts, so a minion firing hints in a loop cannot drive a poller faster. */
+export const HINT_MIN_GAP_MS = 5000
+/** How often the runtime looks for held returns due for a job cache lookup. */
+const CONFIRM_EVERY_MS = 1000
 
 /** How often the master is checked (a check waits up to MasterWatch's 15 s): a stop is seen within 30 s. */
 const MASTER_CHECK_MS = 15_000
@@ -58,6 +53,13 @@ export class SaltRuntime implements SaltSide {
   presenceDeadlineMs = PRESENCE_DEADLINE_MS
   /** How often the master is checked while running (tests shorten it). */
   masterCheckMs: number
+  private hinted = new Map<Hint, ReturnType<typeof setTimeout>>()
+  private hintedAt = new Map<Hint, number>()
+  private confirming: ReturnType<typeof setInterval> | null = null
+  private confirmRun: Promise<unknown> | null = null
+  /** Newly accepted minions being filled (grains, packages, vulnerabilities) at once. */
+  readonly newcomers: Newcomers
+  private unwatchKeys: (() => void) | null = null
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number; masterCheckMs?: number; masterTimeoutMs?: number } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
@@ -65,16 +67,19 @@ export class SaltRuntime implements SaltSide {
     this.probeMs = opts.probeMs ?? 2000
     this.masterCheckMs = opts.masterCheckMs ?? MASTER_CHECK_MS
     this.masterWatch = new MasterWatch(this.client, () => deps.clock.now(), opts.masterTimeoutMs)
-    this.scheduler = new Scheduler(deps, definePollers({
+    const context = {
       deps, client: this.client, inventory: () => this.inventoryOptions(),
       streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(), presenceHold: () => this.presenceHold(),
       presenceDeadlineMs: () => this.presenceDeadlineMs,
-    }))
+    }
+    this.scheduler = new Scheduler(deps, definePollers(context))
+    this.newcomers = new Newcomers(context, (name) => this.scheduler.enabled(name))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
+      // Presence from the bus is a hint (a presence tick, which keeps the master's hold), never a fact (contract §17).
       store: (batch) => {
-        const hold = this.presenceHold() !== null
-        void applyFacts(deps, presenceMethod(deps) === 'status' ? batch.map(withoutPresence) : hold ? batch.map(arrivalsOnly) : batch)
+        applyFacts(deps, batch)
+        for (const f of batch) for (const h of f.hints ?? []) this.hint(h)
       },
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,
     }, opts.streamBackoff)
@@ -94,6 +99,29 @@ export class SaltRuntime implements SaltSide {
       .catch(() => null)
       .finally(() => (this.master.asked = null))
     return this.master.asked
+  }
+
+  /**
+   * An event that only hints (salt/auth, salt/presence/*, a minion start): the keys or presence poller ticks soon, once
+   * for a burst. With presence method `status` presence hints are ignored: each tick would be a ping job, and the
+   * master's presence events match by address, which that method was chosen to avoid.
+   */
+  hint(kind: Hint) {
+    if (this.hinted.has(kind)) return
+    if (kind === 'presence' && presenceMethod(this.deps) === 'status') return
+    // Real time, not the service's clock: this paces calls to salt-api.
+    const wait = Math.max(HINT_DELAY_MS, (this.hintedAt.get(kind) ?? -Infinity) + HINT_MIN_GAP_MS - Date.now())
+    this.hinted.set(kind, setTimeout(() => {
+      this.hinted.delete(kind)
+      this.hintedAt.set(kind, Date.now())
+      if (this.scheduler.enabled(kind)) void this.scheduler.run(kind)
+    }, wait))
+  }
+
+  /** Looks up held returns in the job cache when one is due (one step at a time). */
+  private confirmHeld() {
+    if (this.confirmRun || !dueJids(this.deps, this.deps.clock.now(), 1).length) return
+    this.confirmRun = confirmHeldReturns(this.deps, this.client).finally(() => (this.confirmRun = null))
   }
 
   /** While salt-api does not answer, probes it; once it answers again (seen by any call), presence, keys and jobs run at once. */
@@ -129,6 +157,19 @@ export class SaltRuntime implements SaltSide {
     if (back === null) return null
     const every = Number(readSection(this.deps, 'pollers').minion_state_presence_interval_seconds ?? 0) || 60
     return back + GRACE_INTERVALS * every * 1000
+  }
+
+  /**
+   * Reacts to key events once stored, wherever they came from (the keys poller's diff, salt/key on the stream, a key
+   * action through Saltdeck): an accepted key's minion is filled at once, and a pending key's fingerprint is read now
+   * by a keys tick rather than at the next one (5 minutes by default).
+   */
+  watchKeys() {
+    this.unwatchKeys ??= onActivity(this.deps, (events) => {
+      const accepted = events.filter((e) => e.event_type === 'key.accept' && e.minion_id).map((e) => e.minion_id!)
+      if (accepted.length) this.newcomers.add(accepted)
+      if (events.some((e) => e.event_type === 'key.pend') && this.scheduler.enabled('keys')) void this.scheduler.run('keys')
+    })
   }
 
   /** Whether the stored online flags are current: salt-api answered at its last exchange and the master holds nothing back. */
@@ -187,6 +228,8 @@ export class SaltRuntime implements SaltSide {
     if (this.stream.enabled()) void this.stream.start()
     this.watchReachability()
     this.watchMaster()
+    this.confirming ??= setInterval(() => this.confirmHeld(), CONFIRM_EVERY_MS)
+    this.watchKeys()
   }
 
   /** Applies a settings change at once: new credentials re-log in, new intervals reschedule. */
@@ -209,6 +252,14 @@ export class SaltRuntime implements SaltSide {
     if (this.probing) clearInterval(this.probing)
     if (this.masterChecking) clearInterval(this.masterChecking)
     this.probing = this.masterChecking = null
+    if (this.confirming) clearInterval(this.confirming)
+    this.confirming = null
+    for (const t of this.hinted.values()) clearTimeout(t)
+    this.hinted.clear()
+    await this.confirmRun
+    this.unwatchKeys?.()
+    this.unwatchKeys = null
+    await this.newcomers.stop()
     await this.scheduler.stop()
     await this.stream.stop()
     await this.client.logout()

@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { checkpoint, openDb } from './db/client'
+import { lockDataDir } from './db/serve-lock'
 import { ensureFindings } from './features/vulns/watch'
 import { attachSearchIndex } from './features/activity/search-index'
 import { migrate } from './db/migrate'
@@ -21,6 +22,7 @@ import { send } from './features/alerts/send'
 import { instrument } from './http/instrument'
 import { closeActivityStreams } from './features/activity/stream'
 import { startMemoryGuard } from './lib/memory'
+import { removeStaleStaging } from './features/vulns/staging'
 
 /** Seconds a connection may stay idle before the server closes it (Bun's default is 10). */
 export const IDLE_TIMEOUT_S = 30
@@ -39,14 +41,20 @@ function tlsOptions(config: Config) {
   return { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) }
 }
 
-/** Creates the data directory (0700) and opens, migrates and bootstraps its database. */
-export async function openDataDir(config: Config, log = new Logger()): Promise<AppDeps> {
+/** Creates the data directory (0700) and makes everything written in it the operator's alone; returns its path. */
+function prepareDataDir(config: Config): string {
   const dir = resolve(config.dataDir)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   chmodSync(dir, 0o700)
   // Everything the service writes in the data directory is the operator's alone (database, WAL, search index, key).
   process.umask(0o077)
   for (const f of ['saltdeck.db', 'saltdeck.db-wal', 'saltdeck.db-shm', 'search.db', 'search.db-wal', 'search.db-shm']) if (existsSync(join(dir, f))) chmodSync(join(dir, f), 0o600)
+  return dir
+}
+
+/** Creates the data directory (0700) and opens, migrates and bootstraps its database. */
+export async function openDataDir(config: Config, log = new Logger()): Promise<AppDeps> {
+  const dir = prepareDataDir(config)
   const db = openDb(join(dir, 'saltdeck.db'))
   migrate(db)
   attachSearchIndex(db.$client)
@@ -55,6 +63,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   ensureFindings(deps)
   applyEnvSalt(deps)
   log.format = readSection(deps, 'logging').log_format as LogFormat
+  log.debugOn = config.logDebug
   return deps
 }
 
@@ -68,7 +77,17 @@ export interface Running {
 /** Serves the API on host:port until stopped; stop finishes in-flight requests and checkpoints the WAL. */
 export async function serve(config: Config, log = new Logger()): Promise<Running> {
   const tls = tlsOptions(config)
-  const deps = await openDataDir(config, log)
+  // One service per data directory, taken before anything is migrated or started; the CLI commands take no lock.
+  const lock = lockDataDir(prepareDataDir(config))
+  let deps: AppDeps
+  try {
+    deps = await openDataDir(config, log)
+  } catch (e) {
+    lock.release()
+    throw e
+  }
+  // An upload or import interrupted by a crash left its staging directory (up to 512 MiB and more) behind.
+  removeStaleStaging(resolve(config.dataDir), log)
   // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)
   deps.salt = salt
@@ -91,6 +110,9 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
     maxRequestBodySize: MAX_BODY * 1024,
     // Set on purpose: the activity stream's keepalives (KEEPALIVE_MS) come well inside it.
     idleTimeout: IDLE_TIMEOUT_S,
+    // Never shared: a second process on this port fails to start (Bun's default, stated because it matters: two
+    // services would each send every notification).
+    reusePort: false,
     // Never Bun's development error page (it shows source lines): an error outside the app is a JSON 500.
     development: false,
     error(e) {
@@ -119,6 +141,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       await search.stop()
       checkpoint(deps.db)
       deps.db.$client.close()
+      lock.release()
       log.info('saltdeck stopped')
     },
   }

@@ -15,7 +15,10 @@ import m12 from '../../drizzle/0012_run_detail.sql' with { type: 'text' }
 import m13 from '../../drizzle/0013_alerts.sql' with { type: 'text' }
 import m14 from '../../drizzle/0014_vulns.sql' with { type: 'text' }
 import m15 from '../../drizzle/0015_activity_filters.sql' with { type: 'text' }
-import m16 from '../../drizzle/0016_minion_offline_since.sql' with { type: 'text' }
+import m16 from '../../drizzle/0016_scoped_grants.sql' with { type: 'text' }
+import m17 from '../../drizzle/0017_identity.sql' with { type: 'text' }
+import m18 from '../../drizzle/0018_user_preferences.sql' with { type: 'text' }
+import m19 from '../../drizzle/0019_minion_offline_since.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
@@ -35,5 +38,8 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0013_alerts", when: 1795406998115, breakpoints: true, sql: m13 },
   { tag: "0014_vulns", when: 1795419925166, breakpoints: true, sql: m14 },
   { tag: "0015_activity_filters", when: 1795427796702, breakpoints: true, sql: m15 },
-  { tag: "0016_minion_offline_since", when: 1795703435920, breakpoints: true, sql: m16 },
+  { tag: "0016_scoped_grants", when: 1795702875876, breakpoints: true, sql: m16 },
+  { tag: "0017_identity", when: 1795705133123, breakpoints: true, sql: m17 },
+  { tag: "0018_user_preferences", when: 1795705703273, breakpoints: true, sql: m18 },
+  { tag: "0019_minion_offline_since", when: 1795706552805, breakpoints: true, sql: m19 },
 ]

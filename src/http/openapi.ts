@@ -66,7 +66,7 @@ export function openApiDocument(routes: AnyRoute[]) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}')
     const ok = String(r.status ?? 200)
     const responses: Record<string, unknown> = {
-      [ok]: ok === '204' ? { description: 'No content' } : { description: 'Success', content: { [r.produces ?? 'application/json']: { schema: r.response ? documented(r.response) : r.produces ? { type: 'string' } : {} } } },
+      [ok]: ok === '204' ? { description: 'No content' } : ok === '302' ? { description: 'Redirect', headers: { Location: { schema: { type: 'string' } } } } : { description: 'Success', content: { [r.produces ?? 'application/json']: { schema: r.response ? documented(r.response) : r.produces ? { type: 'string' } : {} } } },
     }
     for (const status of errorStatuses(r))
       responses[String(status)] = status === 422

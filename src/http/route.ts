@@ -10,6 +10,7 @@ import { checkPart } from './validation'
 import type { DEFAULTED } from './schemas'
 import { authenticate, type Principal } from '../features/auth/service'
 import { holds } from '../features/roles/service'
+import { mayApply } from '../features/roles/scope'
 import { audit } from '../features/audit/service'
 
 /** A permission a route needs: a verb and a resource, matched against the user's glob grants. */
@@ -18,8 +19,18 @@ export interface Need {
   resource: string
 }
 
+/**
+ * A permission the handler judges on the concrete resource (scoped grants, contract §14: the minions of a job, the id
+ * of a key, who started a job). The door lets in a caller holding some grant of one of `any` on that kind of resource
+ * (`salt:`, `key:`, `job:`), so a caller with none is still a 403 before validation; `doc` says the rule in words.
+ */
+export interface ScopedNeed {
+  scoped: { verb: string; kind: string }[]
+  doc: string
+}
+
 /** Who may call a route: anyone, anyone with the caller resolved if logged in, any logged-in user, or holders of a permission. */
-export type Access = 'public' | 'optional' | 'login' | Need
+export type Access = 'public' | 'optional' | 'login' | Need | ScopedNeed
 
 /** The caller a handler gets for a route's access: none on public routes, maybe one on optional ones, else one. */
 export type CallerOf<A extends Access> = A extends 'public' ? null : A extends 'optional' ? Principal : NonNullable<Principal>
@@ -41,7 +52,15 @@ export interface Ctx<A extends Access, P, Q, B> {
   /** Response status and extra headers the handler may set. */
   set: { status: number; headers: Record<string, string> }
   /** Sets or clears the session cookie. */
-  cookie: { set(value: string, maxAgeSeconds: number): void; clear(): void }
+  cookie: CookieJar
+  /** Another cookie than the session's (the OpenID Connect sign-in's short-lived one), with the same attributes. */
+  otherCookie(name: string): CookieJar & { value: string | undefined }
+}
+
+/** Sets or clears one HttpOnly, SameSite=Lax cookie on path /, Secure under TLS. */
+export interface CookieJar {
+  set(value: string, maxAgeSeconds: number): void
+  clear(): void
 }
 
 /**
@@ -137,7 +156,11 @@ function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: () => UR
   if (def.access === 'optional') return principal
   if (!principal) throw new Unauthenticated()
   if (principal.mustChangePw && !def.allowWhilePasswordChange) throw new AppError(403, 'Password change required')
-  if (def.access !== 'login' && !holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()
+  if (def.access === 'login') return principal
+  if ('scoped' in def.access) {
+    const any = def.access.scoped
+    if (!principal.grants.some((g) => any.some((n) => mayApply(g, n.verb, n.kind)))) throw new Forbidden()
+  } else if (!holds(principal.grants, def.access.verb, def.access.resource)) throw new Forbidden()
   return principal
 }
 
@@ -201,9 +224,10 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
         return (client ??= c.server?.requestIP(c.request)?.address ?? 'local')
       },
       set,
-      cookie: {
-        set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: secure() }),
-        clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure: secure() }),
+      cookie: jarFor(jar, secure),
+      otherCookie: (name: string) => {
+        const other = c.cookie[name]!
+        return { ...jarFor(other, secure), value: typeof other.value === 'string' ? other.value : undefined }
       },
     } as Ctx<Access, unknown, unknown, unknown>
     const result = await (def.audit ? audited(def, ctx) : def.handler(ctx))
@@ -211,6 +235,14 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
     Object.assign(c.set.headers, set.headers)
     if (set.status === 204) return new Response(null, { status: 204, headers: c.set.headers as Record<string, string> })
     return result
+  }
+}
+
+/** One cookie's setter and clearer: HttpOnly, SameSite=Lax, path /, Secure under TLS. */
+function jarFor(jar: ElysiaBits['cookie'][string], secure: () => boolean): CookieJar {
+  return {
+    set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: secure() }),
+    clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure: secure() }),
   }
 }
 

@@ -33,10 +33,21 @@ export const NewPassword = T.String({ minLength: 8, maxLength: 1024, writeOnly: 
 
 /** A role id list. */
 export const RoleIds = T.Array(T.String({ format: 'uuid' }))
+/** Roles named by id or by name (any case), as the CLI names them. */
+export const RoleRefs = T.Array(T.String({ minLength: 1, maxLength: 64, description: 'a role id or a role name' }))
 
 /** The control characters no name field may hold (contract §4): C0, DEL and C1 (U+0000–U+001F, U+007F–U+009F). */
 export const CONTROL_CHARS = '\\u0000-\\u001f\\u007f-\\u009f'
 
-/** A string of at most `max` chars with no control characters. */
+/**
+ * The bidirectional controls no name field may hold (U+202A–U+202E embeddings and overrides, U+2066–U+2069 isolates):
+ * `admin\u202egnp.exe` reads as "adminexe.png" wherever the name is shown (issue 20).
+ */
+export const BIDI_CONTROLS = '\\u202a-\\u202e\\u2066-\\u2069'
+
+/** A name or text a person types: `min`..`max` chars, no control characters and no bidirectional controls. */
 export const PlainText = (min: number, max: number, trim = false) =>
-  T.String({ minLength: min, maxLength: max, pattern: `^[^${CONTROL_CHARS}]*$`, ...(trim ? { trim: true } : {}) })
+  T.String({ minLength: min, maxLength: max, pattern: `^[^${CONTROL_CHARS}${BIDI_CONTROLS}]*$`, ...(trim ? { trim: true } : {}) })
+
+/** A user's display name (the API's and the CLI's). */
+export const DisplayName = PlainText(0, 128)

@@ -82,3 +82,93 @@ export function sqliteGlob(glob: string): string | null {
   }
   return out
 }
+
+/** One token of a salt glob: any run (`*`), or one character that passes the test. */
+type SaltToken = { star: true } | { star: false; one: (c: string) => boolean }
+
+/** One fnmatch class body (after `[`, before `]`) as a character test, as Python's fnmatch.translate reads it. */
+function fnmatchClass(body: string): (c: string) => boolean {
+  const negated = body.startsWith('!')
+  const chars = [...(negated ? body.slice(1) : body)]
+  const singles = new Set<string>()
+  const ranges: [number, number][] = []
+  for (let k = 0; k < chars.length; k++) {
+    if (chars[k + 1] === '-' && k + 2 < chars.length) {
+      // Python drops an empty range such as `z-a`; a range is otherwise kept as it is.
+      if (code(chars[k]!) <= code(chars[k + 2]!)) ranges.push([code(chars[k]!), code(chars[k + 2]!)])
+      k += 2
+    } else singles.add(chars[k]!)
+  }
+  return (c) => (singles.has(c) || ranges.some(([lo, hi]) => code(c) >= lo && code(c) <= hi)) !== negated
+}
+
+/** A salt glob as tokens. */
+function saltTokens(glob: string): SaltToken[] {
+  const out: SaltToken[] = []
+  const g = [...glob]
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i]!
+    if (c === '*') {
+      if (!out.at(-1)?.star) out.push({ star: true })
+    } else if (c === '?') out.push({ star: false, one: () => true })
+    else if (c === '[') {
+      let j = i + 1
+      if (g[j] === '!') j++
+      if (g[j] === ']') j++
+      while (j < g.length && g[j] !== ']') j++
+      if (j >= g.length) out.push({ star: false, one: (x) => x === '[' })
+      else {
+        out.push({ star: false, one: fnmatchClass(g.slice(i + 1, j).join('')) })
+        i = j
+      }
+    } else out.push({ star: false, one: (x) => x === c })
+  }
+  return out
+}
+
+const saltCache = new Map<string, SaltToken[]>()
+
+/**
+ * Salt's glob on minion ids (Python fnmatch on a POSIX master: `*`, `?`, `[…]`, `[!…]`, a `[` with no closing `]` a
+ * literal `[`, no escapes, case-sensitive), matched against the whole id. Matched with one backtrack point per star
+ * rather than a RegExp, so a glob of many stars cannot take exponential time.
+ */
+export function saltGlobMatch(glob: string, id: string): boolean {
+  let toks = saltCache.get(glob)
+  if (!toks) {
+    toks = saltTokens(glob)
+    if (saltCache.size > 1000) saltCache.clear()
+    saltCache.set(glob, toks)
+  }
+  const s = [...id]
+  let t = 0
+  let i = 0
+  let starT = -1
+  let starI = 0
+  while (i < s.length) {
+    const tok = toks[t]
+    if (tok && !tok.star && tok.one(s[i]!)) {
+      t++
+      i++
+    } else if (tok?.star) {
+      starT = t++
+      starI = i
+    } else if (starT >= 0) {
+      t = starT + 1
+      i = ++starI
+    } else return false
+  }
+  while (toks[t]?.star) t++
+  return t === toks.length
+}
+
+/** Whether a grant glob (`*`, `?`) can match some value that starts with `prefix` (a grant on some resource of a kind). */
+export function globCanMatchPrefix(glob: string, prefix: string): boolean {
+  for (let i = 0; i < prefix.length; i++) {
+    const c = glob[i]
+    if (c === undefined) return false
+    if (c === '*') return true
+    if (c !== '?' && c !== prefix[i]) return false
+  }
+  return true
+}

@@ -35,16 +35,19 @@ const toStdout = (line: string) => (stdoutLines ??= batchedLines((t) => process.
 
 /** A small structured logger. */
 export class Logger {
-  constructor(public format: LogFormat = 'json', private out: (line: string) => void = toStdout, public quiet = false) {}
+  constructor(public format: LogFormat = 'json', private out: (line: string) => void = toStdout, public quiet = false, public debugOn = false) {}
 
-  /** Writes one line: a message and bounded fields. */
-  log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}) {
-    if (this.quiet) return
+  /** Writes one line: a message and bounded fields; debug lines only when `debugOn` (`SALTDECK_LOG_DEBUG`). */
+  log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}) {
+    if (this.quiet || (level === 'debug' && !this.debugOn)) return
     const f: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(fields)) f[k] = typeof v === 'string' && v.length > MAX_VALUE ? v.slice(0, MAX_VALUE) + '…' : v
     const ts = new Date().toISOString()
     if (this.format === 'json') this.out(JSON.stringify({ ts, level, msg, ...f }))
     else this.out(`${ts} ${level.toUpperCase()} ${msg}${Object.entries(f).map(([k, v]) => ` ${k}=${JSON.stringify(v)}`).join('')}`)
+  }
+  debug(msg: string, fields?: Record<string, unknown>) {
+    this.log('debug', msg, fields)
   }
   info(msg: string, fields?: Record<string, unknown>) {
     this.log('info', msg, fields)

@@ -196,3 +196,23 @@ export function compareVersions(source: string, a: string, b: string): number {
   if (source === 'rpm') return compareRpm(a, b)
   return compareNatural(a, b)
 }
+
+// What each package system accepts as a version (dpkg's parseversion, rpm's EVR characters); others: no spaces or controls.
+const DPKG_REVISION = /^[A-Za-z0-9.+~]+$/
+const RPM_EVR = /^(\d+:)?[A-Za-z0-9._+~^]+(-[A-Za-z0-9._+~^]+)?$/
+const PLAIN = /^[^\s\u0000-\u001f\u007f]+$/
+
+/** Why `v` is not a version of a package source ('apt': dpkg's rules, 'rpm': rpm's, others: no blanks), or null. */
+export function versionProblem(source: string, v: string): string | null {
+  if (source === 'apt') {
+    const m = /^(?:(\d+):)?(.*)$/s.exec(v)!
+    const rest = m[2]!
+    const dash = rest.lastIndexOf('-')
+    const upstream = dash < 0 ? rest : rest.slice(0, dash)
+    if (dash >= 0 && !DPKG_REVISION.test(rest.slice(dash + 1))) return 'not a Debian version: the revision after the last "-" takes only letters, digits and . + ~'
+    const allowed = new RegExp(`^[0-9][A-Za-z0-9.+~${dash >= 0 ? '\\-' : ''}${m[1] !== undefined ? ':' : ''}]*$`)
+    return allowed.test(upstream) ? null : 'not a Debian version: it starts with a digit and holds only letters, digits and . + ~ (- before a revision, : after an epoch)'
+  }
+  if (source === 'rpm') return RPM_EVR.test(v) ? null : 'not an RPM version: [epoch:]version[-release] of letters, digits and . _ + ~ ^'
+  return PLAIN.test(v) ? null : 'not a version: it holds blanks or control characters'
+}

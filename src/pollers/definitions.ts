@@ -7,6 +7,7 @@ import type { SaltClient } from '../salt/client'
 import { noFacts } from '../salt/facts'
 import { cachedJob, cachedJobs, grainsOf, keyFingerprints, keyList, literalGlob, pingedIds, presentIds } from '../salt/replies'
 import { manageStatusLies } from '../salt/versions'
+import { isPresencePing, presenceStatusArgs } from '../salt/presence-ping'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
 import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
@@ -24,6 +25,7 @@ import { startInventoryRefresh, type RefreshOptions } from '../features/inventor
 import type { Poller } from './scheduler'
 import { CATCH_UP_SECONDS, type PresenceHold } from '../lib/poller-status'
 import { SaltUnavailable } from '../salt/errors'
+import { RefreshBusy } from '../lib/errors'
 
 /** What the pollers use: the service's dependencies, the salt client, how an inventory refresh runs and the salt side's state. */
 export interface PollerContext {
@@ -55,6 +57,9 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer))
 }
 
+/** How long the inventory poller waits for a running refresh to end before its tick fails as busy (a new minion's takes seconds; a stop waits for it too), and how often it looks. */
+const BUSY_WAIT_MS = 60_000
+const BUSY_RETRY_MS = 1_000
 /** Jobs older than this are not asked for missing returns again (a dead minion never answers). */
 const BACKFILL_WINDOW_MS = 2 * 3600_000
 
@@ -84,7 +89,7 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
   // the cache says how many.
   const internal = internalJids(c.deps, jobs.map((j) => j.jid))
   const whole = new Map<string, NonNullable<ReturnType<typeof cachedJob>>>()
-  for (const jid of jobsMissingReturns(c.deps, jobs.filter((j) => !internal.has(j.jid)), now, BACKFILL_WINDOW_MS)) {
+  for (const jid of jobsMissingReturns(c.deps, jobs.filter((j) => !internal.has(j.jid) && !isPresencePing(j)), now, BACKFILL_WINDOW_MS)) {
     const d = cachedJob(jid, await c.client.runner('jobs.list_job', { jid }), now)
     if (d) whole.set(jid, d)
   }
@@ -102,12 +107,29 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
 /**
  * The minions up now. `present`: runner manage.present (the master's connection table). `status`: runner
  * manage.status, except on the masters whose manage.status counts every targeted minion as up (3007.0–3008.2,
- * #69582): there a local test.ping, counting only the minions that answered `true`.
+ * #69582): there a local test.ping, counting only the minions that answered `true`. Either ping is Saltdeck's own job:
+ * the local one under a jid marked internal, manage.status's (its own jid) by the target it is given (presence-ping.ts).
  */
 async function presentMinions(c: PollerContext): Promise<string[]> {
   if (presenceMethod(c.deps) !== 'status') return presentIds(await c.client.runner('manage.present'), false)
   if (manageStatusLies(await c.masterVersion())) return pingedIds(await c.client.local('*', 'test.ping', { timeout: 5, jid: internalJid(c.deps) }))
-  return presentIds(await c.client.runner('manage.status'), true)
+  return presentIds(await c.client.runner('manage.status', presenceStatusArgs()), true)
+}
+
+/**
+ * Reads and stores the grains of these minions (local grains.items, GRAINS_BATCH at a time) and re-counts the
+ * vulnerabilities of those whose ecosystem moved; returns the ids that answered.
+ */
+export async function collectGrains(c: PollerContext, ids: string[]): Promise<string[]> {
+  const answered: string[] = []
+  for (let i = 0; i < ids.length; i += GRAINS_BATCH) {
+    const batch = ids.slice(i, i + GRAINS_BATCH)
+    const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
+    recordGrains(c.deps, facts)
+    watchGrains(c.deps, facts.map((f) => f.id))
+    answered.push(...facts.map((f) => f.id))
+  }
+  return answered
 }
 
 const POLLERS = {
@@ -146,16 +168,7 @@ const POLLERS = {
    */
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
     applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
-    const all = acceptedMinionIds(c.deps)
-    let n = 0
-    for (let i = 0; i < all.length; i += GRAINS_BATCH) {
-      const batch = all.slice(i, i + GRAINS_BATCH)
-      const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
-      recordGrains(c.deps, facts)
-      watchGrains(c.deps, facts.map((f) => f.id))
-      n += facts.length
-    }
-    return n
+    return (await collectGrains(c, acceptedMinionIds(c.deps))).length
   }),
   /** jobs: job index, job.new / job.ret backfill. */
   jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false), true),
@@ -166,7 +179,18 @@ const POLLERS = {
     name: 'inventory',
     intervalSeconds: () => setting(c, 'inventory_refresh_minutes') * 60,
     initialDelaySeconds: () => setting(c, 'inventory_refresh_initial_delay_s'),
-    tick: () => startInventoryRefresh(c.deps, c.inventory()).done,
+    tick: async () => {
+      // A refresh of a few newly accepted minions (newcomers.ts) may hold the one refresh slot for some seconds:
+      // this tick waits for it rather than failing and leaving the fleet's packages for another interval (6 h).
+      for (const until = Date.now() + BUSY_WAIT_MS; ;) {
+        try {
+          return await startInventoryRefresh(c.deps, c.inventory()).done
+        } catch (e) {
+          if (!(e instanceof RefreshBusy) || Date.now() >= until) throw e
+          await Bun.sleep(BUSY_RETRY_MS)
+        }
+      }
+    },
   }),
   /** alerts: the time-based rules, then the outbox grouped into notifications and re-sends of still-firing alerts. */
   alerts: (c: PollerContext): Poller => ({

@@ -5,6 +5,7 @@
 import type { SaltClient } from './client'
 import type { SaltFacts } from './facts'
 import { readEvents, type Backoff, type ReaderSink } from './events'
+import type { FrameRefusal } from './frames'
 import type { FromEventWorker, ToEventWorker } from './event-worker'
 import { startWorker, stopWorker, workerUrl } from '../lib/worker-thread'
 import type { Logger } from '../lib/log'
@@ -36,6 +37,9 @@ export class EventStream {
   broken = false
   eventsIngested = 0
   framesSkipped = 0
+  /** Frames dropped, by why (frames.ts). */
+  readonly refused: Record<FrameRefusal, number> = { frame: 0, injected: 0 }
+  private refusalLoggedAt = -Infinity
   reconnects = 0
   lastError: string | null = null
   /** When the last event arrived, and when the state last changed (epoch ms). */
@@ -157,7 +161,15 @@ export class EventStream {
       if (this.pending.length >= BATCH_MAX) this.flush()
       else this.schedule()
     },
-    skipped: () => void this.framesSkipped++,
+    skipped: (reason) => {
+      this.framesSkipped++
+      this.refused[reason]++
+      // One line a minute at most: a hostile minion must not flood the log. The frame's text is never logged.
+      const now = this.w.clock.now()
+      if (now - this.refusalLoggedAt < 60_000) return
+      this.refusalLoggedAt = now
+      this.w.log.warn('event stream frame refused: not salt\'s, or written into the stream by another event\'s tag', { reason, refused: { ...this.refused } })
+    },
     failed: (detail) => {
       this.lastError = detail
       this.w.log.warn('event stream error', { error: detail })
@@ -183,7 +195,7 @@ export class EventStream {
       }
       else if (m.type === 'broken') this.sink.broken(m.on)
       else if (m.type === 'connected') this.sink.connected(m.on)
-      else if (m.type === 'skipped') this.sink.skipped()
+      else if (m.type === 'skipped') this.sink.skipped(m.reason)
       else if (m.type === 'failed') this.sink.failed(m.detail)
       else if (m.type === 'reconnecting') this.sink.reconnecting()
     }

@@ -5,6 +5,7 @@
  */
 import { SaltClient, type ClientOptions, type SaltCreds } from './client'
 import { readEvents, type Backoff } from './events'
+import type { FrameRefusal } from './frames'
 
 /** Messages from the service. */
 export type ToEventWorker =
@@ -16,7 +17,7 @@ export type FromEventWorker =
   | { type: 'ready' }
   | { type: 'connected'; on: boolean }
   | { type: 'facts'; json: string }
-  | { type: 'skipped' }
+  | { type: 'skipped'; reason: FrameRefusal }
   | { type: 'failed'; detail: string }
   | { type: 'reconnecting' }
   | { type: 'broken'; on: boolean }
@@ -51,7 +52,7 @@ self.onmessage = async (ev: MessageEvent<ToEventWorker>) => {
     loop = readEvents(client, ac.signal, Date.now, m.backoff, {
       connected: (on) => post({ type: 'connected', on }),
       facts: handOver,
-      skipped: () => post({ type: 'skipped' }),
+      skipped: (reason) => post({ type: 'skipped', reason }),
       failed: (detail) => post({ type: 'failed', detail }),
       reconnecting: () => post({ type: 'reconnecting' }),
       broken: (on) => post({ type: 'broken', on }),

@@ -6,7 +6,7 @@
  * or, when no worker starts, on the main thread; either way it reports to a sink.
  */
 import type { SaltClient } from './client'
-import { SseParser } from './sse'
+import { SaltFrames, type BusEvent, type FrameRefusal } from './frames'
 import { normalize } from './normalize'
 import type { SaltFacts } from './facts'
 import { errorText } from './errors'
@@ -16,7 +16,8 @@ export interface ReaderSink {
   connected(on: boolean): void
   /** The events one network chunk completed, as facts in arrival order; reading waits while it returns a promise. */
   facts(list: SaltFacts[]): void | Promise<void>
-  skipped(): void
+  /** A frame that is not salt's, or that another event's tag wrote into the stream, was dropped. */
+  skipped(reason: FrameRefusal): void
   /** A connection ended with an error; the reader waits, then reconnects. */
   failed(detail: string): void
   /** Called before each reconnect after the first connection. */
@@ -100,27 +101,43 @@ export async function readEvents(client: SaltClient, signal: AbortSignal, now: (
   }
 }
 
+const QUIET = Symbol('quiet')
+
+/** Reads one connection's body: frames are checked and held (frames.ts), and handed on once none can be taken back. */
 async function readBody(res: Response, signal: AbortSignal, now: () => number, sink: ReaderSink) {
-  const parser = new SseParser()
+  const frames = new SaltFrames()
   const decoder = new TextDecoder()
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    if (signal.aborted) return
-    const list: SaltFacts[] = []
-    for (const f of parser.push(decoder.decode(chunk, { stream: true }))) {
-      let msg: { tag?: unknown; data?: unknown }
-      try {
-        msg = JSON.parse(f.data)
-      } catch {
-        sink.skipped()
-        continue
+  const hand = (events: BusEvent[]) => (events.length ? sink.facts(events.map((e) => normalize(e.tag, e.data, now()))) : undefined)
+  const it = (res.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
+  // A read left pending when the loop ends (abort) rejects later: that is expected, not an unhandled rejection.
+  const read = () => {
+    const p = it.next()
+    p.catch(() => {})
+    return p
+  }
+  let next = read()
+  // The hold is about network timing, so it runs on the real clock, never the service's (tests stop theirs).
+  const tick = () => performance.now()
+  try {
+    for (;;) {
+      if (signal.aborted) return
+      // Wait for text, or until a held frame is due.
+      const wait = frames.nextReleaseIn(tick())
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const r = wait === null ? await next : await Promise.race([next, new Promise<typeof QUIET>((ok) => (timer = setTimeout(ok, wait, QUIET)))])
+      clearTimeout(timer)
+      if (r !== QUIET) {
+        if (r.done) break
+        next = read()
+        for (const reason of frames.push(decoder.decode(r.value, { stream: true }), tick())) sink.skipped(reason)
       }
-      const tag = typeof msg.tag === 'string' ? msg.tag : f.tag
-      if (!tag || !msg.data || typeof msg.data !== 'object') {
-        sink.skipped()
-        continue
-      }
-      list.push(normalize(tag, msg.data as Record<string, unknown>, now()))
+      await hand(frames.release(tick()))
     }
-    if (list.length) await sink.facts(list)
+  } finally {
+    const end = frames.end()
+    for (let i = 0; i < end.refused; i++) sink.skipped('frame')
+    // Not awaited when stopping: the worker ends its backpressure wait as it stops.
+    const handed = hand(end.events)
+    if (!signal.aborted) await handed
   }
 }

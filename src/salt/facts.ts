@@ -18,6 +18,8 @@ export interface JobStarted {
   startedAt: number
   /** When salt reported it (epoch ms). */
   ts: number
+  /** True when `minions` is the publish's own list (`salt/job/<jid>/new` from the master, or salt-api's answer to a publish). */
+  published?: boolean
 }
 
 /** One minion's return of a job (`salt/job/<jid>/ret/<id>`, or a job cache lookup). */
@@ -34,7 +36,21 @@ export interface JobReturned {
   stampMs: number | null
   /** The arguments the return reports (`fun_args`); undefined when it does not say. */
   funArgs?: unknown
+  /** The schedule a minion's own scheduled job names (`schedule`); such a job has no publish. */
+  schedule?: string | null
 }
+
+/** Why an event from the bus is no fact at all: a malformed jid, or a minion's event under a tag only the master fires. */
+export type RefusalReason = 'jid' | 'forged'
+
+/** An event refused by the normaliser, for the count and the log (the tag as salt gave it). */
+export interface Refusal {
+  reason: RefusalReason
+  tag: string
+}
+
+/** What an event that is only a hint asks for: a keys or a presence tick (salt/auth, salt/presence/*, minion starts). */
+export type Hint = 'keys' | 'presence'
 
 /** What salt does to a minion key; `denied` is a second key offered under an accepted id. */
 export type KeyAct = 'pend' | 'accept' | 'reject' | 'delete' | 'denied'
@@ -74,6 +90,15 @@ export interface SaltFacts {
   keyFingerprints?: KeyFingerprint[]
   /** Minion starts (salt sends `salt/minion/<id>/start` and the legacy `minion_start` for one start). */
   starts: { minionId: string; ts: number }[]
+  /**
+   * True for facts read from the event bus: claims, since any minion can fire any tag there (`event.fire_master`);
+   * the features store of them only what they can trust. Facts from runner and wheel replies are salt's own.
+   */
+  bus?: boolean
+  /** Events the normaliser refused. */
+  refused?: Refusal[]
+  /** Events that only ask Saltdeck to look (a keys or presence tick). */
+  hints?: Hint[]
 }
 
 /** An empty batch. */

@@ -1,7 +1,7 @@
 /** Reads runner and wheel replies (job cache, key list, presence) into salt facts. Pure: no database. */
 import { parseStartTime, jidTime } from '../lib/salt-time'
 import type { JobReturned, JobStarted, KeyAct, KeyFingerprint, SaltFacts } from './facts'
-import { str, strList, targetText } from './normalize'
+import { JID, str, strList, targetText } from './normalize'
 
 /** Job cache entries of the master's own bookkeeping and of runner/wheel calls: not minion jobs. */
 const CACHE_NOISE = /^(runner\.|wheel\.)|^saltutil\.find_job$|^saltutil\.running$/
@@ -19,6 +19,8 @@ interface CacheEntry {
 export function cachedJobs(reply: unknown, now: number, keep: (fun: string) => boolean = () => true): JobStarted[] {
   const out: JobStarted[] = []
   for (const [jid, j] of Object.entries((reply ?? {}) as Record<string, CacheEntry>)) {
+    // A minion can make the master cache a return under a jid of its choosing: only salt's own jids are jobs.
+    if (!JID.test(jid)) continue
     const fun = str(j?.Function)
     if (!fun || CACHE_NOISE.test(fun) || !keep(fun)) continue
     const startedAt = parseStartTime(j.StartTime) ?? jidTime(jid) ?? now
@@ -29,11 +31,11 @@ export function cachedJobs(reply: unknown, now: number, keep: (fun: string) => b
 
 /** A runner `jobs.list_job` reply: the job with its expected minions and the returns the cache holds; null when unknown. */
 export function cachedJob(jid: string, reply: unknown, now: number): { job: JobStarted; returns: JobReturned[] } | null {
-  const d = reply as { Function?: unknown; Minions?: unknown; Result?: Record<string, { return?: unknown; retcode?: unknown; success?: unknown }> } | null
+  const d = reply as { Function?: unknown; Minions?: unknown; Target?: unknown; 'Target-type'?: unknown; User?: unknown; Result?: Record<string, { return?: unknown; retcode?: unknown; success?: unknown }> } | null
   const fun = str(d?.Function)
-  if (!d || !fun) return null
+  if (!d || !fun || !JID.test(jid)) return null
   const startedAt = jidTime(jid) ?? now
-  const job: JobStarted = { jid, fun, target: null, tgtType: null, user: null, arg: (d as { Arguments?: unknown }).Arguments, minions: strList(d.Minions), startedAt, ts: startedAt }
+  const job: JobStarted = { jid, fun, target: targetText(d.Target), tgtType: str(d['Target-type']), user: str(d.User), arg: (d as { Arguments?: unknown }).Arguments, minions: strList(d.Minions), startedAt, ts: startedAt }
   const returns = Object.entries(d.Result ?? {}).map(([minionId, r]): JobReturned => ({
     jid, minionId, fun, ret: r?.return, retcode: typeof r?.retcode === 'number' ? r.retcode : null,
     success: typeof r?.success === 'boolean' ? r.success : null, ts: now, stampMs: null,

@@ -15,6 +15,13 @@ export class SseParser {
   private id: string | null = null
   /** The last `retry:` value seen, in ms. */
   retryMs: number | null = null
+  /** Lines completed so far (tells a reader whether a chunk ended a line). */
+  lines = 0
+
+  /** True between events: no part of a line or of an event block is waiting for more text. */
+  get idle() {
+    return this.buf === '' && this.data.length === 0 && this.tag === null
+  }
 
   push(chunk: string): SseFrame[] {
     this.buf += chunk
@@ -26,6 +33,7 @@ export class SseParser {
       if (this.buf[nl] === '\r' && nl === this.buf.length - 1) break
       const line = this.buf.slice(0, nl)
       this.buf = this.buf.slice(nl + (this.buf.startsWith('\r\n', nl) ? 2 : 1))
+      this.lines++
       const frame = this.line(line)
       if (frame) out.push(frame)
     }

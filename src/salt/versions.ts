@@ -56,6 +56,11 @@ export const KNOWN_FAULTS: KnownFault[] = [
     handling: 'Grains are asked of the minions (local grains.items), never read from the master\'s cache.',
   },
   {
+    id: 'key-finger-armor', from: '3008.0', to: '3008.3', issue: 'saltstack/salt#69970',
+    summary: 'The master fingerprints a key with its BEGIN/END lines (salt-key -f, wheel key.finger), the minion without them, so `salt-call --local key.finger` prints another value.',
+    handling: 'The Keys page gives the command that prints the master\'s value on the minion: printf %s "$(cat /etc/salt/pki/minion/minion.pub)" | sha256sum.',
+  },
+  {
     id: 'logout-revokes', from: '3008.3', to: null, issue: 'saltstack/salt#69067',
     summary: 'POST /logout revokes the eauth token (before, it only expired the cookie).',
     handling: 'The client forgets its token before logging out (at stop and when the salt settings change), and a call that meets the 401 logs in again.',

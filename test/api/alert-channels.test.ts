@@ -164,7 +164,8 @@ describe.skipIf(noSmtp)('email over a real SMTP server', () => {
     if (!existsSync(join(certDir, 'cert.pem'))) throw new Error('openssl could not make a certificate')
     const pair = { cert: join(certDir, 'cert.pem'), key: join(certDir, 'key.pem') }
     ;[plain, tls, smtps] = await Promise.all([smtpServer(), smtpServer(pair), smtpServer(pair, { SMTP_MODE: 'tls', SMTP_AUTH: 'alerts:s3cret' })])
-  })
+    // A key pair and three Python servers: seconds on a loaded 2-core machine, more than the 5 s default.
+  }, 30_000)
   afterAll(() => {
     plain?.stop()
     tls?.stop()

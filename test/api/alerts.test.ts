@@ -6,10 +6,13 @@ import { call, testWorld } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts } from '../../src/salt/facts'
+import { notePublished } from '../../src/features/jobs/trust'
 import { watchTime } from '../../src/features/alerts/watch'
 import { groupTransitions, renotify } from '../../src/features/alerts/notify'
 import { DEADLINE_GRACE_MS, DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
 import { send } from '../../src/features/alerts/send'
+import { slackText } from '../../src/features/alerts/channels/http'
 import { until } from '../helpers/until'
 
 type World = Awaited<ReturnType<typeof testWorld>>
@@ -19,6 +22,8 @@ const passing = { 'test_|-x_|-x_|-succeed_without_changes': { result: true, chan
 /** A state.apply return of a minion, stored through the ingest path at the world's time. */
 function run(w: World, minion: string, ret: unknown, args: unknown[] = []) {
   const jid = new Date(w.clock.now()).toISOString().replace(/\D/g, '').slice(0, 17) + String(seq++ % 1000).padStart(3, '0')
+  // Published to that minion, so its return from the bus is believed (contract §17).
+  notePublished(w.deps, jid, 'state.apply', [minion])
   applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: args, _stamp: new Date(w.clock.now()).toISOString().replace('Z', ''), return: ret }, w.clock.now())])
   return jid
 }
@@ -64,6 +69,16 @@ describe('rules', () => {
     expect((await call(w, 'DELETE', `/api/alerts/rules/${r.id}`)).status).toBe(204)
     expect((await call(w, 'GET', `/api/alerts/rules/${r.id}`)).status).toBe(404)
     expect((await call(w, 'GET', '/api/audit?action=alert_rule.create')).body.total).toBe(1)
+  })
+  test('salt_unreachable is about the whole fleet: a minion glob other than "*" is 422 on create and change (issue 23 item 1)', async () => {
+    const w = await testWorld()
+    const bad = await call(w, 'POST', '/api/alerts/rules', { body: { name: 'salt down', kind: 'salt_unreachable', minion_glob: 'db-*' } })
+    expect(bad).toMatchObject({ status: 422, body: { detail: [{ type: 'value_error', loc: ['body', 'minion_glob'], msg: 'Value error, salt_unreachable is about the whole fleet and takes no minion glob', input: 'db-*' }] } })
+    expect((await call(w, 'GET', '/api/alerts/rules')).body.rules).toEqual([])
+    const r = await rule(w, { name: 'salt down', kind: 'salt_unreachable' })
+    expect(r.minion_glob).toBe('*')
+    expect((await call(w, 'PATCH', `/api/alerts/rules/${r.id}`, { body: { minion_glob: 'web*' } })).status).toBe(422)
+    expect((await call(w, 'PATCH', `/api/alerts/rules/${r.id}`, { body: { minion_glob: '*', params: { for_minutes: 7 } } })).body).toMatchObject({ minion_glob: '*', params: { for_minutes: 7 } })
   })
 })
 
@@ -120,17 +135,50 @@ describe('evaluation where the facts land', () => {
     expect(resolved.map((x: any) => [x.subject, x.state, x.count])).toEqual([['web-01', 'resolved', 2]])
     expect(resolved[0].resolved_at).toBe(new Date(w.clock.now()).toISOString())
   })
+
+  test('a run_failed message names the failing states, a few and then "and N more"; the resolved one says it succeeded again (issue 23 item 1)', async () => {
+    const w = await testWorld()
+    await rule(w, { name: 'failures', kind: 'run_failed' })
+    w.clock.advance(1000)
+    const states = (ids: string[], ok: string[] = []) => Object.fromEntries([
+      ...ok.map((id, i) => [`pkg_|-${id}_|-${id}_|-installed`, { result: true, changes: {}, comment: 'ok', __id__: id, __run_num__: i }]),
+      ...ids.map((id, i) => [`file_|-${id}_|-/etc/${id}_|-managed`, { result: false, changes: {}, comment: 'Failure!', __id__: id, __run_num__: ok.length + i }]),
+    ])
+    const jid = run(w, 'web-01', states(['nginx-conf', 'php-conf', 'cron-job', 'motd', 'sshd-conf', 'ntp-conf'], ['nginx']))
+    const two = run(w, 'web-02', states(['nginx-conf', 'php-conf']))
+    const a = (await firing(w)).sort((x: any, y: any) => (x.subject < y.subject ? -1 : 1))
+    expect(a.map((x: any) => x.summary)).toEqual([
+      `web-01: state.apply failed: nginx-conf, php-conf, cron-job and 3 more (jid ${jid})`,
+      `web-02: state.apply failed: nginx-conf and php-conf (jid ${two})`,
+    ])
+    expect(a[0].details).toMatchObject({ jid, failed_count: 6, failed_states: ['nginx-conf', 'php-conf', 'cron-job', 'motd', 'sshd-conf', 'ntp-conf'] })
+    w.clock.advance(1000)
+    const fixed = run(w, 'web-01', passing)
+    const resolved = (await call(w, 'GET', '/api/alerts?state=resolved')).body.alerts
+    expect(resolved.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
+    // The resolved notification carries the resolved sentence, not "failed".
+    w.clock.advance(60_000)
+    groupTransitions(w.deps, 30)
+    const bodies = w.deps.db.$client.query<{ status: string; body: string }, []>('SELECT status, body FROM alert_notifications ORDER BY created_at, status').all()
+    const told = bodies.find((b) => b.status === 'resolved')!
+    expect(JSON.parse(told.body).alerts.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
+    const text = slackText(JSON.parse(told.body), { publicUrl: null, timeoutMs: 1000 })
+    expect(text).toBe(`*RESOLVED: failures (1 subject)*\n• web-01: web-01: state.apply succeeded again (jid ${fixed})`)
+    expect(text).not.toContain('failed')
+  })
   test('key_pending fires when a key waits and resolves when it is decided; minion_offline fires after for_minutes and resolves when the minion is back', async () => {
     const w = await testWorld()
     await rule(w, { name: 'pending keys', kind: 'key_pending' })
     await rule(w, { name: 'offline', kind: 'minion_offline', params: { for_minutes: 10 } })
-    applyFacts(w.deps, [normalize('salt/auth', { act: 'pend', id: 'new-01', result: true }, w.clock.now())])
+    // Key state and presence as the keys and presence pollers read them (salt/auth and salt/presence/* are only hints).
+    const presence = (id: string, online: boolean) => applyFacts(w.deps, [{ ...noFacts(), presence: [{ minionId: id, online, ts: w.clock.now() }] }])
+    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: w.clock.now() }] }])
     expect((await firing(w)).map((x: any) => [x.kind, x.subject])).toEqual([['key_pending', 'new-01']])
     applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'new-01', result: true }, w.clock.now())])
     expect(await firing(w)).toEqual([])
-    applyFacts(w.deps, [normalize('salt/presence/change', { new: ['db-01'], lost: [] }, w.clock.now())])
+    presence('db-01', true)
     applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'db-01', result: true }, w.clock.now())])
-    applyFacts(w.deps, [normalize('salt/presence/change', { new: [], lost: ['db-01'] }, w.clock.now())])
+    presence('db-01', false)
     w.clock.advance(9 * 60_000)
     watchTime(w.deps)
     expect(await firing(w)).toEqual([])
@@ -141,7 +189,8 @@ describe('evaluation where the facts land', () => {
     // new-01 was accepted but never seen: an accepted minion that does not answer is offline too.
     expect(a.map((x: any) => [x.kind, x.subject, x.count]).sort()).toEqual([['minion_offline', 'db-01', 2], ['minion_offline', 'new-01', 2]])
     expect(a.find((x: any) => x.subject === 'db-01').details.minutes_offline).toBe(11)
-    applyFacts(w.deps, [normalize('salt/presence/change', { new: ['db-01', 'new-01'], lost: [] }, w.clock.now())])
+    presence('db-01', true)
+    presence('new-01', true)
     expect(await firing(w)).toEqual([])
   })
   test('ack records who and when; the alert keeps firing', async () => {

@@ -76,7 +76,8 @@ describe('login', () => {
     await login(w, 'admin', ADMIN_PW)
     const entries = (await call(w, 'GET', '/api/audit?action=auth.login')).body.entries
     expect(entries.map((e: any) => [e.username, e.ok])).toEqual([['admin', true], ['admin', false]])
-    expect(entries[1].detail).toBe('Invalid credentials')
+    // Every sign-in says its source and outcome (contract §14).
+    expect(entries.map((e: any) => e.detail)).toEqual(['source: local; outcome: success', 'Invalid credentials; source: local; outcome: invalid'])
   })
   test('unknown properties are ignored at login only', async () => {
     const w = await testWorld()
@@ -223,6 +224,20 @@ describe('forced password change', () => {
     expect((await call(w, 'GET', '/api/minions', { who: { cookie: c } })).status).toBe(200)
     expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: other } })).status).toBe(401)
     expect((await login(w, 'oper', 'brand-new-pw-2')).body.must_change_pw).toBe(false)
+  })
+  test('an own password change ends every other session and every API token of the user, and keeps this session', async () => {
+    const w = await testWorld()
+    const c = cookieOf(await login(w, 'oper', 'password-123'))
+    const stolen = cookieOf(await login(w, 'oper', 'password-123'))
+    // A token minted from the stolen session, and one the user made for a script: both must end.
+    const minted: string = (await call(w, 'POST', '/api/auth/tokens', { who: { cookie: stolen }, body: { name: 'minted' } })).body.token
+    const script: string = (await call(w, 'POST', '/api/auth/tokens', { who: { cookie: c }, body: { name: 'ci' } })).body.token
+    expect((await call(w, 'GET', '/api/auth/me', { who: { token: minted } })).status).toBe(200)
+    expect((await call(w, 'POST', '/api/auth/change-password', { who: { cookie: c }, body: { current_password: 'password-123', new_password: 'brand-new-pw-2' } })).status).toBe(204)
+    for (const who of [{ token: minted }, { token: script }, { cookie: stolen }]) expect((await call(w, 'GET', '/api/auth/me', { who })).status).toBe(401)
+    expect((await call(w, 'GET', '/api/auth/me', { who: { cookie: c } })).status).toBe(200)
+    // Other users keep theirs.
+    expect((await call(w, 'GET', '/api/auth/me', { who: 'viewer' })).status).toBe(200)
   })
   test('a new password equal to the username (any case) is refused', async () => {
     const w = await testWorld()

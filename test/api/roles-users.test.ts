@@ -16,7 +16,7 @@ describe('roles', () => {
     expect(grant.status).toBe(201)
     expect((await call(w, 'POST', `/api/roles/${id}/permissions`, { body: { verb: 'view', resource_glob: 'audit:*' } })).status).toBe(409)
     const detail = (await call(w, 'GET', `/api/roles/${id}`)).body
-    expect(detail.permissions).toEqual([{ id: grant.body.id, verb: 'view', resource_glob: 'audit:*' }])
+    expect(detail.permissions).toEqual([{ id: grant.body.id, verb: 'view', resource_glob: 'audit:*', target_glob: '*' }])
 
     const nobodyId = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'nobody').id
     expect((await call(w, 'GET', '/api/audit', { who: 'nobody' })).status).toBe(403)
@@ -122,12 +122,24 @@ describe('users', () => {
     [{ username: 'bad name', password: 'long-enough' }, 'string_pattern_mismatch'],
     [{ username: 'x'.repeat(65), password: 'long-enough' }, 'string_too_long'],
     [{ username: 'ok', password: 'short' }, 'string_too_short'],
-    [{ username: 'ok', password: 'long-enough', roles: ['nope'] }, 'uuid_parsing'],
+    [{ username: 'ok', password: 'long-enough', roles: ['nope'] }, 'value_error'],
+    [{ username: 'ok', password: 'long-enough', roles: [''] }, 'string_too_short'],
   ])('POST /api/users %p → %s', async (body, type) => {
     const w = await testWorld()
     const r = await call(w, 'POST', '/api/users', { body })
     expect(r.status).toBe(422)
     expect(r.body.detail[0].type).toBe(type)
+  })
+  test('roles are given by id or by name, any case, as the CLI takes them (issue 23 item 5); an unknown name is 422 and creates nothing', async () => {
+    const w = await testWorld()
+    const made = await call(w, 'POST', '/api/users', { body: { username: 'byname', password: 'long-enough', roles: ['Operator', w.roleId('viewer'), 'viewer'] } })
+    expect(made.status).toBe(201)
+    expect(made.body.roles.map((r: any) => r.name).sort()).toEqual(['operator', 'viewer'])
+    expect((await call(w, 'PATCH', `/api/users/${made.body.id}`, { body: { roles: ['VIEWER'] } })).body.roles.map((r: any) => r.name)).toEqual(['viewer'])
+    expect((await call(w, 'PUT', `/api/users/${made.body.id}/roles`, { body: { role_ids: ['operator'] } })).body.roles.map((r: any) => r.name)).toEqual(['operator'])
+    const bad = await call(w, 'POST', '/api/users', { body: { username: 'nobody2', password: 'long-enough', roles: ['viewer', 'wizard'] } })
+    expect(bad).toMatchObject({ status: 422, body: { detail: [{ type: 'value_error', loc: ['body', 'roles', 1], msg: 'Value error, unknown role', input: 'wizard' }] } })
+    expect((await call(w, 'GET', '/api/users')).body.users.map((u: any) => u.username)).not.toContain('nobody2')
   })
   test('accepted usernames use A-Z a-z 0-9 . _ @ -', async () => {
     const w = await testWorld()
@@ -138,7 +150,7 @@ describe('users', () => {
 describe('control characters (contract §4: none in any name field, one definition: C0, DEL and C1)', () => {
   test.each(['a\u0001b', 'a\u007fb', 'a\u0085b', 'a\u009fb'])('%j is refused in role names, descriptions, token names and display names', async (bad) => {
     const w = await testWorld()
-    const pattern = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
+    const pattern = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$'
     const expectRefused = (r: { status: number; body: any }, field: string) =>
       expect(r).toMatchObject({ status: 422, body: { detail: [{ type: 'string_pattern_mismatch', loc: ['body', field], input: bad, ctx: { pattern } }] } })
     expectRefused(await call(w, 'POST', '/api/roles', { body: { name: bad } }), 'name')

@@ -5,6 +5,7 @@ import { call, testWorld } from '../helpers/app'
 import { migrateBefore } from '../helpers/migrations'
 import { normalize } from '../../src/salt/normalize'
 import { applyFacts } from '../../src/features/ingest/apply'
+import { notePublished } from '../../src/features/jobs/trust'
 import { openDb } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
 
@@ -21,6 +22,8 @@ function ret(w: World, minion: string, ret: unknown, opts: { args?: unknown[]; a
   const at = opts.at ?? w.clock.now()
   const jid = new Date(at).toISOString().replace(/\D/g, '').slice(0, 17) + String(seq++ % 1000).padStart(3, '0')
   const stamp = new Date(at).toISOString().replace('Z', '')
+  // Published to that minion, so its return from the bus is believed (contract §17).
+  notePublished(w.deps, jid, 'state.apply', [minion])
   applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: opts.args ?? [], retcode: 0, _stamp: stamp, return: ret }, w.clock.now())])
   return jid
 }

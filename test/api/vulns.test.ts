@@ -88,7 +88,7 @@ describe('version queries', () => {
     const all = await call(w, 'GET', '/api/inventory/packages/openssl/minions?limit=5&offset=3', { who: 'viewer' })
     expect(all.body.total).toBe(40)
     expect(all.body.minions.map((m: { minion_id: string }) => m.minion_id)).toEqual(['n03', 'n04', 'n05', 'n06', 'n07'])
-    expect(all.body.minions[0]).toEqual({ minion_id: 'n03', version: holders.get('n03'), arch: 'amd64', source: 'apt' })
+    expect(all.body.minions[0]).toEqual({ minion_id: 'n03', package: 'openssl', version: holders.get('n03'), arch: 'amd64', source: 'apt' })
     expect((await call(w, 'GET', '/api/inventory/packages/openssl/minions?source=rpm', { who: 'viewer' })).body.total).toBe(0)
     expect((await call(w, 'GET', '/api/inventory/packages/nope/minions', { who: 'viewer' })).status).toBe(404)
     const bad = await call(w, 'GET', '/api/inventory/packages/openssl/minions?op=lt', { who: 'viewer' })
@@ -96,6 +96,22 @@ describe('version queries', () => {
     expect(bad.body.detail).toEqual([{ type: 'value_error', loc: ['query', 'version'], msg: 'Value error, op and version go together', ctx: { error: {} } }])
     expect((await call(w, 'GET', '/api/inventory/packages/openssl/minions?version=1', { who: 'viewer' })).body.detail[0].loc).toEqual(['query', 'op'])
     expect((await call(w, 'GET', '/api/inventory/packages/openssl/minions?op=lt&version=1', { who: 'nobody' })).status).toBe(403)
+  })
+
+  test('a version the package system would not take is 422, not an answer (issue 23 item 2)', async () => {
+    const w = await testWorld()
+    replacePackageSets(w.deps, [set('deb', { openssl: '3.0.11-1~deb12u1' }), set('rh', { openssl: '3.0.7-24.el9' }, 'rpm')])
+    const ask = (version: string, source = '') => call(w, 'GET', `/api/inventory/packages/openssl/minions?op=lt&version=${encodeURIComponent(version)}${source ? `&source=${source}` : ''}`, { who: 'viewer' })
+    for (const [version, source] of [['not a version!!', ''], ['not a version!!', 'rpm'], ['abc', 'apt'], ['1.0-1-', 'apt'], ['3.0 beta', 'rpm']]) {
+      const r = await ask(version!, source)
+      expect({ version, source, status: r.status, loc: r.body.detail?.[0]?.loc, input: r.body.detail?.[0]?.input }).toEqual({ version, source, status: 422, loc: ['query', 'version'], input: version })
+    }
+    expect((await ask('not a version!!')).body.detail[0].msg).toContain('not a Debian version')
+    expect((await ask('3.0.12-1', 'apt')).body.minions.map((m: { minion_id: string }) => m.minion_id)).toEqual(['deb'])
+    expect((await ask('1:3.0.0-1', 'rpm')).body.minions.map((m: { minion_id: string }) => m.minion_id)).toEqual(['rh'])
+    // A version only the other package system refuses is fine when the query is held to one source.
+    expect((await ask('3.0.8_1', 'rpm')).status).toBe(200)
+    expect((await ask('3.0.8_1')).status).toBe(422)
   })
 })
 
@@ -141,7 +157,12 @@ describe('vulnerabilities', () => {
     expect(await countOf(w, 'USN-1')).toBe(1)
     const list = await vulns(w)
     expect(list.total).toBe(5)
-    expect(list.vulns[0]!.id).toBe('DSA-1')
+    // Worst first, then most minions (issue 23 item 2): the critical DSA-4 on one minion above the high DSA-1 on two.
+    expect(list.vulns.map((v) => v.id)).toEqual(['DSA-4', 'DSA-1', 'USN-1', 'DSA-3', 'DSA-2'])
+    expect((await vulns(w, '?sort=severity')).vulns.map((v) => v.id)).toEqual(['DSA-4', 'DSA-1', 'USN-1', 'DSA-3', 'DSA-2'])
+    expect((await vulns(w, '?sort=minions')).vulns.map((v) => v.id)).toEqual(['DSA-1', 'DSA-4', 'USN-1', 'DSA-3', 'DSA-2'])
+    expect((await vulns(w, '?sort=id')).vulns.map((v) => v.id)).toEqual(['DSA-1', 'DSA-2', 'DSA-3', 'DSA-4', 'USN-1'])
+    expect((await call(w, 'GET', '/api/vulns?sort=worst', { who: 'viewer' })).status).toBe(422)
     expect(list.vulns.find((v) => v.id === 'DSA-1')).toMatchObject({ severity: 'high', packages: ['openssl'], fixed_versions: ['3.0.13-1~deb12u1'] })
     expect(list.vulns.find((v) => v.id === 'DSA-4')!.severity).toBe('critical') // CVSS 3.1 base 9.8, computed
     expect(list.vulns.find((v) => v.id === 'DSA-2')!.severity).toBe('unknown')
@@ -273,6 +294,15 @@ describe('vulnerabilities', () => {
       const after = (await call(w, 'GET', '/api/vulns/DSA-1', { who: 'viewer' })).body.minions.map((m: { minion_id: string; package: string }) => `${m.minion_id}:${m.package}`)
       expect(after).toEqual(['deb-a:libssl3', 'deb-a:openssl', 'deb-b:libssl3', 'deb-b:openssl'])
       expect(await countOf(w, 'DSA-1')).toBe(2)
+      // "Who runs openssl below …" offers the source package's binaries too, as the record does (issue 23 item 2).
+      const below = (q: string) => call(w, 'GET', `/api/inventory/packages/openssl/minions?op=lt&version=3.0.13-1~deb12u1${q}`, { who: 'viewer' })
+      const plain = (await below('')).body
+      expect(plain.binaries).toEqual(['libssl3'])
+      expect(plain.minions.map((m: { minion_id: string; package: string }) => `${m.minion_id}:${m.package}`)).toEqual(['deb-a:openssl', 'deb-b:openssl'])
+      const withBinaries = (await below('&binaries=true')).body
+      expect(withBinaries.total).toBe(4)
+      expect(withBinaries.minions.map((m: { minion_id: string; package: string }) => `${m.minion_id}:${m.package}`)).toEqual(['deb-a:libssl3', 'deb-a:openssl', 'deb-b:libssl3', 'deb-b:openssl'])
+      expect((await call(w, 'GET', '/api/inventory/packages/libssl3/minions', { who: 'viewer' })).body.binaries).toEqual([])
       // Learned once: a second pass asks nothing.
       expect((await learnSources(w.deps, client, () => `2026${Date.now()}`)).keys).toBe(0)
       // salt-api down: the learner gives up at the first failed call (leaving the keys for the next refresh) instead

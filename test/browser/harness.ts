@@ -60,6 +60,9 @@ export function fakeFleet(): FakeSalt {
   salt.addMinions([PENDING_ID], { key: 'pending' })
   for (const id of ['web-01', 'web-02']) salt.minions.get(id)!.pkgs = { ...salt.minions.get(id)!.pkgs, nginx: ['1.22.1-9'], 'nginx-common': ['1.22.1-9'] }
   salt.minions.get('web-02')!.pkgs.nginx = ['1.22.1-9+deb12u1']
+  // web-01 holds libssl3, built from the source package openssl: records for openssl reach it once the source is learned.
+  salt.minions.get('web-01')!.pkgs.libssl3 = ['3.0.11-1~deb12u2']
+  salt.minions.get('web-01')!.sources = { libssl3: 'openssl' }
   salt.minions.get('db-01')!.pkgs = { ...salt.minions.get('db-01')!.pkgs, 'postgresql-15': ['15.8-0+deb12u1'] }
   salt.minions.get('cache-01')!.online = false
   // A grain only db-01 has, for the grain search of the Minions page.

@@ -52,6 +52,8 @@ test('deliveries pending at kill -9 go out after restart, once per notification 
   // Two failing runs, published until stored (a stream being replaced may still be open on salt's side).
   const fail = { 'test_|-x_|-x_|-fail_without_changes': { result: false, changes: {}, comment: 'Failure!', __run_num__: 0 } }
   await until(async () => {
+    // The job's publish first: a return is believed only for a minion the job was published to (contract §17).
+    salt.publish('salt/job/20261123090000000001/new', { jid: '20261123090000000001', fun: 'state.apply', tgt: 'web-0*', tgt_type: 'glob', user: 'root', arg: [], minions: ['web-01', 'web-02'] })
     for (const m of ['web-01', 'web-02']) salt.publish(`salt/job/20261123090000000001/ret/${m}`, { id: m, jid: '20261123090000000001', fun: 'state.apply', retcode: 2, return: fail })
     return (await api('GET', '/api/alerts')).total === 2 || null
   }, 'two alerts firing', { ms: 10_000, every: 250 })

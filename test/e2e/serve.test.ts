@@ -1,9 +1,11 @@
-// Proves `serve` on a real data dir: port 0, 0700 dir, settings survive a SIGTERM stop and a second start.
+// Proves `serve` on a real data dir: port 0, 0700 dir, settings survive a SIGTERM stop and a second start, one serve per
+// data directory and port, and revocation by the CLI reaching open activity streams.
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from 'node:net'
+import { spawn } from 'bun'
 import { startServe } from '../helpers/serve'
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-serve-'))
@@ -77,3 +79,73 @@ test('a body over 1 MiB on the real server gets the JSON 413', async () => {
     await srv.stop()
   }
 })
+
+/** Runs `bun run src/main.ts ARGS` to its end; exit code and everything it printed. */
+async function runSaltdeck(args: string[], env: Record<string, string>) {
+  const p = spawn(['bun', 'run', 'src/main.ts', ...args], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+  return { code, text: out + err }
+}
+
+test('a second serve on the same data directory refuses to start and names the holder; after kill -9 of the holder a new one starts', async () => {
+  const dir = join(root, 'locked')
+  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+  const first = await startServe(dir, env)
+  try {
+    const second = await runSaltdeck(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir], env)
+    expect(second.code).not.toBe(0)
+    expect(second.text).toContain(`in use by another saltdeck serve (pid ${first.proc.pid})`)
+    expect(second.text).not.toContain('saltdeck listening')
+    // The operator commands still work beside the running service.
+    expect(await runSaltdeck(['user', 'list', '--data-dir', dir], env)).toMatchObject({ code: 0, text: expect.stringContaining('admin') })
+    expect((await runSaltdeck(['backup', join(root, 'locked-backup.db'), '--data-dir', dir], env)).code).toBe(0)
+    expect(await (await fetch(`${first.url}/healthz`)).json()).toEqual({ status: 'ok' })
+  } finally {
+    first.proc.kill('SIGKILL')
+    await first.proc.exited
+  }
+  // The lock went with the killed process; its stale pid file does not block.
+  const third = await startServe(dir, env)
+  expect(await (await fetch(`${third.url}/healthz`)).json()).toEqual({ status: 'ok' })
+  expect(await third.stop()).toBe(0)
+}, 60_000)
+
+test('a second process on the same port fails to start: the port is never shared', async () => {
+  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+  const first = await startServe(join(root, 'port-a'), env)
+  try {
+    const port = new URL(first.url).port
+    const second = await runSaltdeck(['serve', '--host', '127.0.0.1', '--port', port, '--data-dir', join(root, 'port-b')], env)
+    expect(second.code).not.toBe(0)
+    expect(second.text).toContain('in use')
+  } finally {
+    await first.stop()
+  }
+}, 60_000)
+
+test('on a real service, saltdeck user reset-password from another process ends the open activity streams of that user within 5 s', async () => {
+  const dir = join(root, 'streams')
+  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+  const srv = await startServe(dir, env)
+  try {
+    const cookie = await loginCookie(srv.url)
+    const res = await fetch(`${srv.url}/api/activity/stream`, { headers: { cookie } })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    const ended = (async () => {
+      for (;;) if ((await reader.read()).done) return performance.now()
+    })()
+    // Timed from before the command starts: an upper bound on the time from the revocation to the stream's end.
+    const t0 = performance.now()
+    const reset = spawn(['bun', 'run', 'src/main.ts', 'user', 'reset-password', 'admin', '--password-stdin', '--data-dir', dir], { env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    reset.stdin.write('another-admin-pw\n')
+    reset.stdin.end()
+    expect(await reset.exited).toBe(0)
+    const at = await Promise.race([ended, Bun.sleep(5000).then(() => null)])
+    if (at === null) await reader.cancel()
+    expect(at).not.toBeNull()
+    expect(at! - t0).toBeLessThan(5000)
+  } finally {
+    await srv.stop()
+  }
+}, 60_000)

@@ -139,6 +139,16 @@ export class FakeSalt {
   publish(tag: string, data: Record<string, unknown>) {
     this.sendRaw(`tag: ${tag}\ndata: ${JSON.stringify({ data: { ...data, _stamp: data._stamp ?? stamp() }, tag })}\n\n`)
   }
+  /**
+   * A minion's own schedule with return_job, as salt does it: the master writes the job and the return to its job cache
+   * and fires the return (with the schedule's name, and no `new` event). Returns the jid.
+   */
+  scheduleReturn(id: string, fun: string, ret: unknown, schedule = 'demo-schedule') {
+    const jid = newJid()
+    this.jobs.set(jid, { fun, tgt: id, user: 'root', minions: [id], returns: { [id]: ret }, start: Date.now() })
+    this.publish(`salt/job/${jid}/ret/${id}`, { cmd: '_return', id, jid, fun, fun_args: [], schedule, retcode: 0, success: true, return: ret })
+    return jid
+  }
   /** Ends every open stream (token expiry, salt-api restart). */
   closeStreams() {
     for (const c of this.streams) try { c.close() } catch { /* closed */ }
@@ -235,6 +245,38 @@ export class FakeSalt {
     return accepted.filter((m) => re.test(m.id))
   }
 
+  /**
+   * The master's check_minions for a runner: glob, list and pcre on accepted keys; grain (`key:glob`) on the cached
+   * grains (none while grainsCacheEmpty); compound of `G@`, `L@`, `E@` and globs with and/or/not and parentheses.
+   */
+  checkMinions(tgt: unknown, tgtType: string): FakeMinion[] {
+    const accepted = [...this.minions.values()].filter((m) => m.key === 'accepted')
+    const grain = (m: FakeMinion, expr: string) => {
+      if (this.grainsCacheEmpty) return false
+      const i = expr.indexOf(':')
+      const v = m.grains[expr.slice(0, i)]
+      return (Array.isArray(v) ? v : [v]).some((x) => x !== undefined && fnmatch(expr.slice(i + 1), String(x)))
+    }
+    const term = (m: FakeMinion, t: string) =>
+      t.startsWith('G@') ? grain(m, t.slice(2)) : t.startsWith('L@') ? t.slice(2).split(',').includes(m.id) : t.startsWith('E@') ? new RegExp(t.slice(2)).test(m.id) : fnmatch(t, m.id)
+    const compound = (m: FakeMinion, words: string[]): boolean => {
+      let i = 0
+      const or = (): boolean => { let v = and(); while (words[i] === 'or') { i++; const r = and(); v = v || r } return v }
+      const and = (): boolean => { let v = not(); while (words[i] === 'and') { i++; const r = not(); v = v && r } return v }
+      const not = (): boolean => { if (words[i] === 'not') { i++; return !not() } if (words[i] === '(') { i++; const v = or(); i++; return v } return term(m, words[i++]!) }
+      return or()
+    }
+    if (tgtType === 'list') {
+      const ids = new Set(Array.isArray(tgt) ? tgt.map(String) : String(tgt).split(','))
+      return accepted.filter((m) => ids.has(m.id))
+    }
+    if (tgtType === 'pcre') return accepted.filter((m) => new RegExp(String(tgt)).test(m.id))
+    if (tgtType === 'grain') return accepted.filter((m) => grain(m, String(tgt)))
+    if (tgtType === 'compound') return accepted.filter((m) => compound(m, String(tgt).replace(/[()]/g, ' $& ').trim().split(/\s+/)))
+    if (tgtType === 'glob') return accepted.filter((m) => fnmatch(String(tgt), m.id))
+    return []
+  }
+
   /** What one minion returns for a function. */
   private exec(m: FakeMinion, fun: string, kwarg: Record<string, unknown> = {}, arg: unknown[] = []): unknown {
     if (fun === 'test.ping') return true
@@ -299,7 +341,11 @@ export class FakeSalt {
       return { up: accepted.filter((m) => m.online).map((m) => m.id).sort(), down: accepted.filter((m) => !m.online).map((m) => m.id).sort() }
     }
     if (fun === 'salt.cmd' && kw.fun === 'test.version') return this.version
-    if (fun === 'cache.grains') return this.grainsCacheEmpty ? {} : Object.fromEntries(accepted.map((m) => [m.id, m.grains]))
+    // MasterPillarUtil: salt's check_minions on the target, then each matched minion's cached grains ({} when none).
+    if (fun === 'cache.grains') {
+      if (kw.tgt === undefined) return "Passed invalid arguments: grains() missing 1 required positional argument: 'tgt'"
+      return Object.fromEntries(this.checkMinions(kw.tgt, kw.tgt_type ?? 'glob').map((m) => [m.id, this.grainsCacheEmpty ? {} : m.grains]))
+    }
     if (fun === 'jobs.list_jobs') {
       const out: Record<string, unknown> = {}
       for (const [jid, j] of this.jobs) {

@@ -3,6 +3,9 @@ import { FakeSalt } from './fake-salt'
 import { call, testWorld } from './app'
 import { SaltRuntime } from '../../src/runtime'
 import { updateSection } from '../../src/features/settings/service'
+import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts } from '../../src/salt/facts'
+import type { AppDeps } from '../../src/deps'
 
 /** Builds the world; pollers are triggered by hand with rt.scheduler.run(name). */
 export async function saltWorld(minions = ['web-01', 'web-02', 'db-01']) {
@@ -16,4 +19,9 @@ export async function saltWorld(minions = ['web-01', 'web-02', 'db-01']) {
   w.deps.onSettingsChanged = (s) => void rt.settingsChanged(s)
   const get = async (path: string) => (await call(w, 'GET', path)).body
   return { ...w, salt, rt, get, async close() { await rt.stop(); salt.stop() } }
+}
+
+/** Makes a minion known to Saltdeck with an accepted key, as the keys poller would (starts are recorded for known minions only). */
+export function known(w: { deps: AppDeps }, id: string) {
+  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: id, act: 'accept', ts: w.deps.clock.now() }] }])
 }

@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, field_validator, ConfigDict, Field, HttpUrl, StringConstraints, UrlConstraints
 
 # Contract §1.1 additions, in pydantic's own vocabulary: no control characters, names trimmed before their length.
-PLAIN = r'^[^\u0000-\u001f\u007f-\u009f]*$'
+PLAIN = r'^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$'
 Plain = lambda lo, hi, strip=False: Annotated[str, StringConstraints(min_length=lo, max_length=hi, pattern=PLAIN, strip_whitespace=strip)]
-Glob = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f]+$')]
+Glob = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+$')]
 Int = lambda lo, hi: Annotated[int, Field(ge=lo, le=hi)]
 
 
@@ -34,9 +34,13 @@ class RolePatch(Strict):
     description: Optional[Plain(0, 255)] = None
 
 
+TargetGlob = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f]+$')]
+
+
 class PermissionIn(Strict):
     verb: Glob
     resource_glob: Glob
+    target_glob: TargetGlob = '*'
 
 
 class TokenCreate(Strict):
@@ -67,13 +71,17 @@ class WidgetPatch(Strict):
     widget_heartbeat_minutes: Optional[Int(5, 1440)] = None
 
 
+# A role by id or by name (issue 23 item 5).
+RoleRef = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+
+
 class UserCreate(Strict):
     username: Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r'^[A-Za-z0-9._@-]+$')]
     password: Annotated[str, StringConstraints(min_length=8, max_length=1024)]
     display_name: Plain(0, 128) = ''
     must_change_pw: bool = True
     is_active: bool = True
-    roles: list[UUID] = []
+    roles: list[RoleRef] = []
 
 
 class Login(BaseModel):
@@ -84,7 +92,7 @@ class Login(BaseModel):
 class UserPatch(Strict):
     display_name: Optional[Plain(0, 128)] = None
     is_active: Optional[bool] = None
-    roles: Optional[list[UUID]] = None
+    roles: Optional[list[RoleRef]] = None
 
 
 class PasswordSet(Strict):
@@ -167,7 +175,7 @@ class RunIn(Strict):
 
 
 class RolesPut(Strict):
-    role_ids: list[UUID]
+    role_ids: list[RoleRef]
 
 
 Limit = lambda hi: Annotated[int, Query(ge=1, le=hi)]
@@ -243,7 +251,7 @@ def packages(q: Annotated[Optional[str], Query(max_length=200)] = None, sort: Op
 @app.get('/api/inventory/packages/{name}/minions')
 def package_minions(name: Annotated[str, Path(min_length=1, max_length=512)], source: Annotated[Optional[str], Query(min_length=1, max_length=64)] = None,
                     op: Optional[Literal['lt', 'le', 'eq', 'ne', 'ge', 'gt']] = None, version: Annotated[Optional[str], Query(min_length=1, max_length=256)] = None,
-                    limit: Limit(1000) = 100, offset: Offset = 0):
+                    binaries: Optional[bool] = None, limit: Limit(1000) = 100, offset: Offset = 0):
     # Contract §12: op and version go together; the missing one is named.
     if (op is None) != (version is None):
         raise RequestValidationError([{'type': 'value_error', 'loc': ('query', 'op' if op is None else 'version'),
@@ -257,7 +265,7 @@ Severity = Optional[Literal['critical', 'high', 'medium', 'low', 'none', 'unknow
 @app.get('/api/vulns')
 def vulns(q: Annotated[Optional[str], Query(max_length=200)] = None, severity: Severity = None,
           package: Annotated[Optional[str], Query(min_length=1, max_length=512)] = None, include_unaffected: Optional[bool] = None,
-          limit: Limit(500) = 100, offset: Offset = 0): return ok
+          sort: Optional[Literal['severity', 'minions', 'id']] = None, limit: Limit(500) = 100, offset: Offset = 0): return ok
 
 
 @app.get('/api/vulns/{vuln_id}')

@@ -86,7 +86,8 @@ describe('422 bodies against FastAPI + pydantic', () => {
     const reqs: Req[] = [
       ...bodies('POST', '/api/roles', { name: 'r' }, [{ name: 'name', kind: 'str', min: 1, max: 64 }, { name: 'description', kind: 'str', min: 0, max: 255 }], ['name']),
       ...bodies('PATCH', `/api/roles/${roleId}`, { description: 'd' }, [{ name: 'description', kind: 'str', min: 0, max: 255 }], []),
-      ...bodies('POST', `/api/roles/${roleId}/permissions`, { verb: 'view', resource_glob: 'x:*' }, [{ name: 'verb', kind: 'str', min: 1, max: 128 }, { name: 'resource_glob', kind: 'str', min: 1, max: 128 }], ['verb', 'resource_glob']),
+      // An execute grant on salt, so every valid target_glob is valid for Saltdeck too (a target on another grant is a cross-field 422).
+      ...bodies('POST', `/api/roles/${roleId}/permissions`, { verb: 'execute', resource_glob: 'salt:*' }, [{ name: 'verb', kind: 'str', min: 1, max: 128 }, { name: 'resource_glob', kind: 'str', min: 1, max: 128 }, { name: 'target_glob', kind: 'str', min: 1, max: 255 }], ['verb', 'resource_glob']),
       ...bodies('POST', '/api/auth/tokens', { name: 't' }, [{ name: 'name', kind: 'str', min: 1, max: 128 }, { name: 'expires_in_days', kind: 'int', min: 1, max: 3650 }], ['name']),
       ...bodies('PUT', '/api/admin/settings/pollers', {}, [...pollerInts.map(([name, min, max]) => ({ name, kind: 'int' as const, min, max })), { name: 'event_stream_enabled', kind: 'bool' }], []),
       ...bodies('PUT', '/api/admin/settings/widget', {}, [{ name: 'widget_event_count', kind: 'int', min: 1, max: 50 }, { name: 'widget_heartbeat_minutes', kind: 'int', min: 5, max: 1440 }, { name: 'widget_hide_routine', kind: 'bool' }], []),

@@ -32,7 +32,7 @@ test('Last-Event-ID replays stored events after that id, then live ones arrive',
   const stored = recordEvents(w.deps, [ev(t, 'minion', 'minion.start', 'a'), ev(t + 1, 'minion', 'minion.start', 'b'), ev(t + 2, 'key', 'key.pend', 'c')])
   const res = await w.app.handle(new Request('http://localhost/api/activity/stream', { headers: { authorization: `Bearer ${w.tokens.admin}`, 'last-event-id': String(stored[0]!.id) } }))
   expect(res.headers.get('content-type')).toContain('text/event-stream')
-  setTimeout(() => applyFacts(w.deps, [{ ...noFacts(), starts: [{ minionId: 'live-1', ts: t + 100_000 }] }]), 30)
+  setTimeout(() => applyFacts(w.deps, [{ ...noFacts(), presence: [{ minionId: 'live-1', online: true, ts: t + 100_000 }] }]), 30)
   const text = await frames(res, 4)
   const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
   expect(ids.slice(0, 2)).toEqual([stored[1]!.id, stored[2]!.id])
@@ -54,7 +54,7 @@ test('the stream applies filters and visibility', async () => {
 
 test('keepalive comments are sent', async () => {
   w = await saltWorld()
-  const res = activityStream(w.deps, {}, [{ verb: '*', resource_glob: '*' }], 0, 20)
+  const res = activityStream(w.deps, {}, [{ verb: '*', resource_glob: '*' }], 0, { keepaliveMs: 20 })
   const reader = res.body!.getReader()
   let text = ''
   while (!text.includes(': keepalive')) text += new TextDecoder().decode((await reader.read()).value)

@@ -57,7 +57,7 @@ describe('salt 3008.2: /events fails at once with a traceback (#69958)', () => {
     }, 'the master version known')
     expect(health.event_stream).toMatchObject({ state: 'broken', polling_covers: true, catch_up_interval_seconds: 30 })
     expect(health.event_stream.last_error).toContain('Unrecoverable error in the server')
-    expect(health.known_faults.map((f: any) => f.id)).toEqual(['events-traceback', 'manage-status-up', 'split-grains-cache'])
+    expect(health.known_faults.map((f: any) => f.id)).toEqual(['events-traceback', 'manage-status-up', 'split-grains-cache', 'key-finger-armor'])
     expect(health.problems.join('\n')).toContain('The event stream fails at once although salt-api answers')
     // A job salt ran meanwhile reaches Saltdeck through the job cache.
     const run = await call(w, 'POST', '/api/run', { body: { tgt: 'web-01', fun: 'test.ping' } })

@@ -4,22 +4,32 @@ import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
+import { known } from '../helpers/salt-world'
+import { applyFacts } from '../../src/features/ingest/apply'
+import { noFacts } from '../../src/salt/facts'
+import { finishRefresh, startRefresh } from '../../src/features/inventory/service'
+import { PRESENCE_TARGET } from '../../src/salt/presence-ping'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
 
 describe('keys and presence', () => {
-  test('keys appear, key events are recorded once, a deleted key goes', async () => {
+  test('keys appear, key events are recorded once, a deleted key goes; the first sync of a new install accepts nothing', async () => {
     w = await saltWorld()
     w.salt.minions.get('db-01')!.key = 'pending'
     await w.rt.scheduler.run('keys')
     expect(await w.get('/api/keys')).toMatchObject({ accepted: ['web-01', 'web-02'], pending: ['db-01'], rejected: [], denied: [] })
     await w.rt.scheduler.run('keys')
+    // The keys found at the first sync were not accepted now: no "key accepted" for each, but the pending one says so.
+    expect((await w.get('/api/activity?category=key')).events.map((e: any) => e.event_type)).toEqual(['key.pend'])
+    w.salt.addMinions(['web-03'])
+    await w.rt.scheduler.run('keys')
+    await w.rt.scheduler.run('keys')
     const ev = await w.get('/api/activity?category=key')
-    expect(ev.events.map((e: any) => e.event_type).sort()).toEqual(['key.accept', 'key.accept', 'key.pend'])
+    expect(ev.events.map((e: any) => `${e.event_type} ${e.minion_id}`).sort()).toEqual(['key.accept web-03', 'key.pend db-01'])
     w.salt.minions.delete('web-02')
     await w.rt.scheduler.run('keys')
-    expect((await w.get('/api/keys')).accepted).toEqual(['web-01'])
+    expect((await w.get('/api/keys')).accepted).toEqual(['web-01', 'web-03'])
     expect((await w.get('/api/activity?event_type=key.delete')).events[0].summary).toBe('web-02 key deleted')
   })
   test('fingerprints: one key.finger call for the keys without one, each id as a glob of itself; pending again means asked again', async () => {
@@ -169,6 +179,77 @@ describe('jobs and actions', () => {
     expect((await w.get('/api/activity?search=grains')).total).toBe(0)
     expect(w.deps.db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM job_returns WHERE jid IN (SELECT jid FROM jobs WHERE internal = 1)").get()!.n).toBe(0)
   })
+  test('a key accepted through saltdeck or seen by the keys poller fills its minion at once: grains, packages, vulnerabilities; its pages said "not collected yet"', async () => {
+    w = await saltWorld()
+    w.rt.inventoryWorker = false
+    w.salt.minions.get('db-01')!.key = 'pending'
+    await w.rt.scheduler.run('keys')
+    w.rt.watchKeys()
+    const before = await w.get('/api/minions/db-01/vulns')
+    expect(before).toMatchObject({ ecosystem: null, grains_collected: false, packages_collected: false })
+    expect((await call(w, 'POST', '/api/keys/db-01/accept', { body: {} })).status).toBe(204)
+    expect(w.rt.newcomers.pending()).toEqual(['db-01'])
+    await w.rt.newcomers.round()
+    expect(w.rt.newcomers.pending()).toEqual([])
+    expect((await w.get('/api/minions/db-01')).grains.id).toBe('db-01')
+    expect((await w.get('/api/minions/db-01/packages')).total).toBeGreaterThan(0)
+    expect(await w.get('/api/minions/db-01/vulns')).toMatchObject({ grains_collected: true, packages_collected: true })
+    // Through salt's CLI: the keys poller's diff (or salt/key on the stream) is where the accept is seen.
+    w.salt.addMinions(['web-03'])
+    await w.rt.scheduler.run('keys')
+    expect(w.rt.newcomers.pending()).toEqual(['web-03'])
+    await w.rt.newcomers.round()
+    expect((await w.get('/api/minions/web-03/packages')).total).toBeGreaterThan(0)
+    // Only the new minions were asked, never the whole fleet; web-01 and web-02 wait for the regular pollers.
+    const asked = w.salt.calls.filter((c) => c.fun === 'grains.items' || c.fun === 'pkg.list_pkgs').map((c) => `${c.fun} ${[c.tgt].flat().join(',')}`)
+    expect(asked).toEqual(['grains.items db-01', 'pkg.list_pkgs db-01', 'grains.items web-03', 'pkg.list_pkgs web-03'])
+    expect((await w.get('/api/minions/web-01/vulns'))).toMatchObject({ grains_collected: false, packages_collected: false })
+    // A minion that does not answer is asked again; once its key is deleted it is no longer waited for.
+    w.salt.addMinions(['web-04'], { online: false })
+    await w.rt.scheduler.run('keys')
+    await w.rt.newcomers.round()
+    expect(w.rt.newcomers.pending()).toEqual(['web-04'])
+    expect((await call(w, 'DELETE', '/api/keys/web-04')).status).toBe(204)
+    await w.rt.newcomers.round()
+    expect(w.rt.newcomers.pending()).toEqual([])
+  })
+  test('the inventory poller waits for a running refresh (a new minion\'s) instead of failing and skipping its interval', async () => {
+    w = await saltWorld()
+    w.rt.inventoryWorker = false
+    await w.rt.scheduler.run('keys')
+    const small = startRefresh(w.deps, 'db-01')!
+    const tick = w.rt.scheduler.run('inventory')
+    await Bun.sleep(300)
+    finishRefresh(w.deps, small.refresh_id)
+    await tick
+    expect(w.rt.scheduler.status().find((p) => p.name === 'inventory')).toMatchObject({ errors: 0, last_error: null })
+    expect((await w.get('/api/inventory/status')).last).toMatchObject({ target: '*', error: null })
+  })
+  test('manage.status\'s presence ping (its own jid, our target) is internal: not listed, no job.new or job.ret, wherever it is seen', async () => {
+    w = await saltWorld()
+    const ts = Date.now()
+    const ping = (jid: string) => ({ jid, fun: 'test.ping', target: PRESENCE_TARGET, tgtType: 'pcre', user: 'root', arg: [], minions: ['web-01', 'db-01'], startedAt: ts, ts })
+    const ret = (jid: string, id: string) => ({ jid, minionId: id, fun: 'test.ping', ret: true, retcode: 0, success: true, ts, stampMs: ts })
+    // From the stream: the job and its returns.
+    applyFacts(w.deps, [{ ...noFacts(), jobs: [ping('20261126120000000001')], returns: [ret('20261126120000000001', 'web-01'), ret('20261126120000000001', 'db-01')] }])
+    // From the job cache alone (the stream was down): the jobs poller's index, then the returns it backfills.
+    applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120100000002'), minions: null }] }])
+    applyFacts(w.deps, [{ ...noFacts(), returns: [ret('20261126120100000002', 'web-01')] }])
+    // An operator's own test.ping to every minion stays a job like any other.
+    applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120200000003'), target: '*', tgtType: 'glob' }], returns: [ret('20261126120200000003', 'web-01')] }])
+    expect((await w.get('/api/jobs')).jobs.map((j: any) => j.jid)).toEqual(['20261126120200000003'])
+    expect((await w.get('/api/jobs?include_internal=true')).jobs.filter((j: any) => j.internal).map((j: any) => j.jid).sort()).toEqual(['20261126120000000001', '20261126120100000002'])
+    expect((await w.get('/api/activity?category=job')).events.map((e: any) => e.jid)).toEqual(['20261126120200000003', '20261126120200000003'])
+  })
+  test('a pending key seen on the stream has its fingerprint read at once, not at the next keys tick', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('keys')
+    w.rt.watchKeys()
+    w.salt.addMinions(['new-01'], { key: 'pending' })
+    // What the master says when a new minion asks to join; the keys tick it triggers reads the list and the fingerprint.
+    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: Date.now() }] }])
+    await until(async () => (await w.get('/api/keys')).fingerprints['new-01'] === fakeFingerprint('new-01') || null, 'the pending key\'s fingerprint', { ms: 5000, every: 20 })
+  })
   test('accepting a pending key through saltdeck records the acting user', async () => {
     w = await saltWorld()
     w.salt.minions.get('db-01')!.key = 'pending'
@@ -196,7 +277,8 @@ describe('jobs and actions', () => {
     await Bun.sleep(5)
     await w.rt.scheduler.run('jobs')
     const ev = (await w.get(`/api/activity?jid=${r.body.jid}`)).events
-    expect(ev.find((e: any) => e.event_type === 'job.new').summary).toBe('state.apply dispatched to web-* (2 minions)')
+    // Saltdeck publishes the minions salt matched for web-* as a list (contract §14), so the job's target is that list.
+    expect(ev.find((e: any) => e.event_type === 'job.new').summary).toBe('state.apply dispatched to web-01,web-02 (2 minions)')
     expect(ev.filter((e: any) => e.event_type === 'job.ret').map((e: any) => [e.minion_id, e.changed, e.summary]).sort()).toEqual([
       ['web-01', false, 'web-01 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],
       ['web-02', false, 'web-02 returned state.apply (dry run): 0 ok, 0 failed, 1 would change'],
@@ -289,6 +371,8 @@ describe('event stream', () => {
     w = await saltWorld()
     await enable()
     await until(() => w.salt.streamCount === 1)
+    // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
+    known(w, 'web-03')
     w.salt.publish('salt/minion/web-03/start', { id: 'web-03' })
     // Caught inside the batch window: received, not yet written.
     await until(() => w.rt.stream.pendingCount === 1, 'one event handed over', { ms: 1000 })
@@ -303,6 +387,8 @@ describe('event stream', () => {
     w.salt.expireSessions()
     w.salt.closeStreams()
     await until(() => w.salt.streamCount === 1 && w.salt.sessions.size === 1)
+    // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
+    known(w, 'web-02')
     w.salt.publish('salt/minion/web-02/start', { id: 'web-02' })
     await until(async () => (await w.get('/api/activity?event_type=minion.start')).total === 1)
     expect(w.rt.stream.status().reconnects).toBeGreaterThanOrEqual(1)
@@ -327,6 +413,7 @@ describe('event stream', () => {
     const big: Record<string, unknown> = {}
     for (let i = 0; i < 20_000; i++) big[`file_|-f${i}_|-/tmp/f${i}_|-managed`] = { result: i % 1000 !== 0, changes: i % 2 ? { diff: 'x'.repeat(480) } : {}, duration: 0.1 }
     const jid = '20261121080000000099'
+    w.salt.publish(`salt/job/${jid}/new`, { jid, fun: 'state.apply', tgt: 'web-01', tgt_type: 'glob', user: 'root', arg: [], minions: ['web-01'] })
     w.salt.publish(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'state.apply', retcode: 2, return: big })
     const runs = await until(async () => { const r = await w.get('/api/minions/web-01/runs'); return r.total ? r : null }, 'a stored run of web-01', { ms: 10_000 })
     expect(runs.runs[0]).toMatchObject({ jid, total_count: 20_000, fail_count: 20, change_count: 10_000, status: 'unhealthy', duration_ms: 2000 })

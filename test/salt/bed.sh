@@ -333,6 +333,10 @@ token_expire_user_override: true
 file_roots:
   base:
     - $B/srv/salt
+# Nodegroups for the scoped-permission tests (a nodegroup target expanded by the master).
+nodegroups:
+  webs: 'web-*'
+  dbs: 'G@role:db'
 
 netapi_enable_clients:
   - local

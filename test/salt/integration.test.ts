@@ -81,7 +81,7 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(r.body).toMatchObject({ ok: true, minion_count: 3 })
   })
 
-  test('keys appear and key events are recorded', async () => {
+  test('keys appear with their fingerprints, and the first sync records no key events', async () => {
     const keys = await until(async () => {
       const k = (await api('GET', '/api/keys')).body
       return k.accepted.length === 3 ? k : null
@@ -96,8 +96,8 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     for (const fp of Object.values(fps)) expect(fp).toMatch(/^([0-9a-f]{2}:){31}[0-9a-f]{2}$/)
     expect(new Set(Object.values(fps)).size).toBe(3)
     expect((await api('GET', '/api/minions/web-01')).body.key_fingerprint).toBe(fps['web-01'])
-    const ev = (await api('GET', '/api/activity?event_type=key.accept')).body
-    expect(ev.events.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    // The first keys sync of a new install records the keys without a "key accepted" event each (contract §17).
+    expect((await api('GET', '/api/activity?event_type=key.accept')).body.total).toBe(0)
   }, 90_000)
 
   test('grains reach the minion detail', async () => {
@@ -127,12 +127,13 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(web02).toMatchObject({ status: 'unhealthy', pass_count: 0, change_count: 0, blocked: false })
     expect(web02.fail_count).toBeGreaterThanOrEqual(1)
     expect(web02.total_count).toBe(web02.fail_count)
+    // `*` was expanded by the master and published as the list of the minions it matched (contract §14).
     const ev = (await api('GET', `/api/activity?jid=${jid}`)).body.events
     expect(ev.filter((e: any) => e.event_type === 'job.new')).toHaveLength(1)
     const rets = ev.filter((e: any) => e.event_type === 'job.ret')
     expect(rets.map((e: any) => e.minion_id).sort()).toEqual(['db-01', 'web-01', 'web-02'])
     expect(rets.find((e: any) => e.minion_id === 'db-01')).toMatchObject({ success: false, changed: true, summary: 'db-01 returned state.apply: 2 ok, 1 failed, 1 changed' })
-    expect(rets.find((e: any) => e.minion_id === 'web-01')).toMatchObject({ success: true, changed: true, initiator: 'admin', target: '*' })
+    expect(rets.find((e: any) => e.minion_id === 'web-01')).toMatchObject({ success: true, changed: true, initiator: 'admin', target: 'db-01,web-01,web-02' })
     // Saltdeck's user, not the salt-api account salt reports; the job record keeps both.
     expect((await api('GET', `/api/jobs/${jid}`)).body).toMatchObject({ initiator: 'admin', user: env.SALT_USER, internal: false })
     // Saltdeck's own jobs (grains polls) are hidden from the jobs list unless asked for.
@@ -230,7 +231,7 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     }, 'the master version and the minions\' versions', BED)
     expect(h.master.version).toBe(VERSION)
     expect(h.minion_versions).toEqual([{ version: VERSION, minions: 3 }])
-    const faults: Record<string, string[]> = { '3006.28': [], '3007.15': ['manage-status-up'], '3008.3': ['split-grains-cache', 'logout-revokes'] }
+    const faults: Record<string, string[]> = { '3006.28': [], '3007.15': ['manage-status-up'], '3008.3': ['split-grains-cache', 'key-finger-armor', 'logout-revokes'] }
     expect(h.known_faults.map((f: any) => f.id)).toEqual(faults[VERSION] ?? [])
     expect(h).toMatchObject({ configured: true, presence_known: true, salt_api: { reachable: true } })
     expect(h.problems).toEqual([])
@@ -356,7 +357,133 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     const run = await runOf('web-01', ev.jid)
     expect(run).toMatchObject({ status: 'changed', pass_count: 2, fail_count: 0, total_count: 2 })
     expect((await api('GET', `/api/jobs/${ev.jid}`)).body).toMatchObject({ user: 'schedule', target: 'web-01' })
-  }, 180_000)
+    // No publish precedes a schedule's return: it is held, and stored from salt's job cache (this process's count:
+    // Saltdeck may have been restarted since the run above).
+    const confirmed = async () => Number(/^saltdeck_salt_returns_confirmed_total (\d+)$/m.exec(await (await fetch(`${srv.url}/metrics`, { headers: auth })).text())?.[1])
+    await until(async () => (await confirmed()) >= 1, 'a scheduled return confirmed through the job cache', { ms: 150_000, every: 1000 })
+  }, 330_000)
+
+  test('events web-02 forges on the bus (event.fire_master) are not stored as runs, returns, jobs, minions, keys or alerts, and /metrics counts them; a CLI run is still captured', async () => {
+    const metrics = async () => (await fetch(`${srv.url}/metrics`, { headers: auth })).text()
+    const count = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+    await until(async () => (await api('GET', '/api/admin/pollers')).body.event_stream.connected, 'the event stream connected', BED)
+    const any = (await api('POST', '/api/alerts/rules', { name: 'any failure', kind: 'run_failed', minion_glob: '*' })).body
+    expect((await api('POST', '/api/alerts/rules', { name: 'pending keys', kind: 'key_pending' })).status).toBe(201)
+    // db-01's real run fails (its demo state fails on purpose): its alert fires, and only a real passing run may resolve it.
+    await betweenScheduledRuns()
+    const real = await api('POST', '/api/run', { tgt: 'db-01', fun: 'state.apply' })
+    await until(() => runOf('db-01', real.body.jid), "db-01's real run", BED)
+    const dbAlert = await until(async () => (await api('GET', '/api/alerts')).body.alerts.find((a: any) => a.rule_id === any.id && a.subject === 'db-01') ?? null, "db-01's run_failed alert", BED)
+    const before = await metrics()
+    const [J1, J2, J3] = ['20261126999999999901', '20261126999999999902', '20261126999999999903']
+    const failed = { 'test_|-x_|-x_|-fail_without_changes': { result: false, changes: {}, comment: 'Failure!', __run_num__: 0, __id__: 'x', name: 'x', duration: 1 } }
+    const healthy = { 'test_|-x_|-x_|-succeed_without_changes': { result: true, changes: {}, comment: 'Success!', __run_num__: 0, __id__: 'x', name: 'x', duration: 1 } }
+    const md = '20261126999999999999 @channel ![x](http://evil.example/x.png) [Click to re-authenticate](http://evil.example/)'
+    const stamp = '2026-11-26T14:02:18.333373+00:00'
+    const frame = (tag: string, data: object) => `tag: ${tag}\r\ndata: ${JSON.stringify({ data, tag })}\r\n\r\n`
+    const events = [
+      { tag: `salt/job/${J1}/ret/web-01`, data: { id: 'web-01', jid: J1, fun: 'state.apply', fun_args: [], retcode: 2, success: false, return: failed } },
+      { tag: `salt/job/${J2}/ret/db-01`, data: { id: 'db-01', jid: J2, fun: 'state.apply', fun_args: [], retcode: 0, success: true, return: healthy } },
+      { tag: 'salt/auth', data: { act: 'pend', id: 'ghost-99', result: true, pub: 'x' } },
+      { tag: `salt/job/${md}/ret/web-01`, data: { id: 'web-01', jid: md, fun: 'state.apply', retcode: 2, success: false, return: failed } },
+      // A tag that writes a frame of its own (a pending key for inj-01) into salt-api's stream.
+      { tag: `a\r\n\r\n${frame('salt/key', { act: 'pend', id: 'inj-01', result: true, _stamp: stamp })}tag: zz`, data: { x: 1 } },
+    ]
+    const fire = (...args: string[]) => {
+      // -t 60: on a loaded host salt's CLI can take longer than its 5 s default to gather a return.
+      const r = bed('salt', bedDir, '-t', '60', 'web-02', 'event.fire_master', ...args, '--out=json', '--static')
+      expect(JSON.parse(r.stdout.toString() || '{}')['web-02'], `${r.stdout}${r.stderr}`).toBe(true)
+    }
+    // The events form (salt filters salt/key and salt/job/*/new from it, nothing else) and the one-piece form with a
+    // preload (no filter at all): a publish for J3 to db-01, a key acceptance, and a return with the sender's own id.
+    fire('{}', 'ignored', `preload=${JSON.stringify({ events })}`)
+    fire('{}', `salt/job/${J3}/new`, `preload=${JSON.stringify({ jid: J3, fun: 'state.apply', minions: ['db-01'], tgt: 'db-01', tgt_type: 'glob', user: 'root', arg: [] })}`)
+    fire('{}', 'salt/key', `preload=${JSON.stringify({ act: 'pend', result: true })}`)
+    fire('{}', `salt/job/${J3}/ret/db-01`, `preload=${JSON.stringify({ jid: J3, fun: 'state.apply', retcode: 0, success: true, return: healthy })}`)
+    const after = await until(async () => {
+      const t = await metrics()
+      const grown = (n: string) => count(t, n) > count(before, n)
+      return ['saltdeck_salt_returns_held_total', 'saltdeck_salt_events_refused_total{reason="jid"}', 'saltdeck_salt_events_refused_total{reason="forged"}',
+        'saltdeck_salt_events_refused_total{reason="injected"}', 'saltdeck_salt_event_hints_total{hint="keys"}'].every(grown) ? t : null
+    }, 'the forged events counted', BED)
+    expect(count(after, 'saltdeck_salt_returns_held_total') - count(before, 'saltdeck_salt_returns_held_total')).toBeGreaterThanOrEqual(2)
+    // The job cache is asked (2 s, then 5 s after holding) and knows neither return; then a real CLI run still arrives.
+    await Bun.sleep(7_000)
+    await betweenScheduledRuns()
+    const cli = bed('salt', bedDir, '-t', '60', '--show-jid', 'web-01', 'state.apply', 'demo')
+    const cliJid = /jid: (\d{20})/.exec(cli.stdout.toString())?.[1]
+    expect(cliJid, `${cli.stdout}\n${cli.stderr}`).toBeTruthy()
+    expect(await until(() => runOf('web-01', cliJid!), 'the CLI run of web-01', BED)).toMatchObject({ status: 'changed', sls: ['demo'] })
+    for (const [m, jid] of [['web-01', J1], ['db-01', J2], ['db-01', J3]] as const) expect(await runOf(m, jid)).toBeNull()
+    for (const jid of [J1, J2, J3]) expect((await api('GET', `/api/jobs/${jid}`)).status).toBe(404)
+    expect((await api('GET', `/api/activity?search=${encodeURIComponent('@channel')}`)).body.total).toBe(0)
+    expect((await api('GET', '/api/minions/ghost-99')).status).toBe(404)
+    const keys = (await api('GET', '/api/keys')).body
+    expect([...keys.pending, ...keys.accepted, ...keys.rejected, ...keys.denied].sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    const alerts = (await api('GET', '/api/alerts')).body.alerts
+    expect(alerts.filter((a: any) => a.kind === 'key_pending')).toEqual([])
+    expect(alerts.filter((a: any) => a.rule_id === any.id && a.subject === 'web-01')).toEqual([])
+    expect((await api('GET', `/api/alerts/${dbAlert.id}`)).body.state).toBe('firing')
+    expect((await api('GET', '/api/minions/web-01')).body.last_run.status).toBe('changed')
+    console.log(`salt ${VERSION}: forged events refused/held: ${after.split('\n').filter((l) => /^saltdeck_salt_(events_refused|returns_held|event_hints)/.test(l)).join(', ')}`)
+  }, 240_000)
+
+  test('scoped permissions: a role allowed test.* on web-* runs on web-01 and web-02 only; salt expands every target, nothing refused reaches db-01', async () => {
+    const role = (await api('POST', '/api/roles', { name: 'web-testers' })).body
+    expect((await api('POST', `/api/roles/${role.id}/permissions`, { verb: 'execute', resource_glob: 'salt:test.*', target_glob: 'web-*' })).status).toBe(201)
+    expect((await api('POST', '/api/users', { username: 'webtester', password: 'webtester-pw', must_change_pw: false, roles: [role.id] })).status).toBe(201)
+    const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'webtester', password: 'webtester-pw' }) })
+    const as = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]}`, 'content-type': 'application/json' }
+    const run = async (body: Record<string, unknown>) => {
+      const r = await fetch(`${srv.url}/api/run`, { method: 'POST', headers: as, body: JSON.stringify(body) })
+      return { status: r.status, body: (await r.json()) as any }
+    }
+    // A marker in every call's arguments finds this test's jobs in salt's own job cache.
+    const marker = `scoped-${Date.now()}`
+    const ok = await run({ tgt: 'web-*', fun: 'test.echo', arg: [marker] })
+    expect(ok.status).toBe(202)
+    expect(ok.body.minions.sort()).toEqual(['web-01', 'web-02'])
+    const ng = await run({ tgt: 'webs', tgt_type: 'nodegroup', fun: 'test.echo', arg: [marker] })
+    expect(ng.status).toBe(202)
+    expect(ng.body.minions.sort()).toEqual(['web-01', 'web-02'])
+    const ping = await run({ tgt: ['web-01', 'web-02'], tgt_type: 'list', fun: 'test.ping' })
+    expect(ping.status).toBe(202)
+    const pinged = await until(async () => {
+      const j = (await api('GET', `/api/jobs/${ping.body.jid}`)).body
+      return j?.returns?.length === 2 ? j : null
+    }, 'both web minions answered the ping', BED)
+    expect(pinged.returns.map((r: any) => [r.minion_id, r.return])).toEqual([['web-01', true], ['web-02', true]])
+    const refusedDb = { status: 403, body: { detail: 'Not allowed: test.echo on 1 minions (db-01)' } }
+    expect(await run({ tgt: '*', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'role:db', tgt_type: 'grain', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'web-01 or G@role:db', tgt_type: 'compound', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'dbs', tgt_type: 'nodegroup', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: '^db-', tgt_type: 'pcre', fun: 'test.echo', arg: [marker] })).toEqual(refusedDb)
+    expect(await run({ tgt: 'web-01', fun: 'cmd.run', arg: [`echo ${marker}`] })).toEqual({ status: 403, body: { detail: 'Not allowed: function cmd.run' } })
+    expect(await run({ tgt: 'nosuch-*', fun: 'test.echo', arg: [marker] })).toEqual({ status: 404, body: { detail: 'No minions matched the target' } })
+    const audit = (await api('GET', '/api/audit?action=job.run&user=webtester')).body.entries
+    expect(audit.filter((e: any) => !e.ok).map((e: any) => e.detail)).toEqual([
+      'No minions matched the target', 'Not allowed: function cmd.run', ...Array(5).fill('Not allowed: test.echo on 1 minions (db-01)'),
+    ])
+    // Salt's job cache (asked of salt-api directly, as salt's own account): only the two allowed echo jobs carry the
+    // marker, each published as a list of the web minions.
+    const saltRunner = async (fun: string, kwarg: Record<string, unknown> = {}) => {
+      const r = await fetch(`${env.SALT_URL}/run`, {
+        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify([{ client: 'runner', fun, kwarg, username: env.SALT_USER, password: env.SALT_PASSWORD, eauth: env.SALT_EAUTH }]),
+      })
+      return ((await r.json()) as { return: any[] }).return[0]
+    }
+    const cache = (await saltRunner('jobs.list_jobs')) as Record<string, any>
+    const ours = Object.entries(cache).filter(([, j]) => JSON.stringify(j.Arguments ?? []).includes(marker))
+    expect(ours.map(([jid]) => jid).sort()).toEqual([ok.body.jid, ng.body.jid].sort())
+    for (const [jid, j] of ours) {
+      expect(j).toMatchObject({ Function: 'test.echo', 'Target-type': 'list' })
+      const job = await saltRunner('jobs.list_job', { jid })
+      expect([...job.Minions].sort()).toEqual(['web-01', 'web-02'])
+      expect(Object.keys(job.Result ?? {})).not.toContain('db-01')
+    }
+  }, 360_000)
 
   test('a stopped minion goes offline', async () => {
     expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)

@@ -7,6 +7,8 @@ import { join } from 'node:path'
 import { runCli } from '../../src/cli'
 import { openDataDir } from '../../src/server'
 import { loadConfig } from '../../src/config'
+import { createUser } from '../../src/features/users/service'
+import { createApiToken, createSession } from '../../src/features/auth/service'
 
 /** Runs the CLI and captures what it prints on stdout and stderr. */
 async function run(argv: string[], env: Record<string, string | undefined> = {}) {
@@ -75,5 +77,33 @@ test('saltdeck vulns import reads a directory of OSV records into the data dir; 
     expect(deps.db.$client.query('SELECT id FROM vuln_records ORDER BY id').all()).toEqual([{ id: 'DSA-A' }, { id: 'DSA-B' }])
     deps.db.$client.close()
     expect((await run(['vulns', 'import'], env)).code).toBe(2)
+  })
+})
+
+test('saltdeck user create refuses a display name with a bidirectional control, as the API does (issue 20 item 12)', async () => {
+  await withDataDir(async (_dir, env) => {
+    const bad = await run(['user', 'create', 'carol', '--display-name', 'admin\u202egnp.exe'], env)
+    expect(bad.code).not.toBe(0)
+    expect(bad.text).toContain('the display name must be at most 128 characters, without control characters or bidirectional controls')
+    const ok = await run(['user', 'create', 'carol', '--display-name', 'Carol Ärger'], env)
+    expect(ok.code).toBe(0)
+  })
+})
+
+test('saltdeck user reset-password ends every browser session and API token of that user, and no one else\'s', async () => {
+  await withDataDir(async (_dir, env) => {
+    const deps = await openDataDir(loadConfig(env))
+    const u = await createUser(deps, { username: 'carol', password: 'carol-pass-1', must_change_pw: false })
+    createSession(deps, u.id)
+    createApiToken(deps, u.id, 'ci', null)
+    const admin = deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'admin'").get()!.id
+    createSession(deps, admin)
+    deps.db.$client.close()
+    expect((await run(['user', 'reset-password', 'carol'], env)).code).toBe(0)
+    const after = await openDataDir(loadConfig(env))
+    const kinds = (id: string) => after.db.$client.query<{ kind: string }, [string]>('SELECT kind FROM sessions WHERE user_id = ?1').all(id).map((r) => r.kind)
+    expect(kinds(u.id)).toEqual([])
+    expect(kinds(admin)).toEqual(['session'])
+    after.db.$client.close()
   })
 })

@@ -20,7 +20,7 @@ test('the OpenAPI document is 3.1, version 0.1.0, and lists every route with its
 test('each route lists every status it can answer (issue 9 item 10), and custom formats show as standard ones', () => {
   const doc = openApiDocument(allRoutes()) as any
   const codes = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).map(Number).sort((a, b) => a - b)
-  expect(codes('/api/auth/login', 'post')).toEqual([200, 401, 413, 421, 422, 429, 503])
+  expect(codes('/api/auth/login', 'post')).toEqual([200, 401, 403, 413, 421, 422, 429, 503])
   expect(codes('/api/users/{user_id}', 'delete')).toEqual([204, 401, 403, 404, 409, 413, 415, 421, 422, 503])
   expect(codes('/api/run', 'post')).toEqual([202, 401, 403, 404, 413, 415, 421, 422, 502, 503])
   expect(codes('/api/auth/logout', 'post')).toEqual([204, 403, 413, 415, 421, 422, 503])

@@ -51,3 +51,20 @@ test('errors caused by salt-api not answering clear when it answers again, and t
   await s.stop()
   expect(s.status()[0]).toMatchObject({ runs: 2, errors: 1, items_processed: 2 })
 })
+
+test('a tick that found nothing logs at debug (hidden unless SALTDECK_LOG_DEBUG); one that found items logs at info', async () => {
+  const lines: string[] = []
+  const log = new Logger('json', (l) => lines.push(l))
+  let items = 0
+  const s = new Scheduler({ clock: new ManualClock(), log }, [poller('alerts', () => Promise.resolve(items))])
+  await s.runNow('alerts')
+  expect(lines).toEqual([])
+  log.debugOn = true
+  await s.runNow('alerts')
+  expect(lines.map((l) => JSON.parse(l))).toMatchObject([{ level: 'debug', msg: 'poller tick', poller: 'alerts', items: 0 }])
+  lines.length = 0
+  log.debugOn = false
+  items = 3
+  await s.runNow('alerts')
+  expect(lines.map((l) => JSON.parse(l))).toMatchObject([{ level: 'info', msg: 'poller tick', poller: 'alerts', items: 3 }])
+})

@@ -31,6 +31,19 @@ export function qs(params: Record<string, string | number | boolean | undefined 
   return s ? `?${s}` : ''
 }
 
+/** What a page says when Saltdeck does not answer at all (the browser's own words are "Failed to fetch"). */
+export const UNREACHABLE = 'Saltdeck is not answering: the service is stopped or restarting, or the network is down.'
+
+/** fetch(), with a network failure (no answer at all) as an ApiError of status 0 that says so in words. */
+async function reach(path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(path, init)
+  } catch (e) {
+    if (e instanceof TypeError) throw new ApiError(0, UNREACHABLE)
+    throw e
+  }
+}
+
 /** Calls the API; resolves with the parsed JSON body (undefined for 204), rejects with ApiError. */
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   // A JSON content type on every write is what the cookie CSRF check asks for (contract §3).
@@ -39,12 +52,12 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     init.headers = { ...init.headers, 'content-type': 'application/json' }
     if (body !== undefined) init.body = JSON.stringify(body)
   }
-  return answer<T>(await fetch(path, init))
+  return answer<T>(await reach(path, init))
 }
 
 /** POSTs a file as it is (an upload route names the media types it takes); resolves or rejects as api() does. */
 export async function upload<T = unknown>(path: string, file: Blob, type: string): Promise<T> {
-  return answer<T>(await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { accept: 'application/json', 'content-type': type }, body: file }))
+  return answer<T>(await reach(path, { method: 'POST', credentials: 'same-origin', headers: { accept: 'application/json', 'content-type': type }, body: file }))
 }
 
 /** Reads an API answer: the parsed JSON body (undefined for 204), or an ApiError. */

@@ -206,6 +206,11 @@ export interface KeyLists {
   fingerprints: Record<string, string>
 }
 
+/** The command that prints, on the minion, the fingerprint to compare with (the master's own way differs on 3008.0–3008.3). */
+export const MINION_FINGER = 'salt-call --local key.finger'
+/** On a 3008.0–3008.3 master (saltstack/salt#69970): the sha256 of the key with its BEGIN/END lines, as the master hashes it. */
+export const MINION_FINGER_3008 = `printf %s "$(cat /etc/salt/pki/minion/minion.pub)" | sha256sum | cut -c1-64 | sed 's/../&:/g; s/:$//'`
+
 /** The fingerprint of a key, or null; only an own property counts (an id such as `constructor` is data, not a lookup). */
 export const fingerprintOf = (lists: Pick<KeyLists, 'fingerprints'>, id: string): string | null =>
   lists.fingerprints && Object.prototype.hasOwnProperty.call(lists.fingerprints, id) && typeof lists.fingerprints[id] === 'string' ? lists.fingerprints[id]! : null
@@ -231,6 +236,9 @@ export function keyTone(state: string | null | undefined): 'ok' | 'warn' | 'bad'
     default: return 'muted'
   }
 }
+
+/** Badge tone of a key list's count: a list with no keys is nothing to look at (a red "Rejected 0" read as an error). */
+export const keyCountTone = (state: string, n: number) => (n === 0 ? 'muted' : keyTone(state))
 
 /**
  * The GET /api/activity query the overview's recent-events widget asks for, from the widget settings;

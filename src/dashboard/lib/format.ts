@@ -1,10 +1,37 @@
 /** Formatting of times and counts for display. */
 
-/** A timestamp as local date and time, or an em dash when absent. */
+/** The zone times are shown in: the browser's own, or UTC (the signed-in user's preference, set at sign-in). */
+export type ZoneChoice = 'local' | 'utc'
+let zone: ZoneChoice = 'local'
+
+/** Sets the zone every later dateTime/isoTime uses. */
+export function setTimeZone(z: ZoneChoice) {
+  zone = z
+}
+
+/** The zone in use. */
+export const timeZone = (): ZoneChoice => zone
+
+/** The browser's zone by name (`Pacific/Auckland`), for the choice between it and UTC. */
+export const localZoneName = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time'
+
+/** A timestamp as date and time in the browser's locale and the chosen zone, the zone named; an em dash when absent. */
 export function dateTime(ts: string | null | undefined): string {
   if (!ts) return '—'
   const d = new Date(ts)
-  return Number.isNaN(d.getTime()) ? ts : d.toLocaleString()
+  return Number.isNaN(d.getTime()) ? ts : d.toLocaleString(undefined, { timeZone: zone === 'utc' ? 'UTC' : undefined, timeZoneName: 'short' })
+}
+
+/** A timestamp in ISO 8601 in the chosen zone: `2026-11-26T13:06:54Z`, or with the local offset `2026-11-27T02:06:54+13:00`. */
+export function isoTime(ts: string | null | undefined, at: ZoneChoice = zone): string {
+  if (!ts) return '—'
+  const d = new Date(ts)
+  if (Number.isNaN(d.getTime())) return ts
+  if (at === 'utc') return d.toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const off = -d.getTimezoneOffset()
+  const local = new Date(d.getTime() + off * 60_000).toISOString().slice(0, 19)
+  const p = (n: number) => String(Math.floor(Math.abs(n))).padStart(2, '0')
+  return `${local}${off === 0 ? 'Z' : `${off < 0 ? '-' : '+'}${p(off / 60)}:${p(off % 60)}`}`
 }
 
 /** "N minutes ago" style age of a timestamp, relative to `now`. */

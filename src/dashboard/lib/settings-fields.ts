@@ -61,3 +61,13 @@ export const LOG_FORMATS = ['json', 'text'] as const
 export function intHint(f: IntField): string {
   return `${f.min} to ${f.max}${f.note ? `; ${f.note}` : ''}.`
 }
+
+/** The salt connection's parts by the API's key in `GET /api/admin/settings/status` `missing`, in the form's words. */
+export const SALT_PART_WORDS: Record<string, string> = { 'salt.url': 'the salt-api URL', 'salt.username': 'the username', 'salt.password': 'the password' }
+
+/** "Enter the salt-api URL, the username and the password" for the missing keys; an unknown key is shown as it is. */
+export function missingSaltWords(missing: string[]): string {
+  const words = missing.map((k) => SALT_PART_WORDS[k] ?? k)
+  const list = words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : words[0] ?? ''
+  return `Enter ${list} below.`
+}

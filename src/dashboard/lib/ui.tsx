@@ -3,12 +3,16 @@ import type { ComponentChildren, FormHTMLAttributes } from 'preact'
 import { useEffect, useRef } from 'preact/hooks'
 import { ApiError } from './api'
 import { count } from './format'
+import { installBidiGuard, showBidi } from './bidi'
+
+// Every page builds on these blocks, so the guard is on before any page renders.
+installBidiGuard()
 
 /** A page with a heading that takes focus on arrival, so screen readers announce the new page. */
 export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   const h = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
-    document.title = `${title} · Saltdeck`
+    document.title = `${showBidi(title)} · Saltdeck`
     h.current?.focus()
   }, [title])
   return (
@@ -25,7 +29,8 @@ export function Page({ title, actions, children }: { title: string; actions?: Co
 /** An error message in a live region; nothing when there is no error. */
 export function ErrorBox({ error }: { error: Error | undefined | null }) {
   if (!error) return null
-  const status = error instanceof ApiError ? ` (${error.status})` : ''
+  // Status 0 is no answer at all: the sentence says so, a "(0)" would only puzzle.
+  const status = error instanceof ApiError && error.status ? ` (${error.status})` : ''
   return <p class="error" role="alert">{error.message}{status}</p>
 }
 
@@ -85,7 +90,8 @@ export function Table<R>({ rows, columns, rowKey, empty = 'Nothing to show.', so
         </thead>
         <tbody>
           {rows && rows.length ? rows.map((r) => (
-            <tr key={rowKey(r)}>{columns.map((c) => <td class={c.class}>{c.cell(r)}</td>)}</tr>
+            // data-label: a stacked table (class `stack`, narrow screens) names each cell with its column.
+            <tr key={rowKey(r)}>{columns.map((c) => <td class={c.class} data-label={c.label}>{c.cell(r)}</td>)}</tr>
           )) : (
             <tr><td colSpan={columns.length} class="muted">{rows ? empty : ''}</td></tr>
           )}

@@ -1,20 +1,41 @@
 /** The login form and the password change (forced after first login, or chosen by the user). */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api } from '../lib/api'
 import { useAction } from '../lib/hooks'
+import { current, navigate } from '../lib/router'
 import { useSession, type Me } from '../lib/session'
 import { ErrorBox, Field, Form, Page } from '../lib/ui'
 
-/** The login page, shown whenever there is no session. */
+/** GET /api/auth/providers: the sign-in choices besides the password. */
+interface Providers { oidc: { display_name: string; start: string } | null }
+
+/**
+ * The login page, shown whenever there is no session. With OpenID Connect enabled it offers "Sign in with <name>";
+ * a sign-in that failed at the provider comes back as `#/login?error=<sentence>`, shown here.
+ */
 export function Login() {
   const { setMe } = useSession()
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
+  const [providers, setProviders] = useState<Providers | null>(null)
+  const [returned] = useState(() => current().query.get('error'))
   const act = useAction()
-  const submit = () => act.run(async () => setMe(await api<Me>('POST', '/api/auth/login', { username, password })))
+  useEffect(() => {
+    // Without the answer the password form still works: the button is only missing.
+    api<Providers>('GET', '/api/auth/providers').then(setProviders, () => setProviders(null))
+  }, [])
+  const submit = () => act.run(async () => {
+    const me = await api<Me>('POST', '/api/auth/login', { username, password })
+    if (current().path === '/login') navigate('/', {}, true)
+    setMe(me)
+  })
   return (
     <main class="login">
       <Page title="Sign in to Saltdeck">
+        {returned ? <p class="error" role="alert" id="login-returned">{returned}</p> : null}
+        {providers?.oidc ? (
+          <p class="login-sso"><a class="button primary" href={providers.oidc.start}>Sign in with {providers.oidc.display_name}</a></p>
+        ) : null}
         <Form onSubmit={submit} label="Sign in">
           <Field id="login-user" label="Username">
             <input id="login-user" name="username" autocomplete="username" required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />

@@ -1,7 +1,10 @@
 /** Users, roles, grants, sessions and API tokens. */
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
 
-/** Local users; username_key is the lower-cased username for case-insensitive uniqueness. */
+/**
+ * Users; username_key is the lower-cased username for case-insensitive uniqueness. `source` says who checks the
+ * password: Saltdeck (`local`) or a directory (`ldap`, `oidc`); a directory user's password_hash is empty.
+ */
 export const users = sqliteTable('users', {
   id: text('id').primaryKey(),
   username: text('username').notNull(),
@@ -11,6 +14,7 @@ export const users = sqliteTable('users', {
   mustChangePw: integer('must_change_pw', { mode: 'boolean' }).notNull().default(false),
   isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
   isBuiltin: integer('is_builtin', { mode: 'boolean' }).notNull().default(false),
+  source: text('source', { enum: ['local', 'ldap', 'oidc'] }).notNull().default('local'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [uniqueIndex('users_username_key').on(t.usernameKey)])
@@ -25,13 +29,14 @@ export const roles = sqliteTable('roles', {
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('roles_name_key').on(t.nameKey)])
 
-/** One (verb, resource_glob) grant of a role. */
+/** One (verb, resource_glob) grant of a role; target_glob is salt's glob on minion ids an execute grant is scoped to. */
 export const rolePermissions = sqliteTable('role_permissions', {
   id: text('id').primaryKey(),
   roleId: text('role_id').notNull().references(() => roles.id, { onDelete: 'cascade' }),
   verb: text('verb').notNull(),
   resourceGlob: text('resource_glob').notNull(),
-}, (t) => [uniqueIndex('role_permissions_grant').on(t.roleId, t.verb, t.resourceGlob)])
+  targetGlob: text('target_glob').notNull().default('*'),
+}, (t) => [uniqueIndex('role_permissions_grant').on(t.roleId, t.verb, t.resourceGlob, t.targetGlob)])
 
 /** Which roles a user holds. */
 export const userRoles = sqliteTable('user_roles', {
@@ -55,3 +60,20 @@ export const authVersion = sqliteTable('auth_version', {
   id: integer('id').primaryKey(),
   v: integer('v').notNull(),
 })
+
+/** One identity provider's settings (contract §14): JSON of its fields, secrets encrypted as `*_enc`. */
+export const identityProviders = sqliteTable('identity_providers', {
+  provider: text('provider').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+/** A directory group whose members get a role; `group_key` is the group as compared (lower-cased for LDAP, whose names ignore case). */
+export const identityMappings = sqliteTable('identity_mappings', {
+  id: text('id').primaryKey(),
+  provider: text('provider').notNull(),
+  group: text('group_name').notNull(),
+  groupKey: text('group_key').notNull(),
+  roleId: text('role_id').notNull().references(() => roles.id, { onDelete: 'cascade' }),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('identity_mappings_unique').on(t.provider, t.groupKey, t.roleId), index('identity_mappings_role').on(t.roleId)])

@@ -40,7 +40,7 @@ export const activityRoutes = [
     handler({ deps, query, principal, request }) {
       const header = request.headers.get('last-event-id')
       const fromHeader = header && /^\d+$/.test(header) ? Number(header) : null
-      return activityStream(deps, query, principal.grants, fromHeader ?? query.after_id ?? null)
+      return activityStream(deps, query, principal.grants, fromHeader ?? query.after_id ?? null, { sessionId: principal.sessionId })
     },
   }),
 ]

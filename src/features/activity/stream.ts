@@ -1,11 +1,28 @@
 /** GET /api/activity/stream: SSE of new activity with the list's filters and visibility, replay from Last-Event-ID, keepalives. */
 import type { AppDeps } from '../../deps'
 import type { Grant } from '../roles/service'
-import { eventsAfter, lastEventId, type ActivityFilter } from './service'
+import { authVersion, sessionStanding } from '../auth/service'
+import { onAuthChange } from '../auth/changes'
+import { eventsAfter, lastEventId, visibleCategories, type ActivityFilter } from './service'
 import { onActivity } from './feed'
 
 /** Milliseconds between keepalive comments: well inside the server's idle timeout (server.ts IDLE_TIMEOUT_S, 30 s). */
 export const KEEPALIVE_MS = 10_000
+
+/**
+ * Milliseconds between a stream's checks that its session or token still stands. Changes made in this process close
+ * the stream at once (auth/changes.ts); this check is the backstop for changes from another process (the CLI's
+ * reset-password) and for the session's expiry, and keeps a revoked stream open 2 s at most.
+ */
+export const RECHECK_MS = 2_000
+
+/** How a stream is kept: keepalive and recheck periods; `sessionId` ties it to the credential that opened it. */
+export interface StreamOptions {
+  keepaliveMs?: number
+  recheckMs?: number
+  /** The session or API token the stream was opened with; it ends when that credential does. */
+  sessionId?: string
+}
 
 const enc = new TextEncoder()
 /** Open subscribers per service, so a graceful stop can end them (an SSE response never finishes by itself). */
@@ -18,7 +35,8 @@ export function closeActivityStreams(deps: AppDeps) {
 const frame = (e: { id: number }) => enc.encode(`id: ${e.id}\nevent: activity\ndata: ${JSON.stringify(e)}\n\n`)
 
 /** Opens the stream for one subscriber. New events are read back with the same SQL filter as the list, so both agree. */
-export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Grant[], afterId: number | null, keepaliveMs = KEEPALIVE_MS): Response {
+export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Grant[], afterId: number | null, opts: StreamOptions = {}): Response {
+  const { keepaliveMs = KEEPALIVE_MS, recheckMs = RECHECK_MS, sessionId } = opts
   let last = afterId ?? lastEventId(deps)
   let stop = () => {}
   const body = new ReadableStream<Uint8Array>({
@@ -35,18 +53,6 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
           stop()
         }
       }
-      ctl.enqueue(enc.encode('retry: 3000\n\n'))
-      pump()
-      const unsubscribe = onActivity(deps, pump)
-      const keepalive = setInterval(() => {
-        try {
-          ctl.enqueue(enc.encode(': keepalive\n\n'))
-        } catch {
-          stop()
-        }
-      }, keepaliveMs)
-      const subs = open.get(deps) ?? new Set()
-      open.set(deps, subs)
       const end = () => {
         stop()
         try {
@@ -55,12 +61,45 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
           // Already closed by the client.
         }
       }
+      // The credential's standing as last read: the stream ends when it ends, and follows its grants while it stands.
+      let version = authVersion(deps)
+      let expiresAt: number | null = null
+      const recheck = () => {
+        if (!sessionId) return
+        version = authVersion(deps)
+        const now = sessionStanding(deps, sessionId)
+        // A user who could see some activity and no longer sees any (a role taken away) has nothing left to stream.
+        if (!now || (visibleCategories(grants).length > 0 && visibleCategories(now.grants).length === 0)) return end()
+        grants = now.grants
+        expiresAt = now.expiresAt
+      }
+      const tick = () => {
+        if (!sessionId) return
+        if (authVersion(deps) !== version || (expiresAt !== null && expiresAt <= deps.clock.now())) recheck()
+      }
+      ctl.enqueue(enc.encode('retry: 3000\n\n'))
+      pump()
+      const unsubscribe = onActivity(deps, pump)
+      const unwatch = onAuthChange(deps, recheck)
+      const keepalive = setInterval(() => {
+        try {
+          ctl.enqueue(enc.encode(': keepalive\n\n'))
+        } catch {
+          stop()
+        }
+      }, keepaliveMs)
+      const rechecking = setInterval(tick, recheckMs)
+      const subs = open.get(deps) ?? new Set()
+      open.set(deps, subs)
       subs.add(end)
       stop = () => {
         unsubscribe()
+        unwatch()
         clearInterval(keepalive)
+        clearInterval(rechecking)
         subs.delete(end)
       }
+      recheck()
     },
     cancel: () => stop(),
   })

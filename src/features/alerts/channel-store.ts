@@ -1,10 +1,11 @@
-/** Alert channels: where notifications go. Secrets (`secret`, `password`) are stored encrypted and never returned. */
+/** Alert channels: where notifications go. Secrets (`secret`, `password`) are stored encrypted and never returned; destinations are masked for those who may not manage alerts. */
 import type { AppDeps } from '../../deps'
 import { Conflict, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { decrypt, encrypt } from '../../lib/secret'
 import { canonicalHost, sameUrl } from '../../lib/outbound'
+import { maskedConfig, unmaskConfig } from './channel-mask'
 
 /** The channel types (contract §11). */
 export const CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const
@@ -58,17 +59,21 @@ interface ChannelRow {
   updated_at: number
 }
 
-const out = (r: ChannelRow) => ({ id: r.id, name: r.name, type: r.type, config: shown(JSON.parse(r.config)), enabled: r.enabled === 1, created_at: iso(r.created_at), updated_at: iso(r.updated_at) })
+/** A channel as answered; `reveal` (manage alert:*) shows the destination whole, anyone else sees it masked. */
+const out = (r: ChannelRow, reveal: boolean) => {
+  const config = shown(JSON.parse(r.config))
+  return { id: r.id, name: r.name, type: r.type, config: reveal ? config : maskedConfig(r.type, config), enabled: r.enabled === 1, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }
+}
 const row = (deps: AppDeps, id: string) => {
   const r = deps.db.$client.query<ChannelRow, [string]>('SELECT * FROM alert_channels WHERE id = ?1').get(id)
   if (!r) throw new NotFound('Channel')
   return r
 }
 
-/** Every channel, by name. */
-export const listChannels = (deps: AppDeps) => ({ channels: deps.db.$client.query<ChannelRow, []>('SELECT * FROM alert_channels ORDER BY name, id').all().map(out) })
-/** One channel. */
-export const getChannel = (deps: AppDeps, id: string) => out(row(deps, id))
+/** Every channel, by name; destinations masked unless `reveal`. */
+export const listChannels = (deps: AppDeps, reveal = false) => ({ channels: deps.db.$client.query<ChannelRow, []>('SELECT * FROM alert_channels ORDER BY name, id').all().map((r) => out(r, reveal)) })
+/** One channel; its destination masked unless `reveal`. */
+export const getChannel = (deps: AppDeps, id: string, reveal = false) => out(row(deps, id), reveal)
 /** The stored config of a channel with its secrets, for a test send. */
 export function channelForSend(deps: AppDeps, id: string) {
   const r = row(deps, id)
@@ -80,7 +85,7 @@ export function createChannel(deps: AppDeps, b: { name: string; type: ChannelTyp
   const now = deps.clock.now()
   const id = newId()
   deps.db.$client.query('INSERT INTO alert_channels (id, name, type, config, enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)').run(id, b.name, b.type, JSON.stringify(seal(deps, b.config)), b.enabled ? 1 : 0, now)
-  return getChannel(deps, id)
+  return getChannel(deps, id, true)
 }
 
 /** Whether two configs of a type send to the same place: the URL, or the mail server's host and port. */
@@ -96,10 +101,12 @@ function sameDestination(type: ChannelType, a: Dict, b: Dict): boolean {
  */
 export function updateChannel(deps: AppDeps, id: string, b: { name?: string; config?: Dict; enabled?: boolean }) {
   const r = row(deps, id)
+  // A masked URL sent back as shown keeps the stored one.
+  if (b.config) b = { ...b, config: unmaskConfig(r.type, b.config, JSON.parse(r.config)) }
   const stored = JSON.parse(r.config) as Dict
   const config = b.config ? JSON.stringify(seal(deps, b.config, sameDestination(r.type, stored, b.config) ? stored : {})) : r.config
   deps.db.$client.query('UPDATE alert_channels SET name = ?2, config = ?3, enabled = ?4, updated_at = ?5 WHERE id = ?1').run(id, b.name ?? r.name, config, b.enabled === undefined ? r.enabled : b.enabled ? 1 : 0, deps.clock.now())
-  return getChannel(deps, id)
+  return getChannel(deps, id, true)
 }
 
 /** Deletes a channel that no rule names (409 otherwise). */

@@ -7,12 +7,15 @@ import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { allowedDestination, allowedUrl } from '../../http/destination'
 import { CHANNEL_TYPES, channelForSend, createChannel, deleteChannel, getChannel, listChannels, updateChannel, type ChannelType } from './channel-store'
 import {
-  RULE_KINDS, ackAlert, createRule, createSilence, deleteRule, deleteSilence, getAlert, getRule, listAlerts, listDeliveries, listRules, listSilences, updateRule,
+  FLEET_KINDS, RULE_KINDS, type RuleKind, ackAlert, createRule, createSilence, deleteRule, deleteSilence, getAlert, getRule, listAlerts, listDeliveries, listRules, listSilences, updateRule,
 } from './service'
 import { testSend } from './send'
+import { holds, type Grant } from '../roles/service'
 
 const view = { verb: 'view', resource: 'alert:*' }
 const manage = { verb: 'manage', resource: 'alert:*' }
+/** Whether the caller sees channel destinations whole: who may change a channel may read it. */
+const mayManage = (grants: Grant[]) => holds(grants, manage.verb, manage.resource)
 const Id = T.Object({ id: T.String({ format: 'uuid' }) })
 const Glob = T.String({ minLength: 1, maxLength: 255 })
 const Params = T.Object({
@@ -58,9 +61,12 @@ function zonedTime(s: string): number {
 }
 
 /** salt_unreachable and master_unreachable count minutes up to a day. */
-function checkParams(kind: string, params: { for_minutes?: number } | undefined) {
+function checkParams(kind: string, params: { for_minutes?: number } | undefined, minionGlob?: string) {
   if ((kind === 'salt_unreachable' || kind === 'master_unreachable') && (params?.for_minutes ?? 0) > 1440)
     throw new ValidationFailed([{ type: 'less_than_equal', loc: ['body', 'params', 'for_minutes'], msg: 'Input should be less than or equal to 1440', input: params!.for_minutes, ctx: { le: 1440 } }])
+  // A fleet-wide kind has no minion to match: a glob other than "*" would only suggest it filters something.
+  if (FLEET_KINDS.includes(kind as RuleKind) && minionGlob !== undefined && minionGlob !== '*')
+    throw new ValidationFailed([valueErrorEntry(['body', 'minion_glob'], `${kind} is about the whole fleet and takes no minion glob`, minionGlob)])
 }
 
 export const alertRoutes = [
@@ -71,7 +77,7 @@ export const alertRoutes = [
       name: RuleFields.name, kind: OneOf(RULE_KINDS), minion_glob: Default(Glob, '*'), params: Default(Params, {}), channel_ids: Default(RuleFields.channel_ids, []),
       enabled: Default(T.Boolean(), true), renotify_minutes: Default(RuleFields.renotify_minutes, 0),
     }, { additionalProperties: false }),
-    handler: ({ deps, body }) => (checkParams(body.kind, body.params), createRule(deps, body)),
+    handler: ({ deps, body }) => (checkParams(body.kind, body.params, body.minion_glob), createRule(deps, body)),
     audit: { action: 'alert_rule.create', target: (_, r) => r.id, detail: (c) => c.body.name },
   }),
   route({ method: 'GET', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'One alert rule', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getRule(deps, params.id) }),
@@ -81,7 +87,7 @@ export const alertRoutes = [
     body: T.Object(Object.fromEntries(Object.entries(RuleFields).map(([k, s]) => [k, T.Optional(Nullable(s))])), { additionalProperties: false }) as TSchema,
     handler: ({ deps, params, body }) => {
       const b = Object.fromEntries(Object.entries(body as object).filter(([, v]) => v !== null)) as Parameters<typeof updateRule>[2]
-      checkParams(getRule(deps, params.id).kind, b.params)
+      checkParams(getRule(deps, params.id).kind, b.params, b.minion_glob)
       return updateRule(deps, params.id, b)
     },
     audit: { action: 'alert_rule.update', target: (c) => c.params.id },
@@ -108,14 +114,14 @@ export const alertRoutes = [
     handler: ({ deps, params }) => deleteSilence(deps, params.id),
     audit: { action: 'alert_silence.delete', target: (c) => c.params.id },
   }),
-  route({ method: 'GET', path: '/api/alerts/channels', tag: 'alerts', summary: 'Channels (secrets never shown)', access: view, handler: ({ deps }) => listChannels(deps) }),
+  route({ method: 'GET', path: '/api/alerts/channels', tag: 'alerts', summary: 'Channels (secrets never shown; destinations masked without manage alert:*)', access: view, handler: ({ deps, principal }) => listChannels(deps, mayManage(principal.grants)) }),
   route({
     method: 'POST', path: '/api/alerts/channels', tag: 'alerts', summary: 'Create a channel', access: manage, status: 201,
     body: T.Object({ name: PlainText(1, 128, true), type: OneOf(CHANNEL_TYPES), config: T.Record(T.String(), T.Unknown()), enabled: Default(T.Boolean(), true) }, { additionalProperties: false }),
     handler: async ({ deps, body }) => createChannel(deps, { ...body, config: await configOf(body.type, body.config, deps.config.outboundAllow) }),
     audit: { action: 'alert_channel.create', target: (_, r) => r.id, detail: (c) => `${c.body.type} ${c.body.name}` },
   }),
-  route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getChannel(deps, params.id) }),
+  route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel (destination masked without manage alert:*)', access: view, params: Id, errors: [404], handler: ({ deps, params, principal }) => getChannel(deps, params.id, mayManage(principal.grants)) }),
   route({
     method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept while the destination stays)', access: manage, params: Id, errors: [404],
     body: T.Object({ name: T.Optional(PlainText(1, 128, true)), config: T.Optional(T.Record(T.String(), T.Unknown())), enabled: T.Optional(T.Boolean()) }, { additionalProperties: false }),

@@ -10,6 +10,8 @@ import { unknownChannels } from './channel-store'
 /** The rule kinds Saltdeck evaluates. */
 export const RULE_KINDS = ['run_failed', 'run_blocked', 'run_changed', 'minion_offline', 'key_pending', 'salt_unreachable', 'master_unreachable', 'vulnerable'] as const
 export type RuleKind = (typeof RULE_KINDS)[number]
+/** The kinds about the whole fleet rather than a minion: their minion glob is always "*". */
+export const FLEET_KINDS: readonly RuleKind[] = ['salt_unreachable', 'master_unreachable']
 
 /** The parameters each kind takes, with their defaults. */
 export const KIND_DEFAULTS: Record<RuleKind, Record<string, unknown>> = {

@@ -60,11 +60,14 @@ export function occurrence(deps: AppDeps, rule: RuleRow, subject: string, summar
   transition(deps, rule.id, id, 'firing', at)
 }
 
-/** Resolves the rule's open alert for a subject, if any; the resolution goes to the outbox. */
-export function resolve(deps: AppDeps, rule: RuleRow, subject: string, at: number): boolean {
+/**
+ * Resolves the rule's open alert for a subject, if any; the resolution goes to the outbox. Its summary becomes
+ * `summary`, what the resolved message says (a resolved run_failed must not still read "state.apply failed").
+ */
+export function resolve(deps: AppDeps, rule: RuleRow, subject: string, at: number, summary: string): boolean {
   const r = deps.db.$client
-    .query<{ id: string }, [string, string, number]>("UPDATE alerts SET state = 'resolved', resolved_at = ?3 WHERE rule_id = ?1 AND subject = ?2 AND state = 'firing' RETURNING id")
-    .get(rule.id, subject, at)
+    .query<{ id: string }, [string, string, number, string]>("UPDATE alerts SET state = 'resolved', resolved_at = ?3, summary = ?4 WHERE rule_id = ?1 AND subject = ?2 AND state = 'firing' RETURNING id")
+    .get(rule.id, subject, at, summary)
   if (r) transition(deps, rule.id, r.id, 'resolved', at)
   return !!r
 }

@@ -19,6 +19,18 @@ const funOk = (rule: RuleRow, fun: string) => globMatch(String(paramsOf(rule).fu
 const lastRunAt = (deps: AppDeps, minionId: string) =>
   deps.db.$client.query<{ t: number | null }, [string]>('SELECT last_run_completed_at AS t FROM minions WHERE id = ?1').get(minionId)?.t ?? null
 
+/** How many failing states a run_failed message names before "and N more". */
+const NAMED_STATES = 3
+
+/** "pkg-nginx, conf-nginx, svc-nginx and 4 more": the first failing states of a run by id, then how many else. */
+export function failedStatesText(ids: string[], total: number): string {
+  const shown = ids.slice(0, NAMED_STATES)
+  const more = total - shown.length
+  if (!shown.length) return ''
+  if (more <= 0) return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : shown[0]!
+  return `${shown.join(', ')} and ${more.toLocaleString('en-US')} more`
+}
+
 /** Judges stored runs against the run rules; dry runs never count. */
 export function watchRuns(deps: AppDeps, runs: StoredRun[]) {
   const real = runs.filter((r) => !r.test)
@@ -28,15 +40,16 @@ export function watchRuns(deps: AppDeps, runs: StoredRun[]) {
   for (const run of real) {
     const newest = lastRunAt(deps, run.minionId)
     if (newest !== null && run.completedAt < newest) continue
-    const details = { jid: run.jid, function: run.fun, status: run.status }
+    const details = { jid: run.jid, function: run.fun, status: run.status, ...(run.failedTotal ? { failed_states: run.failedStates, failed_count: run.failedTotal } : {}) }
+    const failing = failedStatesText(run.failedStates, run.failedTotal)
     for (const rule of rules) {
       if (run.completedAt < rule.created_at || !globMatch(rule.minion_glob, run.minionId) || !funOk(rule, run.fun)) continue
       if (rule.kind === 'run_failed') {
-        if (run.status === 'unhealthy') fire(deps, rule, run.minionId, `${run.minionId}: ${run.fun} failed (jid ${run.jid})`, details, run.completedAt)
-        else if (run.status === 'healthy' || run.status === 'changed') resolve(deps, rule, run.minionId, run.completedAt)
+        if (run.status === 'unhealthy') fire(deps, rule, run.minionId, `${run.minionId}: ${run.fun} failed${failing ? `: ${failing}` : ''} (jid ${run.jid})`, details, run.completedAt)
+        else if (run.status === 'healthy' || run.status === 'changed') resolve(deps, rule, run.minionId, run.completedAt, `${run.minionId}: ${run.fun} succeeded again (jid ${run.jid})`)
       } else if (rule.kind === 'run_blocked') {
         if (run.status === 'blocked') fire(deps, rule, run.minionId, `${run.minionId}: ${run.fun} did not run (jid ${run.jid})`, details, run.completedAt)
-        else resolve(deps, rule, run.minionId, run.completedAt)
+        else resolve(deps, rule, run.minionId, run.completedAt, `${run.minionId}: ${run.fun} ran again (jid ${run.jid})`)
       } else if (run.status === 'changed') occurrence(deps, rule, run.minionId, `${run.minionId}: ${run.fun} changed something (jid ${run.jid})`, details, run.completedAt)
     }
   }
@@ -54,8 +67,8 @@ export function watchEvents(deps: AppDeps, events: EventOut[]) {
     for (const rule of rules) {
       if (!globMatch(rule.minion_glob, id)) continue
       if (rule.kind === 'key_pending' && e.event_type === 'key.pend' && at >= rule.created_at) fire(deps, rule, id, `${id}: key pending`, { event: e.event_type }, at)
-      else if (rule.kind === 'key_pending' && e.category === 'key' && e.event_type !== 'key.pend') resolve(deps, rule, id, at)
-      else if (rule.kind === 'minion_offline' && e.event_type === 'minion.online') resolve(deps, rule, id, at)
+      else if (rule.kind === 'key_pending' && e.category === 'key' && e.event_type !== 'key.pend') resolve(deps, rule, id, at, `${id}: key no longer pending (${e.event_type})`)
+      else if (rule.kind === 'minion_offline' && e.event_type === 'minion.online') resolve(deps, rule, id, at, `${id}: online again`)
     }
   }
 }
@@ -79,7 +92,7 @@ function watchVulnerable(deps: AppDeps, now: number) {
       fire(deps, rule, m.minion_id, `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
         { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids }, now)
     }
-    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now)
+    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now, `${s}: no vulnerability at or above ${min} left`)
   }
 }
 
@@ -111,7 +124,7 @@ export function watchTime(deps: AppDeps) {
       if (now - since < forMs) continue
       fire(deps, rule, m.id, `${m.id}: offline for ${Math.floor((now - m.since) / 60_000)} min`, { minutes_offline: Math.floor((now - m.since) / 60_000), last_seen: m.since }, now)
     }
-    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now)
+    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now, `${s}: no longer offline`)
   }
   const rules = enabledRules(deps, ['salt_unreachable'])
   // Asked only when a rule needs it: the health snapshot may ask salt for its version.
@@ -120,14 +133,14 @@ export function watchTime(deps: AppDeps) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 5) * 60_000
     if (reach?.up === false && reach.since !== null && now - Math.max(reach.since, rule.created_at) >= forMs)
       fire(deps, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now)
-    else if (reach?.up) resolve(deps, rule, 'salt-api', now)
+    else if (reach?.up) resolve(deps, rule, 'salt-api', now, 'salt-api answers again')
   }
   const master = snap?.master
   for (const rule of masterRules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 2) * 60_000
     if (master?.up === false && master.since !== null && now - Math.max(master.since, rule.created_at) >= forMs)
       fire(deps, rule, MASTER_SUBJECT, `salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { since: master.since, error: master.error }, now)
-    else if (master?.up) resolve(deps, rule, MASTER_SUBJECT, now)
+    else if (master?.up) resolve(deps, rule, MASTER_SUBJECT, now, 'salt-master answers again')
   }
 }
 

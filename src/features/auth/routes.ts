@@ -4,7 +4,8 @@ import { route } from '../../http/route'
 import { NewPassword, Nullable, PlainText, UuidPath } from '../../http/schemas'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { changeOwnPassword } from '../users/service'
-import { checkLogin, createApiToken, createSession, deleteSession, listApiTokens, principalSummary, revokeApiToken, userSummary } from './service'
+import { passwordSignIn } from '../identity/login'
+import { createApiToken, deleteSession, listApiTokens, principalSummary, revokeApiToken, userSummary } from './service'
 
 const Permission = T.Object({ verb: T.String(), resource_glob: T.String() })
 /** The body of login and me. */
@@ -12,17 +13,15 @@ export const UserSummary = T.Object({ username: T.String(), display_name: T.Stri
 
 export const authRoutes = [
   route({
-    method: 'POST', path: '/api/auth/login', errors: [401, 429], tag: 'auth', summary: 'Log in with a username and password', access: 'public',
+    method: 'POST', path: '/api/auth/login', errors: [401, 403, 429], tag: 'auth', summary: 'Log in with a username and password (a local user, else LDAP when enabled)', access: 'public',
     body: T.Object({ username: T.String({ minLength: 1, maxLength: 1024 }), password: T.String({ minLength: 1, maxLength: 1024, writeOnly: true }) }),
     response: UserSummary,
     async handler({ body, deps, client, cookie }) {
-      const userId = await checkLogin(deps, body.username, body.password, client)
-      const { token, maxAge } = createSession(deps, userId)
+      // The sign-in writes its own audit entry (auth.login, with the source and outcome), failures too.
+      const { userId, token, maxAge } = await passwordSignIn(deps, body.username, body.password, client)
       cookie.set(token, maxAge)
       return userSummary(deps, userId)
     },
-    // A failed login is recorded under the name that was tried (cut: it is the caller's text).
-    audit: { action: 'auth.login', failures: true, target: (c, s) => s?.username ?? c.body.username.slice(0, 64), actor: (c, s) => s?.username ?? c.body.username.slice(0, 64) },
   }),
   route({
     method: 'POST', path: '/api/auth/logout', tag: 'auth', summary: 'End the current session', access: 'optional', status: 204,
@@ -37,7 +36,7 @@ export const authRoutes = [
     handler: ({ principal }) => principalSummary(principal),
   }),
   route({
-    method: 'POST', path: '/api/auth/change-password', errors: [403], tag: 'auth', summary: 'Change your own password', access: 'login', allowWhilePasswordChange: true, status: 204,
+    method: 'POST', path: '/api/auth/change-password', errors: [403, 409], tag: 'auth', summary: 'Change your own password', access: 'login', allowWhilePasswordChange: true, status: 204,
     body: T.Object({ current_password: T.String({ minLength: 1, maxLength: 1024, writeOnly: true }), new_password: NewPassword }, { additionalProperties: false }),
     async handler({ deps, principal, body }) {
       if (body.new_password.toLowerCase() === principal.username.toLowerCase())

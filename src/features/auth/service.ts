@@ -6,6 +6,7 @@ import { Conflict, NotFound, Throttled, Unauthenticated } from '../../lib/errors
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId, newToken, tokenHash } from '../../lib/ids'
 import type { Grant } from '../roles/service'
+import { authChanged } from './changes'
 
 /** The caller of a request, or null on public routes. */
 export type Principal = {
@@ -70,7 +71,7 @@ const CACHE_MAX = 10_000
 export function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): Principal {
   let cache = authCaches.get(deps)
   if (!cache) authCaches.set(deps, (cache = new Map()))
-  const version = deps.db.$client.query<{ v: number }, []>('SELECT v FROM auth_version').get()?.v ?? -1
+  const version = authVersion(deps)
   const hit = cache.get(token)
   const now = deps.clock.now()
   if (hit && hit.version === version) {
@@ -180,35 +181,22 @@ export function createSession(deps: AppDeps, userId: string): { token: string; m
   return { token, maxAge: ttl }
 }
 
-/** Checks credentials with throttling; returns the user id or throws 401/429. */
-export async function checkLogin(deps: AppDeps, username: string, password: string, client: string): Promise<string> {
-  const key = username.toLowerCase()
-  const throttle = throttleOf(deps)
-  const at = deps.clock.now()
-  const wait = throttle.retryAfter(key, client, at)
-  if (wait) throw new Throttled('Too many failed logins, retry later', wait)
-  // Counted before the (slow, awaited) password check: concurrent guesses all count against the limits.
-  throttle.fail(key, client, at)
-  const u = deps.db.select().from(users).where(eq(users.usernameKey, key)).get()
-  const ok = await verifyPassword(deps, password, u?.passwordHash ?? null)
-  if (!u || !ok || !u.isActive) throw new Unauthenticated('Invalid credentials')
-  throttle.succeed(key, client, at)
-  return u.id
-}
-
 /** Deletes one session or token by id. */
 export function deleteSession(deps: AppDeps, sessionId: string) {
   deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run()
+  authChanged(deps)
 }
 
 /** Ends a user's browser sessions, except `keep` when given. */
 export function endSessions(deps: AppDeps, userId: string, keep?: string) {
   deps.db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.kind, 'session'), keep ? ne(sessions.id, keep) : undefined)).run()
+  authChanged(deps)
 }
 
-/** Ends every credential of a user: browser sessions and API tokens alike (a password reset). */
-export function endCredentials(deps: AppDeps, userId: string) {
-  deps.db.delete(sessions).where(eq(sessions.userId, userId)).run()
+/** Ends every credential of a user, browser sessions and API tokens alike (a password change), except `keep` when given. */
+export function endCredentials(deps: AppDeps, userId: string, keep?: string) {
+  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), keep ? ne(sessions.id, keep) : undefined)).run()
+  authChanged(deps)
 }
 
 /** Live API tokens one user may hold: a leaked session cannot mint credentials without end. */
@@ -241,4 +229,19 @@ export function listApiTokens(deps: AppDeps, userId: string) {
 export function revokeApiToken(deps: AppDeps, userId: string, id: string) {
   const res = deps.db.$client.query("DELETE FROM sessions WHERE id = ?1 AND user_id = ?2 AND kind = 'api_token'").run(id, userId)
   if (res.changes === 0) throw new NotFound('Token')
+  authChanged(deps)
 }
+
+/** What a session or token still grants now: its grants and expiry, or null once it ended or its user is inactive or gone. */
+export function sessionStanding(deps: AppDeps, sessionId: string): { grants: Grant[]; expiresAt: number | null } | null {
+  const row = deps.db.$client
+    .query<{ user_id: string; expires_at: number | null; is_active: number }, [string]>(
+      'SELECT s.user_id, s.expires_at, u.is_active FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = ?1',
+    )
+    .get(sessionId)
+  if (!row || !row.is_active || (row.expires_at !== null && row.expires_at <= deps.clock.now())) return null
+  return { grants: grantsOf(deps, row.user_id), expiresAt: row.expires_at }
+}
+
+/** The counter every write to sessions, users, roles and grants moves, from any process (migration 0003's triggers). */
+export const authVersion = (deps: AppDeps) => deps.db.$client.query<{ v: number }, []>('SELECT v FROM auth_version').get()?.v ?? -1

@@ -15,8 +15,46 @@ import { jobArgs } from '../jobs/service'
 import { recordRun, type StoredRun } from '../runs/service'
 import { watchEvents, watchRuns } from '../alerts/watch'
 import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
+import { confirmHeld, countHints, countRefusals, heldOf, notePublishedJobs, trustedReturns } from '../jobs/trust'
+import { SCHEDULE_USER } from '../../salt/normalize'
+import { internalJids, markScheduled } from '../jobs/service'
+import type { JobReturned, JobStarted } from '../../salt/facts'
 
 const runFunsOf = new WeakMap<AppDeps, Set<string>>()
+
+/**
+ * A job from salt's own replies that a held return claimed as its minion's schedule: labelled so when it targets that
+ * minion alone (the claim only names the job; the cache says it exists).
+ */
+function scheduleLabel(deps: AppDeps, j: JobStarted): JobStarted {
+  for (const h of heldOf(deps, j.jid).values())
+    if (h.schedule && (j.target === h.minionId || (j.minions?.length === 1 && j.minions[0] === h.minionId)))
+      return { ...j, user: SCHEDULE_USER, target: h.minionId, tgtType: 'list' }
+  return j
+}
+
+/**
+ * The returns of a batch that may be stored: all of salt's own replies (the job cache, written from authenticated
+ * returns), and of the bus's claims only those of a job published to that minion (features/jobs/trust.ts).
+ */
+function storableReturns(deps: AppDeps, batch: SaltFacts[]): JobReturned[] {
+  const out: JobReturned[] = []
+  for (const b of batch) {
+    if (b.bus) {
+      // Saltdeck's own jobs are never stored as returns: no need to hold or confirm theirs.
+      const internal = internalJids(deps, b.returns.map((r) => r.jid))
+      for (const r of trustedReturns(deps, internal.size ? b.returns.filter((r) => !internal.has(r.jid)) : b.returns)) out.push(r)
+      continue
+    }
+    // A held return the cache now confirms: its schedule claim names the job, if the job targets that minion alone.
+    for (const r of b.returns) {
+      const h = heldOf(deps, r.jid).get(r.minionId)
+      if (h?.schedule) markScheduled(deps, r.jid, r.minionId, SCHEDULE_USER)
+      out.push(r)
+    }
+  }
+  return out
+}
 
 /** Records a batch of facts in one transaction; returns the activity events stored. `initiator`: the acting user. */
 export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string | null = null): EventOut[] {
@@ -26,8 +64,14 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
   let stored: EventOut[] = []
   db.transaction(() => {
     const events: EventInput[] = []
-    const returns = batch.flatMap((b) => b.returns)
-    recordStartedJobs(deps, batch.flatMap((b) => b.jobs), events)
+    for (const b of batch) {
+      if (b.refused) countRefusals(deps, b.refused)
+      if (b.hints) countHints(deps, b.hints)
+    }
+    const jobs = batch.flatMap((b) => (b.bus ? b.jobs : b.jobs.map((j) => scheduleLabel(deps, j))))
+    notePublishedJobs(deps, jobs)
+    recordStartedJobs(deps, jobs, events)
+    const returns = storableReturns(deps, batch)
     const runs: StoredRun[] = []
     for (const r of returns) {
       if (!runFuns!.has(r.fun) || isQueuedNotice(r.ret)) continue
@@ -35,6 +79,7 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
       if (run) runs.push(run)
     }
     recordReturnedJobs(deps, returns, runFuns!, events)
+    confirmHeld(deps, returns)
     for (const b of batch) {
       if (b.keyList) recordKeyList(deps, b.keyList, events)
       recordKeyChanges(deps, b.keys, initiator, events)

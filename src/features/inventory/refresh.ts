@@ -28,9 +28,12 @@ export interface RefreshOptions extends ReaderWiring {
 export const refreshOptions = (deps: AppDeps, client: ReaderWiring['client'], worker = true): RefreshOptions =>
   ({ client, log: deps.log, worker, batch: deps.config.inventoryBatch, flushMinions: deps.config.inventoryFlushMinions, internalJid: () => internalJid(deps) })
 
-/** Runs one refresh (already started as `id`) of the minions matching a glob; returns the number of minions answered. */
-export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: string, target: string): Promise<number> {
-  const ids = presentMinionIds(deps).filter((m) => globMatch(target, m))
+/**
+ * Runs one refresh (already started as `id`) of the present minions matching a glob, or of the listed minions
+ * (`only`: a newly accepted minion is asked before presence has seen it); returns the number of minions answered.
+ */
+export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: string, target: string, only?: string[]): Promise<number> {
+  const ids = only ?? presentMinionIds(deps).filter((m) => globMatch(target, m))
   // Salt is asked in half batches, one in flight while the previous answer is read: one batch's returns at most.
   const half = Math.max(1, Math.ceil(opts.batch / 2))
   const batches: string[][] = []
@@ -72,14 +75,15 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
 
 /**
  * Starts a refresh in the background; SaltNotConfigured without a salt connection (nothing is recorded: a refresh
- * that asks nobody is no refresh), RefreshBusy when one is running. `done` settles with the minions answered.
+ * that asks nobody is no refresh), RefreshBusy when one is running. `only` lists the minions to ask instead of the
+ * present ones matching `target` (which then names them for the record). `done` settles with the minions answered.
  */
-export function startInventoryRefresh(deps: AppDeps, opts: RefreshOptions, target = '*') {
+export function startInventoryRefresh(deps: AppDeps, opts: RefreshOptions, target = '*', only?: string[]) {
   const c = opts.client.credentials()
   if (!c.url || !c.username || !c.password) throw new SaltNotConfigured()
   const r = startRefresh(deps, target)
   if (!r) throw new RefreshBusy()
-  const done = refreshInventory(deps, opts, r.refresh_id, target)
+  const done = refreshInventory(deps, opts, r.refresh_id, target, only)
     .then(async (answered) => {
       // New keys learn their source package (for vulnerability matching); a failure leaves them for the next refresh.
       await learnSources(deps, opts.client, opts.internalJid).catch((e) => deps.log.warn('source package learning failed', { error: errorText(e) }))

@@ -36,8 +36,14 @@ export const inventoryRoutes = [
   route({
     method: 'GET', path: '/api/inventory/packages/:name/minions', errors: [404], tag: 'inventory', summary: 'Minions holding a package, optionally below/above a version', access: view,
     params: T.Object({ name: T.String({ minLength: 1, maxLength: 512 }) }),
-    query: T.Object({ source: T.Optional(Source), op: T.Optional(OneOf(VERSION_OPS)), version: T.Optional(T.String({ minLength: 1, maxLength: 256 })), ...paging(1000, 100) }),
-    response: T.Object({ name: T.String(), total: T.Integer(), minions: T.Array(T.Object({ minion_id: T.String(), version: T.String(), arch: T.String(), source: T.String() })) }),
+    query: T.Object({
+      source: T.Optional(Source), op: T.Optional(OneOf(VERSION_OPS)), version: T.Optional(T.String({ minLength: 1, maxLength: 256 })),
+      binaries: T.Optional(T.Boolean({ description: 'also the packages built from this source package (openssl: libssl3)' })), ...paging(1000, 100),
+    }),
+    response: T.Object({
+      name: T.String(), binaries: T.Array(T.String(), { description: 'held packages built from this name as a source package' }), total: T.Integer(),
+      minions: T.Array(T.Object({ minion_id: T.String(), package: T.String(), version: T.String(), arch: T.String(), source: T.String() })),
+    }),
     handler({ deps, params, query }) {
       // op and version only mean something together (contract §12): the missing one is named.
       if ((query.op === undefined) !== (query.version === undefined))

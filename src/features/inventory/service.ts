@@ -120,6 +120,12 @@ const refreshOut = (r: RefreshRow | null) =>
     minions_answered: r.minions_answered, packages_stored: r.packages_stored, error: r.error,
   }
 
+/** Which of these minions have a package set collected at or after `since` (epoch ms). */
+export function packagesCollectedSince(deps: AppDeps, ids: string[], since: number): Set<string> {
+  const q = deps.db.$client.prepare<{ n: number }, [string, number]>('SELECT 1 AS n FROM minion_package_sets WHERE minion_id = ?1 AND collected_at >= ?2')
+  return new Set(ids.filter((id) => q.get(id, since)))
+}
+
 /** Records the start of a refresh; null when one is already running. */
 export function startRefresh(deps: AppDeps, target: string): { refresh_id: string; started_at: string } | null {
   const db = deps.db.$client

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../deps'
 import type { JobReturned, JobStarted } from '../../salt/facts'
 import { countRun, isStateDict } from '../../salt/returns'
 import type { EventInput } from '../activity/service'
-import { internalJids, jobOrigin, recordJobReturns, returnKey, upsertJobs } from './service'
+import { internalJids, jobOrigin, markJob, recordJobReturns, returnKey, upsertJobs } from './service'
+import { isPresencePing } from '../../salt/presence-ping'
 import { isTestRun, slsArgs } from '../../salt/states'
 
 /** A function with the state files it was asked for: `state.apply demo`, or the function alone. */
@@ -35,6 +36,8 @@ export function describeReturn(minionId: string, fun: string, ret: unknown, runF
  */
 export function recordStartedJobs(deps: AppDeps, jobs: JobStarted[], out: EventInput[]) {
   if (!jobs.length) return
+  // manage.status publishes Saltdeck's presence ping under a jid of its own: known by its target, it is internal too.
+  for (const j of jobs) if (isPresencePing(j)) markJob(deps, j.jid, { internal: true })
   const fresh = new Set(upsertJobs(deps, jobs))
   const internal = internalJids(deps, jobs.map((j) => j.jid))
   for (const j of jobs) {

@@ -72,6 +72,13 @@ export function upsertJobs(deps: AppDeps, jobs: JobInput[]): string[] {
   return fresh
 }
 
+/** Names a job as a minion's own schedule (`user`), when it targets that minion alone or its target is unknown. */
+export function markScheduled(deps: AppDeps, jid: string, minionId: string, user: string) {
+  deps.db.$client
+    .query("UPDATE jobs SET user = ?3, target = ?2, tgt_type = 'list' WHERE jid = ?1 AND (target = ?2 OR target IS NULL) AND user IS NOT ?3")
+    .run(jid, minionId, user)
+}
+
 /** A job's arguments as stored (undefined when the job is unknown or salt did not say). */
 export function jobArgs(deps: AppDeps, jid: string): unknown {
   const a = deps.db.$client.query<{ arg: string | null }, [string]>('SELECT arg FROM jobs WHERE jid = ?1').get(jid)?.arg
@@ -210,4 +217,11 @@ export function jobDetail(deps: AppDeps, jid: string) {
     ...jobOut(deps, { ...j, returned: rets.length, failed: rets.filter((r) => r.success === 0).length }),
     returns: rets.map((r) => ({ minion_id: r.minion_id, success: r.success === null ? null : r.success === 1, retcode: r.retcode, return: JSON.parse(r.ret ?? 'null'), received_at: iso(r.received_at) })),
   }
+}
+
+/** The Saltdeck user who started a job (from the job or its mark); null when salt or another tool started it. */
+export function jobInitiator(deps: AppDeps, jid: string): string | null {
+  return deps.db.$client
+    .query<{ u: string | null }, [string]>('SELECT coalesce((SELECT initiator FROM jobs WHERE jid = ?1), (SELECT initiator FROM job_marks WHERE jid = ?1)) AS u')
+    .get(jid)?.u ?? null
 }

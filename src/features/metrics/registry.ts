@@ -3,6 +3,7 @@
 /** Request counters of one running service. */
 export class Metrics {
   private requests = new Map<string, { route: string; method: string; status: number; count: number; seconds: number }>()
+  private signIns = new Map<string, { provider: string; outcome: string; count: number }>()
   /** Full garbage collections the memory guard ran because RSS passed its soft limit. */
   memoryCollections = 0
 
@@ -14,6 +15,19 @@ export class Metrics {
       r.count++
       r.seconds += seconds
     } else this.requests.set(key, { route, method, status, count: 1, seconds })
+  }
+
+  /** Counts one sign-in attempt by provider (local, ldap, oidc) and outcome. */
+  signIn(provider: string, outcome: string) {
+    const key = `${provider} ${outcome}`
+    const r = this.signIns.get(key)
+    if (r) r.count++
+    else this.signIns.set(key, { provider, outcome, count: 1 })
+  }
+
+  /** Every sign-in counter, sorted for a stable exposition. */
+  signInRows() {
+    return [...this.signIns.values()].sort((a, b) => a.provider.localeCompare(b.provider) || a.outcome.localeCompare(b.outcome))
   }
 
   /** Every request counter, sorted for a stable exposition. */

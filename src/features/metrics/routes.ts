@@ -1,4 +1,4 @@
-/** GET /metrics: Prometheus text for a scraper holding `view metrics:*` or using an API token. */
+/** GET /metrics: Prometheus text for a caller holding `view metrics:*`, by session or by API token alike. */
 import { route } from '../../http/route'
 import { Forbidden } from '../../lib/errors'
 import { holds } from '../roles/service'
@@ -10,6 +10,7 @@ import { searchPending } from '../activity/search-index'
 import { activityStored } from '../activity/feed'
 import { alertStats } from '../alerts/service'
 import { vulnStats } from '../vulns/service'
+import { trustStats } from '../jobs/trust'
 
 const STREAM_STATES = ['connected', 'reconnecting', 'broken', 'disabled'] as const
 
@@ -20,6 +21,7 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_build_info', 'gauge', 'Version of the running service.', [[{ version: VERSION }, 1]])
   x.family('saltdeck_http_requests_total', 'counter', 'HTTP requests answered, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.count]))
   x.family('saltdeck_http_request_duration_seconds_total', 'counter', 'Time spent answering HTTP requests, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.seconds]))
+  x.family('saltdeck_sign_ins_total', 'counter', 'Sign-in attempts, by provider (local, ldap, oidc) and outcome.', (deps.metrics?.signInRows() ?? []).map((r) => [{ provider: r.provider, outcome: r.outcome }, r.count]))
   const pollers = deps.salt?.pollers.stats() ?? []
   x.family('saltdeck_poller_runs_total', 'counter', 'Poller ticks finished.', pollers.map((p) => [{ poller: p.name }, p.runs]))
   x.family('saltdeck_poller_errors_total', 'counter', 'Poller ticks that failed.', pollers.map((p) => [{ poller: p.name }, p.errors]))
@@ -37,6 +39,15 @@ export function metricsText(deps: AppDeps): string {
     x.family('saltdeck_presence_held', 'gauge', '1 while presence is held back because of the master (not answering, or the grace after it answers again).', [[{}, health.master.hold ? 1 : 0]])
     x.family('saltdeck_poller_lag_seconds', 'gauge', 'Seconds since the poller last succeeded (absent until it has).', health.pollers.filter((p) => p.lagSeconds !== null).map((p) => [{ poller: p.name }, p.lagSeconds!]))
   }
+  // Events from minions are claims (contract §17): what was refused, held back, confirmed, and the hints read.
+  const t = trustStats(deps)
+  const frames = deps.salt?.stream.refused ?? {}
+  x.family('saltdeck_salt_events_refused_total', 'counter', 'Salt events not stored as facts, by reason: frame (not salt\'s SSE frame), injected (written into the stream by another event\'s tag), jid (not a salt jid), forged (a minion\'s event under a master-only tag or another minion\'s name), unconfirmed (held and never confirmed by the job cache), overflow (held returns past the bound).',
+    [...Object.entries(frames), ...Object.entries(t.refused)].map(([reason, n]) => [{ reason }, n]))
+  x.family('saltdeck_salt_returns_held', 'gauge', 'Job returns from the event bus held until salt\'s job cache confirms them.', [[{}, t.held]])
+  x.family('saltdeck_salt_returns_held_total', 'counter', 'Job returns from the event bus held back (no publish to that minion seen).', [[{}, t.heldTotal]])
+  x.family('saltdeck_salt_returns_confirmed_total', 'counter', 'Held job returns that salt\'s job cache confirmed (stored from the cache).', [[{}, t.confirmedTotal]])
+  x.family('saltdeck_salt_event_hints_total', 'counter', 'Events taken as hints only (salt/auth: keys; salt/presence/*, minion starts: presence), by the tick they ask for.', Object.entries(t.hints).map(([hint, n]) => [{ hint }, n]))
   const al = alertStats(deps)
   x.family('saltdeck_alerts_firing', 'gauge', 'Alerts firing, by rule kind.', al.firing.map((r) => [{ kind: r.kind }, r.n]))
   x.family('saltdeck_alert_deliveries', 'gauge', 'Alert notification deliveries, by status.', al.deliveries.map((r) => [{ status: r.status }, r.n]))
@@ -54,10 +65,11 @@ export function metricsText(deps: AppDeps): string {
 /** The metrics route. */
 export const metricsRoutes = [
   route({
-    method: 'GET', path: '/metrics', produces: 'text/plain', tag: 'system', summary: 'Prometheus metrics (view metrics:* or an API token)', access: 'login',
+    method: 'GET', path: '/metrics', produces: 'text/plain', tag: 'system', summary: 'Prometheus metrics (view metrics:*, session or token alike)', access: 'login',
     handler({ deps, principal }) {
       // Scrapers authenticate with an API token; a browser session needs the permission.
-      if (principal.kind !== 'api_token' && !holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
+      // One rule for cookie and token (issue 23 item 5): a token holds its user's permissions, no more.
+      if (!holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
       return new Response(metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
     },
   }),

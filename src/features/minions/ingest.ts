@@ -34,13 +34,21 @@ export function recordKeyChanges(deps: AppDeps, keys: KeyChange[], initiator: st
   }
 }
 
-/** Applies the complete key list: its keys as changes, and every stored key missing from it as deleted. */
+/**
+ * Applies the complete key list: its keys as changes, and every stored key missing from it as deleted. The first list
+ * of a new install (no key stored yet) records the keys as they are, without a "key accepted" (or rejected) event
+ * each: those keys were not accepted now, and 5,000 such events would bury the feed (and fill every minion at once).
+ * A pending key still says so: it waits for an operator.
+ */
 export function recordKeyList(deps: AppDeps, list: NonNullable<SaltFacts['keyList']>, out: EventInput[]) {
   const listed = new Set(list.keys.map((k) => k.minionId))
   const changes: KeyChange[] = list.keys.map((k) => ({ ...k, ts: list.ts }))
-  for (const { id } of deps.db.$client.query<{ id: string }, []>('SELECT id FROM minions WHERE key_state IS NOT NULL').all())
-    if (!listed.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
-  recordKeyChanges(deps, changes, null, out)
+  const stored = deps.db.$client.query<{ id: string }, []>('SELECT id FROM minions WHERE key_state IS NOT NULL').all()
+  for (const { id } of stored) if (!listed.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
+  if (stored.length) return recordKeyChanges(deps, changes, null, out)
+  const first: EventInput[] = []
+  recordKeyChanges(deps, changes, null, first)
+  out.push(...first.filter((e) => e.event_type === 'key.pend'))
 }
 
 /** Stores key fingerprints; one counts only for a minion whose stored key is in the state the fingerprint was read in. */
@@ -70,10 +78,14 @@ export function recordPresentList(deps: AppDeps, list: NonNullable<SaltFacts['pr
   for (const { id } of online) if (!present.has(id)) recordPresence(deps, id, false, list.ts, out)
 }
 
-/** A minion start: online, and one minion.start event however many times salt (or a replay) reports it. */
+/**
+ * A minion start: one minion.start event however many times salt (or a replay) reports it. Any minion can fire a start
+ * in another's name, so it is a claim: recorded only for a minion Saltdeck knows, and it changes no presence (the
+ * presence poller, which the start hints at, says whether the minion is up).
+ */
 export function recordStart(deps: AppDeps, id: string, ts: number, out: EventInput[]) {
   const near = (e: EventInput) => e.event_type === 'minion.start' && e.minion_id === id && Math.abs(e.ts - ts) < START_DEDUPE_MS
   if (out.some(near) || startRecordedNear(deps, id, ts, START_DEDUPE_MS)) return
-  recordPresence(deps, id, true, ts, out)
+  if (!deps.db.$client.query<{ n: number }, [string]>('SELECT 1 AS n FROM minions WHERE id = ?1').get(id)) return
   out.push({ ts, category: 'minion', event_type: 'minion.start', minion_id: id, summary: `${id} started` })
 }

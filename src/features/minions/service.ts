@@ -5,6 +5,7 @@ import { containsPattern } from '../../lib/sql'
 import { hasGlobChars, sqliteGlob } from '../../lib/glob'
 import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
+import { boundDepth, MAX_GRAIN_DEPTH } from './grains-depth'
 
 /** Creates an empty minion row when the id is new. */
 export function ensureMinion(deps: AppDeps, id: string) {
@@ -25,8 +26,11 @@ export function recordGrains(deps: AppDeps, facts: { id: string; grains: Record<
   const db = deps.db.$client
   const now = deps.clock.now()
   db.transaction(() => {
-    for (const { id, grains: g } of facts) {
+    for (const { id, grains: given } of facts) {
       ensureMinion(deps, id)
+      // One minion's document nested past what SQLite's JSON functions read must not break them for the fleet.
+      const { grains: g, cut } = boundDepth(given)
+      if (cut) deps.log.warn('grains nested too deep: cut', { minion_id: id, max_depth: MAX_GRAIN_DEPTH })
       db.query('UPDATE minions SET grains = ?2, os = ?3, osrelease = ?4, ip = ?5, salt_version = ?6, os_family = ?7, updated_at = ?8 WHERE id = ?1').run(
         id, JSON.stringify(g), str(g.os), str(g.osrelease), firstIp(g), str(g.saltversion), str(g.os_family), now,
       )
@@ -37,6 +41,12 @@ export function recordGrains(deps: AppDeps, facts: { id: string; grains: Record<
 /** Ids of the accepted minions, sorted. */
 export function acceptedMinionIds(deps: AppDeps): string[] {
   return deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' ORDER BY id").all().map((r) => r.id)
+}
+
+/** Which of these minions have an accepted key now. */
+export function acceptedAmong(deps: AppDeps, ids: string[]): Set<string> {
+  const q = deps.db.$client.prepare<{ n: number }, [string]>("SELECT 1 AS n FROM minions WHERE id = ?1 AND key_state = 'accepted'")
+  return new Set(ids.filter((id) => q.get(id)))
 }
 
 /** Ids of the accepted minions that are online, sorted. */

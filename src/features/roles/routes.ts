@@ -1,15 +1,22 @@
 /** The roles API (interface.md and contract §4). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { CONTROL_CHARS, Default, Nullable, PlainText, UuidPath } from '../../http/schemas'
+import { BIDI_CONTROLS, CONTROL_CHARS, Default, Nullable, PlainText, UuidPath } from '../../http/schemas'
+import { valueError } from '../../http/errors'
+import { mayApply } from './scope'
 import { addPermission, createRole, deleteRole, getRole, listRoles, removePermission, roleDetail, updateRole } from './service'
 
 const view = { verb: 'view', resource: 'role:*' }
 const manage = { verb: 'manage_role', resource: 'role:*' }
 /** The Role resource of interface.md. */
 export const RoleOut = T.Object({ id: T.String({ format: 'uuid' }), name: T.String(), is_builtin: T.Boolean(), description: T.String() })
+/** One grant of a role: target_glob is the minions an execute grant is scoped to (`*` for any other grant). */
+const GrantOut = T.Object({ id: T.String({ format: 'uuid' }), verb: T.String(), resource_glob: T.String(), target_glob: T.String() })
+const RoleDetailOut = T.Object({ ...RoleOut.properties, permissions: T.Array(GrantOut) })
 const Description = PlainText(0, 255)
-const GlobPart = T.String({ minLength: 1, maxLength: 128, pattern: `^[^\\s${CONTROL_CHARS}]+$` })
+const GlobPart = T.String({ minLength: 1, maxLength: 128, pattern: `^[^\\s${CONTROL_CHARS}${BIDI_CONTROLS}]+$` })
+/** Salt's glob on minion ids (fnmatch: `*`, `?`, `[…]`); a minion id is at most 255 characters. */
+const TargetGlob = T.String({ minLength: 1, maxLength: 255, pattern: `^[^\\s${CONTROL_CHARS}${BIDI_CONTROLS}]+$` })
 
 export const roleRoutes = [
   route({ method: 'GET', path: '/api/roles', tag: 'roles', summary: 'List roles', access: view, handler: ({ deps }) => listRoles(deps) }),
@@ -19,7 +26,7 @@ export const roleRoutes = [
     handler: ({ deps, body }) => createRole(deps, body.name, body.description),
     audit: { action: 'role.create', target: (_, out) => out.name },
   }),
-  route({ method: 'GET', path: '/api/roles/:role_id', errors: [404], tag: 'roles', summary: 'Read a role with its permissions', access: view, params: UuidPath('role_id'), handler: ({ deps, params }) => roleDetail(deps, params.role_id) }),
+  route({ method: 'GET', path: '/api/roles/:role_id', errors: [404], tag: 'roles', summary: 'Read a role with its permissions', access: view, response: RoleDetailOut, params: UuidPath('role_id'), handler: ({ deps, params }) => roleDetail(deps, params.role_id) }),
   route({
     method: 'PATCH', path: '/api/roles/:role_id', errors: [404], tag: 'roles', summary: "Change a role's description", access: manage, params: UuidPath('role_id'), response: RoleOut,
     body: T.Object({ description: T.Optional(Nullable(Description)) }, { additionalProperties: false }),
@@ -32,10 +39,14 @@ export const roleRoutes = [
     audit: { action: 'role.delete', target: (_, r) => r.name },
   }),
   route({
-    method: 'POST', path: '/api/roles/:role_id/permissions', errors: [404, 409], tag: 'roles', summary: 'Grant a permission to a custom role', access: manage, params: UuidPath('role_id'), status: 201,
-    body: T.Object({ verb: GlobPart, resource_glob: GlobPart }, { additionalProperties: false }),
-    handler: ({ deps, params, body }) => addPermission(deps, params.role_id, body.verb, body.resource_glob),
-    audit: { action: 'role.grant', target: ({ deps, params, body }) => `${getRole(deps, params.role_id).name}: ${body.verb} ${body.resource_glob}` },
+    method: 'POST', path: '/api/roles/:role_id/permissions', errors: [404, 409], tag: 'roles', summary: 'Grant a permission to a custom role', access: manage, params: UuidPath('role_id'), status: 201, response: GrantOut,
+    body: T.Object({ verb: GlobPart, resource_glob: GlobPart, target_glob: Default(TargetGlob, '*') }, { additionalProperties: false }),
+    handler: ({ deps, params, body }) => {
+      // Only running salt functions is scoped to minions (contract §14); a target on any other grant would be kept and mean nothing.
+      if (body.target_glob !== '*' && !mayApply(body, 'execute', 'salt')) throw valueError('target_glob scopes only grants of execute on salt:<function>', body)
+      return addPermission(deps, params.role_id, body.verb, body.resource_glob, body.target_glob)
+    },
+    audit: { action: 'role.grant', target: ({ deps, params, body }) => `${getRole(deps, params.role_id).name}: ${body.verb} ${body.resource_glob}${body.target_glob === '*' ? '' : ` on ${body.target_glob}`}` },
   }),
   route({
     method: 'DELETE', path: '/api/roles/:role_id/permissions/:permission_id', errors: [404, 409], tag: 'roles', summary: 'Remove a permission from a custom role', access: manage,

@@ -5,11 +5,17 @@ import { rolePermissions, roles } from '../../db/schema'
 import { Conflict, NotFound } from '../../lib/errors'
 import { globMatch } from '../../lib/glob'
 import { newId } from '../../lib/ids'
+import { authChanged } from '../auth/changes'
 
 /** A (verb, resource_glob) pair. */
 export interface Grant {
   verb: string
   resource_glob: string
+}
+
+/** A grant with the minions it is scoped to: target_glob is salt's glob on minion ids (`*`: every minion). */
+export interface ScopedGrant extends Grant {
+  target_glob: string
 }
 
 /** The built-in roles and their grants (contract §4); repaired at every start. */
@@ -41,7 +47,7 @@ export function ensureBuiltinRoles(deps: AppDeps): Record<string, string> {
         tx.insert(roles).values(row).run()
       } else if (!row.isBuiltin) tx.update(roles).set({ isBuiltin: true }).where(eq(roles.id, row.id)).run()
       for (const [verb, resourceGlob] of spec.grants)
-        tx.insert(rolePermissions).values({ id: newId(), roleId: row.id, verb, resourceGlob }).onConflictDoNothing().run()
+        tx.insert(rolePermissions).values({ id: newId(), roleId: row.id, verb, resourceGlob, targetGlob: '*' }).onConflictDoNothing().run()
       ids[name] = row.id
     }
   })
@@ -68,8 +74,9 @@ export function listRoles(deps: AppDeps) {
 /** A role with its grants. */
 export function roleDetail(deps: AppDeps, id: string) {
   const r = getRole(deps, id)
-  const perms = deps.db.select().from(rolePermissions).where(eq(rolePermissions.roleId, id)).orderBy(asc(rolePermissions.verb), asc(rolePermissions.resourceGlob)).all()
-  return { ...roleOut(r), permissions: perms.map((p) => ({ id: p.id, verb: p.verb, resource_glob: p.resourceGlob })) }
+  const perms = deps.db.select().from(rolePermissions).where(eq(rolePermissions.roleId, id))
+    .orderBy(asc(rolePermissions.verb), asc(rolePermissions.resourceGlob), asc(rolePermissions.targetGlob)).all()
+  return { ...roleOut(r), permissions: perms.map((p) => ({ id: p.id, verb: p.verb, resource_glob: p.resourceGlob, target_glob: p.targetGlob })) }
 }
 
 /** Creates a role; names are unique case-insensitively. */
@@ -99,16 +106,27 @@ export function deleteRole(deps: AppDeps, id: string) {
   return r
 }
 
-/** Adds a grant to a custom role. */
-export function addPermission(deps: AppDeps, roleId: string, verb: string, resourceGlob: string) {
+/** Adds a grant to a custom role; `targetGlob` scopes an execute grant to the minions it matches. */
+export function addPermission(deps: AppDeps, roleId: string, verb: string, resourceGlob: string, targetGlob = '*') {
   const r = getRole(deps, roleId)
   if (r.isBuiltin) throw new Conflict("Cannot change a built-in role's permissions")
-  const existing = deps.db.select().from(rolePermissions)
-    .where(and(eq(rolePermissions.roleId, roleId), eq(rolePermissions.verb, verb), eq(rolePermissions.resourceGlob, resourceGlob))).get()
+  const existing = deps.db.select().from(rolePermissions).where(and(
+    eq(rolePermissions.roleId, roleId), eq(rolePermissions.verb, verb), eq(rolePermissions.resourceGlob, resourceGlob), eq(rolePermissions.targetGlob, targetGlob),
+  )).get()
   if (existing) throw new Conflict('Permission already exists')
-  const row = { id: newId(), roleId, verb, resourceGlob }
+  const row = { id: newId(), roleId, verb, resourceGlob, targetGlob }
   deps.db.insert(rolePermissions).values(row).run()
-  return { id: row.id, verb, resource_glob: resourceGlob }
+  return { id: row.id, verb, resource_glob: resourceGlob, target_glob: targetGlob }
+}
+
+/** A user's grants with their targets (the union over its roles), for the checks that look at minions. */
+export function scopedGrantsOf(deps: AppDeps, userId: string): ScopedGrant[] {
+  return deps.db.$client
+    .query<ScopedGrant, [string]>(
+      `SELECT DISTINCT p.verb AS verb, p.resource_glob AS resource_glob, p.target_glob AS target_glob FROM user_roles ur
+       JOIN role_permissions p ON p.role_id = ur.role_id WHERE ur.user_id = ?1 ORDER BY p.verb, p.resource_glob, p.target_glob`,
+    )
+    .all(userId)
 }
 
 /** Removes a grant from a custom role. */
@@ -128,15 +146,18 @@ export const LAST_FULL_ADMIN = 'At least one active user must keep full administ
  */
 export function keepingFullAdmin<T>(deps: AppDeps, change: () => T): T {
   const db = deps.db.$client
-  return db.transaction(() => {
+  const out = db.transaction(() => {
     const out = change()
     const admins = db.query<{ n: number }, []>(
       `SELECT count(*) AS n FROM users u WHERE u.is_active = 1 AND EXISTS (SELECT 1 FROM user_roles ur JOIN role_permissions p ON p.role_id = ur.role_id
-         WHERE ur.user_id = u.id AND p.verb = '*' AND p.resource_glob = '*')`,
+         WHERE ur.user_id = u.id AND p.verb = '*' AND p.resource_glob = '*' AND p.target_glob = '*')`,
     ).get()!.n
     if (admins === 0) throw new Conflict(LAST_FULL_ADMIN)
     return out
   })()
+  // Open streams recheck what their user may still see (a role taken, a user deactivated or deleted).
+  authChanged(deps)
+  return out
 }
 
 /** The ids among `ids` that name no role. */
@@ -144,4 +165,13 @@ export function unknownRoleIds(deps: AppDeps, ids: string[]): string[] {
   if (!ids.length) return []
   const found = new Set(deps.db.select({ id: roles.id }).from(roles).where(sql`${roles.id} in ${ids}`).all().map((r) => r.id))
   return ids.filter((i) => !found.has(i))
+}
+
+/** Each reference (a role id or a role name, any case) as a role id, or null where it names no role. */
+export function roleIdsOf(deps: AppDeps, refs: string[]): (string | null)[] {
+  if (!refs.length) return []
+  const rows = deps.db.select({ id: roles.id, key: roles.nameKey }).from(roles).all()
+  const ids = new Set(rows.map((r) => r.id))
+  const byName = new Map(rows.map((r) => [r.key, r.id]))
+  return refs.map((r) => (ids.has(r) ? r : byName.get(r.toLowerCase()) ?? null))
 }

@@ -43,9 +43,20 @@ export function identId(deps: AppDeps, s: Pick<StateResult, 'key' | 'sls' | 'id'
   return remember(c, k, row.id)
 }
 
-/** The id of a comment, stored once; 0 for none. */
-export function textId(deps: AppDeps, text: string): number {
-  if (!text) return 0
+/** Comments longer than this many characters are stored cut, marked so (a 100 MB comment grew the database by 243 MB). */
+const TEXT_MAX = 64 * 1024
+
+/** `text` up to TEXT_MAX characters (never half a surrogate pair), with a note of its whole length when cut. */
+function cutText(text: string): string {
+  if (text.length <= TEXT_MAX) return text
+  const end = /[\ud800-\udbff]/.test(text[TEXT_MAX - 1]!) ? TEXT_MAX - 1 : TEXT_MAX
+  return `${text.slice(0, end)}\n[… cut by Saltdeck: ${text.length} characters in all]`
+}
+
+/** The id of a comment (cut to TEXT_MAX), stored once; 0 for none. */
+export function textId(deps: AppDeps, whole: string): number {
+  if (!whole) return 0
+  const text = cutText(whole)
   const c = cacheOf(deps).texts
   const hit = c.get(text)
   if (hit !== undefined) return hit

@@ -34,7 +34,13 @@ export interface StoredRun {
   status: RunStatus
   test: boolean
   completedAt: number
+  /** The ids of its failing states in run order (the first 20), and how many failed in all. */
+  failedStates: string[]
+  failedTotal: number
 }
+
+/** How many failing state ids a stored run carries for the alerts that name them. */
+const FAILED_KEPT = 20
 
 /**
  * Parses and stores a run once per (minion, jid): its counts, whether it was a dry run, its state files and detail;
@@ -71,7 +77,8 @@ export function recordRun(deps: AppDeps, raw: RawRun): StoredRun | null {
     moveInTrend(deps, raw.minionId, completedAt, before, statusBefore(deps, raw.minionId, endOfDay(completedAt)))
     if (detail?.states && last?.id === id) recordFailures(deps, raw.minionId, completedAt, detail.states, sls)
   })()
-  return stored ? { minionId: raw.minionId, jid: raw.jid, fun: raw.fun, status, test, completedAt } : null
+  const failed = detail?.states?.filter((st) => st.result === false) ?? []
+  return stored ? { minionId: raw.minionId, jid: raw.jid, fun: raw.fun, status, test, completedAt, failedStates: failed.slice(0, FAILED_KEPT).map((st) => st.id), failedTotal: failed.length } : null
 }
 
 /** A row of the run list (LIST). */

@@ -5,10 +5,12 @@ import type { AppDeps, SaltSide } from '../../deps'
 import { Default, OneOf } from '../../http/schemas'
 import { SaltNotConfigured } from '../../salt/errors'
 import { allowedUrl } from '../../http/destination'
-import { NotFound } from '../../lib/errors'
+import { Forbidden } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
-import { jobMinions, markJob, markKilled } from '../jobs/service'
+import { jobInitiator, jobMinions, markJob, markKilled } from '../jobs/service'
+import { holds } from '../roles/service'
+import { runForUser, runScope } from './run'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 import { testConnection } from './connection-test'
@@ -24,11 +26,15 @@ function salt(deps: AppDeps): SaltSide {
 const TestOut = T.Object({ ok: T.Boolean(), detail: T.String(), minion_count: T.Union([T.Integer(), T.Null()]) })
 const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
 
-/** A key action route: the wheel call, then the change recorded with the acting user. */
+/** A key action route: the grant checked on the concrete key (`<act> key:<minion id>`), the wheel call, then the change recorded with the acting user. */
 const keyRoute = (method: 'POST' | 'DELETE', path: string, act: 'accept' | 'reject' | 'delete', summary: string) =>
   route({
-    method, path, tag: 'keys', summary, access: { verb: act, resource: 'key:*' }, params: KeyPath, status: 204, errors: [404, 502, 503],
-    handler: ({ deps, params, principal }) => keyAction(deps, salt(deps).client, principal.username, params.minion_id, act),
+    method, path, tag: 'keys', summary, params: KeyPath, status: 204, errors: [404, 502, 503],
+    access: { scoped: [{ verb: act, kind: 'key' }], doc: `\`${act} key:<minion id>\`` },
+    handler({ deps, params, principal }) {
+      if (!holds(principal.grants, act, `key:${params.minion_id}`)) throw new Forbidden()
+      return keyAction(deps, salt(deps).client, principal.username, params.minion_id, act)
+    },
     audit: { action: `key.${act}`, failures: true, target: (c) => c.params.minion_id },
   })
 
@@ -73,7 +79,14 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
   keyRoute('POST', '/api/keys/:minion_id/reject', 'reject', 'Reject a minion key'),
   keyRoute('DELETE', '/api/keys/:minion_id', 'delete', 'Delete a minion key'),
   route({
-    method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', summary: 'Run a command through local_async', access: { verb: 'execute', resource: 'salt:*' }, status: 202,
+    method: 'GET', path: '/api/run/scope', tag: 'jobs', summary: 'What the caller may run: its execute grants with the minions each is scoped to', access: 'login',
+    response: T.Object({ grants: T.Array(T.Object({ resource_glob: T.String(), target_glob: T.String() })) }),
+    handler: ({ deps, principal }) => runScope(deps, principal.userId),
+  }),
+  route({
+    method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', status: 202,
+    summary: "Run a command through local_async on the minions salt matches for the target, each checked against the caller's grants",
+    access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: '`execute salt:<fun>` on every targeted minion' },
     body: T.Object({
       tgt: T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })]),
       tgt_type: Default(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr']), 'glob'),
@@ -81,24 +94,20 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       arg: Default(T.Array(T.Unknown(), { maxItems: 100 }), []),
       kwarg: Default(T.Record(T.String(), T.Unknown()), {}),
     }, { additionalProperties: false }),
-    async handler({ deps, body, principal }) {
-      // The job is noted with its Saltdeck user before salt publishes it: salt reports the salt-api account as its user.
-      const jid = newJid(deps.clock.now())
-      markJob(deps, jid, { initiator: principal.username })
-      const r = await salt(deps).client.localAsync(body.tgt, body.fun, { tgt_type: body.tgt_type, arg: body.arg, kwarg: body.kwarg, jid })
-      if (!r?.jid) throw new NotFound('Minion', 'No minions matched the target')
-      return { jid: String(r.jid), minions: r.minions ?? [] }
-    },
+    handler: ({ deps, body, principal }) => runForUser(deps, salt(deps).client, principal, body),
     audit: {
       action: 'job.run', failures: true, detail: (_, r) => `jid ${r.jid}`,
       target: ({ body }) => `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
     },
   }),
   route({
-    method: 'POST', path: '/api/jobs/:jid/kill', errors: [404, 502, 503], tag: 'jobs', summary: 'Kill a running job on its minions', access: { verb: 'kill', resource: 'job:*' }, status: 202,
+    method: 'POST', path: '/api/jobs/:jid/kill', errors: [404, 502, 503], tag: 'jobs', summary: 'Kill a running job on its minions', status: 202,
+    access: { scoped: [{ verb: 'kill', kind: 'job' }, { verb: 'execute', kind: 'salt' }], doc: '`kill job:*`, or the jobs the caller started' },
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
     async handler({ deps, params, principal }) {
       const minions = jobMinions(deps, params.jid)
+      // Without kill job:* a user may kill only the jobs it started itself (contract §14).
+      if (!holds(principal.grants, 'kill', `job:${params.jid}`) && jobInitiator(deps, params.jid) !== principal.username) throw new Forbidden()
       const jid = newJid(deps.clock.now())
       markJob(deps, jid, { initiator: principal.username })
       const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob', jid })

@@ -1,28 +1,36 @@
 /** The users API (contract §3). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, NewPassword, Nullable, PlainText, RoleIds, Username, UuidPath } from '../../http/schemas'
+import { Default, DisplayName, NewPassword, Nullable, OneOf, RoleRefs, Username, UuidPath } from '../../http/schemas'
+import { PROVIDERS } from '../identity/providers'
 import { createUser, deleteUser, getUser, listUsers, rolesOf, setPassword, setRoles, updateUser, userOut } from './service'
+
+/** A user as answered (never a password hash); `source` says who checks its password. */
+const UserOut = T.Object({
+  id: T.String({ format: 'uuid' }), username: T.String(), display_name: T.String(), must_change_pw: T.Boolean(), is_active: T.Boolean(), is_builtin: T.Boolean(),
+  source: OneOf(['local', ...PROVIDERS] as const), roles: T.Array(T.Object({ id: T.String(), name: T.String() })),
+  created_at: T.String({ format: 'date-time' }), updated_at: T.String({ format: 'date-time' }),
+})
 
 const view = { verb: 'view', resource: 'user:*' }
 const manage = { verb: 'manage_user', resource: 'user:*' }
 const ById = UuidPath('user_id')
 
 export const userRoutes = [
-  route({ method: 'GET', path: '/api/users', tag: 'users', summary: 'List users', access: view, handler: ({ deps }) => listUsers(deps) }),
+  route({ method: 'GET', path: '/api/users', tag: 'users', summary: 'List users', access: view, response: T.Object({ total: T.Integer(), users: T.Array(UserOut) }), handler: ({ deps }) => listUsers(deps) }),
   route({
     method: 'POST', path: '/api/users', errors: [409], tag: 'users', summary: 'Create a user', access: manage, status: 201,
     body: T.Object({
-      username: Username, password: NewPassword, display_name: T.Optional(PlainText(0, 128)), must_change_pw: T.Optional(T.Boolean()),
-      is_active: T.Optional(T.Boolean()), roles: T.Optional(RoleIds),
+      username: Username, password: NewPassword, display_name: T.Optional(DisplayName), must_change_pw: T.Optional(T.Boolean()),
+      is_active: T.Optional(T.Boolean()), roles: T.Optional(RoleRefs),
     }, { additionalProperties: false }),
     handler: ({ deps, body }) => createUser(deps, body),
     audit: { action: 'user.create', target: (_, out) => out.username },
   }),
-  route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
+  route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, response: UserOut, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
   route({
     method: 'PATCH', path: '/api/users/:user_id', errors: [404, 409], tag: 'users', summary: 'Change a user', access: manage, params: ById,
-    body: T.Object({ display_name: T.Optional(Nullable(PlainText(0, 128))), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleIds)) }, { additionalProperties: false }),
+    body: T.Object({ display_name: T.Optional(Nullable(DisplayName)), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleRefs)) }, { additionalProperties: false }),
     handler: ({ deps, params, body, principal }) => updateUser(deps, params.user_id, body, principal.userId),
     audit: { action: 'user.update', target: (_, out) => out.username },
   }),
@@ -32,7 +40,7 @@ export const userRoutes = [
     audit: { action: 'user.delete', target: (_, u) => u.username },
   }),
   route({
-    method: 'POST', path: '/api/users/:user_id/password', errors: [404], tag: 'users', summary: "Set a user's password", access: manage, params: ById, status: 204,
+    method: 'POST', path: '/api/users/:user_id/password', errors: [404, 409], tag: 'users', summary: "Set a user's password", access: manage, params: ById, status: 204,
     body: T.Object({ new_password: NewPassword, must_change_pw: Default(Nullable(T.Boolean()), true) }, { additionalProperties: false }),
     // An explicit null asks for the default too.
     handler: ({ deps, params, body }) => setPassword(deps, params.user_id, body.new_password, body.must_change_pw ?? true),
@@ -48,7 +56,7 @@ export const userRoutes = [
   }),
   route({
     method: 'PUT', path: '/api/users/:user_id/roles', errors: [404, 409], tag: 'users', summary: "Replace a user's roles", access: manage, params: ById,
-    body: T.Object({ role_ids: RoleIds }, { additionalProperties: false }),
+    body: T.Object({ role_ids: RoleRefs }, { additionalProperties: false }),
     handler({ deps, params, body }) {
       setRoles(deps, params.user_id, body.role_ids)
       const r = rolesOf(deps, params.user_id)

@@ -9,7 +9,7 @@ import { Conflict, Forbidden, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { endCredentials, endSessions, hashPassword, verifyPassword } from '../auth/service'
-import { keepingFullAdmin, unknownRoleIds } from '../roles/service'
+import { keepingFullAdmin, roleIdsOf } from '../roles/service'
 
 type UserRow = typeof users.$inferSelect
 
@@ -23,7 +23,7 @@ export function rolesOf(deps: AppDeps, userId: string) {
 export function userOut(deps: AppDeps, u: UserRow) {
   return {
     id: u.id, username: u.username, display_name: u.displayName, must_change_pw: u.mustChangePw, is_active: u.isActive,
-    is_builtin: u.isBuiltin, roles: rolesOf(deps, u.id), created_at: iso(u.createdAt), updated_at: iso(u.updatedAt),
+    is_builtin: u.isBuiltin, source: u.source, roles: rolesOf(deps, u.id), created_at: iso(u.createdAt), updated_at: iso(u.updatedAt),
   }
 }
 
@@ -34,16 +34,51 @@ export function getUser(deps: AppDeps, id: string): UserRow {
   return u
 }
 
+/** Reads a user by name (case-insensitively), or undefined. */
+export function userByName(deps: AppDeps, username: string): UserRow | undefined {
+  return deps.db.select().from(users).where(eq(users.usernameKey, username.toLowerCase())).get()
+}
+
+/** The sentence of a password change refused for a directory user. */
+export const DIRECTORY_PASSWORD = 'Password is managed by the directory'
+
+/**
+ * Creates or updates a directory user (no Saltdeck password) and replaces its roles with exactly `roleIds`, in one
+ * transaction. The caller has checked that the name is not a user of another source.
+ */
+export function upsertDirectoryUser(deps: AppDeps, source: Exclude<UserRow['source'], 'local'>, username: string, displayName: string, roleIds: string[]): UserRow {
+  const now = deps.clock.now()
+  return deps.db.transaction((tx) => {
+    let row = tx.select().from(users).where(eq(users.usernameKey, username.toLowerCase())).get()
+    if (!row) {
+      row = { id: newId(), username, usernameKey: username.toLowerCase(), displayName, passwordHash: '', mustChangePw: false, isActive: true, isBuiltin: false, source, createdAt: now, updatedAt: now }
+      tx.insert(users).values(row).run()
+    } else if (row.displayName !== displayName) {
+      tx.update(users).set({ displayName, updatedAt: now }).where(eq(users.id, row.id)).run()
+      row = { ...row, displayName, updatedAt: now }
+    }
+    const held = tx.select({ roleId: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, row.id)).all().map((r) => r.roleId).sort()
+    // Rewritten only when they differ: every write to user_roles drops every cached principal (auth_version).
+    if (held.join() !== [...roleIds].sort().join()) {
+      tx.delete(userRoles).where(eq(userRoles.userId, row.id)).run()
+      for (const roleId of roleIds) tx.insert(userRoles).values({ userId: row.id, roleId }).run()
+    }
+    return row
+  })
+}
+
 /** Lists users sorted by username. */
 export function listUsers(deps: AppDeps) {
   const rows = deps.db.select().from(users).orderBy(asc(users.usernameKey)).all()
   return { total: rows.length, users: rows.map((u) => userOut(deps, u)) }
 }
 
-function checkRoleIds(deps: AppDeps, ids: string[], loc: (string | number)[]) {
-  const bad = unknownRoleIds(deps, ids)
-  if (bad.length)
-    throw new ValidationFailed(bad.map((id) => valueErrorEntry([...loc, ids.indexOf(id)], 'unknown role id', id)))
+/** Role references (ids or names, any case) as distinct role ids; an unknown one is a 422 naming its place. */
+function roleIdsFor(deps: AppDeps, refs: string[], loc: (string | number)[]): string[] {
+  const ids = roleIdsOf(deps, refs)
+  const bad = refs.flatMap((r, i) => (ids[i] === null ? [valueErrorEntry([...loc, i], 'unknown role', r)] : []))
+  if (bad.length) throw new ValidationFailed(bad)
+  return [...new Set(ids as string[])]
 }
 
 /** Input of user creation. */
@@ -60,8 +95,7 @@ export interface NewUser {
 export async function createUser(deps: AppDeps, input: NewUser) {
   const key = input.username.toLowerCase()
   if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw new Conflict('Username already exists')
-  const roleIds = [...new Set(input.roles ?? [])]
-  checkRoleIds(deps, roleIds, ['body', 'roles'])
+  const roleIds = roleIdsFor(deps, input.roles ?? [], ['body', 'roles'])
   return userOut(deps, await insertUser(deps, input, roleIds, false))
 }
 
@@ -78,7 +112,7 @@ export async function insertUser(deps: AppDeps, input: NewUser, roleIds: string[
   const row: UserRow = {
     id: newId(), username: input.username, usernameKey: input.username.toLowerCase(), displayName: input.display_name ?? '',
     passwordHash: await hashPassword(deps, input.password), mustChangePw: input.must_change_pw ?? true, isActive: input.is_active ?? true,
-    isBuiltin: builtin, createdAt: now, updatedAt: now,
+    isBuiltin: builtin, source: 'local', createdAt: now, updatedAt: now,
   }
   deps.db.transaction((tx) => {
     tx.insert(users).values(row).run()
@@ -87,11 +121,10 @@ export async function insertUser(deps: AppDeps, input: NewUser, roleIds: string[
   return row
 }
 
-/** Replaces a user's roles. */
-export function setRoles(deps: AppDeps, userId: string, roleIds: string[], loc: (string | number)[] = ['body', 'role_ids']) {
+/** Replaces a user's roles (given by id or by name). */
+export function setRoles(deps: AppDeps, userId: string, roleRefs: string[], loc: (string | number)[] = ['body', 'role_ids']) {
   getUser(deps, userId)
-  const ids = [...new Set(roleIds)]
-  checkRoleIds(deps, ids, loc)
+  const ids = roleIdsFor(deps, roleRefs, loc)
   keepingFullAdmin(deps, () => {
     deps.db.delete(userRoles).where(eq(userRoles.userId, userId)).run()
     for (const roleId of ids) deps.db.insert(userRoles).values({ userId, roleId }).run()
@@ -125,18 +158,20 @@ export function deleteUser(deps: AppDeps, id: string, actorId: string) {
 
 /** Sets a user's password (by an admin or `saltdeck user reset-password`) and ends every session and API token of the user. */
 export async function setPassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
-  getUser(deps, id)
+  if (getUser(deps, id).source !== 'local') throw new Conflict(DIRECTORY_PASSWORD)
   await writePassword(deps, id, password, mustChange)
   // A reset is for a password that may be known to someone else: every credential of the user ends, API tokens too.
   endCredentials(deps, id)
 }
 
-/** Changes a user's own password after checking the current one; ends the user's other sessions. */
+/** Changes a user's own password after checking the current one; ends the user's other sessions and every API token. */
 export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
   const u = getUser(deps, userId)
+  if (u.source !== 'local') throw new Conflict(DIRECTORY_PASSWORD)
   if (!(await verifyPassword(deps, current, u.passwordHash))) throw new Forbidden('Current password is incorrect')
   await writePassword(deps, userId, next, false)
-  endSessions(deps, userId, sessionId)
+  // A token minted from a stolen session must not outlive the password that session was opened with.
+  endCredentials(deps, userId, sessionId)
   // The first admin's generated password is no secret worth keeping on disk once it no longer opens anything.
   if (u.isBuiltin) forgetInitialPassword(deps.config.dataDir)
 }

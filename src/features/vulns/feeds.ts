@@ -1,12 +1,16 @@
 /**
- * Importing OSV feeds. Records are read one at a time into temporary staging tables (a feed of any size never sits in
- * memory), then one transaction replaces the ecosystems the import names and re-matches only the packages those
- * ecosystems name; the counts follow (recountOutside). A broken file stops the import before that: nothing changes.
+ * Importing OSV feeds. Records are read one at a time into staging tables in a scratch database file of the import's
+ * staging directory, attached as `vstage` (neither the feed nor what is staged of it sits in memory), then one
+ * transaction replaces the ecosystems the import names and re-matches only the packages those ecosystems name; the
+ * counts follow (recountOutside). A broken file stops the import before that: nothing changes.
  */
 import type { Database } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { Conflict } from '../../lib/errors'
 import { iso } from '../../lib/clock'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { makeStagingDir } from './staging'
 import { FeedError, type RawRecord } from './osv-read'
 import { fixedVersions, readRecord } from './records'
 import { bumpGeneration, matchKeys, recountOutside } from './findings'
@@ -22,19 +26,26 @@ export interface ImportResult {
 
 /** Records staged per transaction while reading. */
 const STAGE_BATCH = 500
+/** Bytes of JSON text whose parsed records may wait for one staging transaction (a few large records flush alone). */
+const STAGE_BATCH_BYTES = 4 * 1024 * 1024
 
 let running = false
 
 /** How the last import's transaction spent its time (logged, and read by the benchmark). */
 export const lastApply = { read_ms: 0, match_ms: 0, recount_ms: 0, locked_ms: 0 }
 
-/** Imports the records an iterator yields (from files or a request body), naming the import `source`. */
-export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord> | Iterable<RawRecord>, source: string): Promise<ImportResult> {
+/**
+ * Imports the records an iterator yields (from files or a request body), naming the import `source`. The staging
+ * database goes in `dir` (an upload's staging directory, which its caller removes), else in a directory of its own.
+ */
+export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord> | Iterable<RawRecord>, source: string, dir?: string): Promise<ImportResult> {
   if (running) throw new Conflict('Vulnerability import already running')
   running = true
   const db = deps.db.$client
+  let own: string | null = null
   try {
-    stageTables(db)
+    if (!dir) own = makeStagingDir(deps.config.dataDir)
+    stageTables(db, join(dir ?? own!, 'stage.db'))
     const t0 = performance.now()
     const counts = await stage(db, records)
     if (!counts.read) throw new FeedError(`${source}: no OSV records found`)
@@ -51,36 +62,47 @@ export async function importFeed(deps: AppDeps, records: AsyncIterable<RawRecord
     deps.log.info('vulnerability feed imported', { source, records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn, apply_ms: ms(t1), ...lastApply })
     return { records: counts.stored, skipped: counts.skipped, withdrawn: counts.withdrawn, feeds }
   } finally {
-    dropStaging(db)
+    detachStaging(db)
+    if (own) rmSync(own, { recursive: true, force: true })
     running = false
   }
 }
 
-/** Drops the staging tables (before an import, in case a crash left them, and after it). */
-function dropStaging(db: Database) {
-  for (const t of ['vuln_stage_records', 'vuln_stage_affected', 'vuln_stage_withdrawn']) db.run(`DROP TABLE IF EXISTS temp.${t}`)
+/** Detaches the staging database when it is attached (after an import, and before one in case a failure left it). */
+function detachStaging(db: Database) {
+  if (db.query<{ name: string }, []>('PRAGMA database_list').all().some((d) => d.name === 'vstage')) db.run('DETACH DATABASE vstage')
 }
 
-/** Creates the empty staging tables of one import. */
-function stageTables(db: Database) {
-  dropStaging(db)
-  db.run(`CREATE TEMP TABLE vuln_stage_records (id TEXT PRIMARY KEY, aliases TEXT, summary TEXT, details TEXT, severity TEXT, score REAL,
+/**
+ * Attaches a new staging database at `file` and creates its empty tables. On disk, not in the connection's temp store
+ * (which is memory): a feed's records staged in memory held their whole size (issue 20: 1.9 GB from one zip). It is
+ * scratch, thrown away with its directory, so it keeps no journal and never syncs.
+ */
+function stageTables(db: Database, file: string) {
+  detachStaging(db)
+  db.run('ATTACH DATABASE ?1 AS vstage', [file])
+  db.run('PRAGMA vstage.journal_mode = OFF')
+  db.run('PRAGMA vstage.synchronous = OFF')
+  db.run('PRAGMA vstage.cache_size = -4000')
+  db.run(`CREATE TABLE vstage.vuln_stage_records (id TEXT PRIMARY KEY, aliases TEXT, summary TEXT, details TEXT, severity TEXT, score REAL,
     published TEXT, modified TEXT)`)
-  db.run('CREATE TEMP TABLE vuln_stage_affected (ecosystem TEXT, package TEXT, vuln_id TEXT, ranges TEXT, versions TEXT, PRIMARY KEY (ecosystem, package, vuln_id))')
-  db.run('CREATE INDEX temp.vuln_stage_affected_vuln ON vuln_stage_affected (vuln_id)')
-  db.run('CREATE TEMP TABLE vuln_stage_withdrawn (id TEXT PRIMARY KEY)')
+  db.run('CREATE TABLE vstage.vuln_stage_affected (ecosystem TEXT, package TEXT, vuln_id TEXT, ranges TEXT, versions TEXT, PRIMARY KEY (ecosystem, package, vuln_id))')
+  db.run('CREATE INDEX vstage.vuln_stage_affected_vuln ON vuln_stage_affected (vuln_id)')
+  db.run('CREATE TABLE vstage.vuln_stage_withdrawn (id TEXT PRIMARY KEY)')
 }
 
 /** Reads every record into the staging tables, a batch per transaction; the last record of an id wins. */
 async function stage(db: Database, records: AsyncIterable<RawRecord> | Iterable<RawRecord>) {
-  const rec = db.query(`INSERT OR REPLACE INTO temp.vuln_stage_records VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`)
-  const dropAff = db.query('DELETE FROM temp.vuln_stage_affected WHERE vuln_id = ?1')
-  const aff = db.query('INSERT OR REPLACE INTO temp.vuln_stage_affected VALUES (?1, ?2, ?3, ?4, ?5)')
-  const gone = db.query('INSERT OR IGNORE INTO temp.vuln_stage_withdrawn VALUES (?1)')
+  // Prepared, not cached: the statements go with the staging database when it is detached.
+  const rec = db.prepare(`INSERT OR REPLACE INTO vstage.vuln_stage_records VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`)
+  const dropAff = db.prepare('DELETE FROM vstage.vuln_stage_affected WHERE vuln_id = ?1')
+  const aff = db.prepare('INSERT OR REPLACE INTO vstage.vuln_stage_affected VALUES (?1, ?2, ?3, ?4, ?5)')
+  const gone = db.prepare('INSERT OR IGNORE INTO vstage.vuln_stage_withdrawn VALUES (?1)')
   const counts = { read: 0, stored: 0, skipped: 0, withdrawn: 0 }
   // An id seen twice (two files of one import) drops its earlier entries; the set spares a delete per record.
   const seen = new Set<string>()
   let batch: RawRecord[] = []
+  let batchBytes = 0
   const flush = db.transaction((rs: RawRecord[]) => {
     for (const raw of rs) {
       const r = readRecord(raw.from, raw.value)
@@ -98,36 +120,41 @@ async function stage(db: Database, records: AsyncIterable<RawRecord> | Iterable<
       for (const a of v.affected) aff.run(a.ecosystem, a.package, v.id, JSON.stringify(a.ranges), JSON.stringify(a.versions))
     }
   })
-  for await (const raw of records) {
-    batch.push(raw)
-    if (batch.length >= STAGE_BATCH) flush(batch), (batch = [])
+  try {
+    for await (const raw of records) {
+      batch.push(raw)
+      batchBytes += raw.bytes ?? 0
+      if (batch.length >= STAGE_BATCH || batchBytes >= STAGE_BATCH_BYTES) flush(batch), (batch = []), (batchBytes = 0)
+    }
+    if (batch.length) flush(batch)
+  } finally {
+    for (const q of [rec, dropAff, aff, gone]) q.finalize()
   }
-  if (batch.length) flush(batch)
   return counts
 }
 
 /** Replaces the staged ecosystems' records, re-matches the packages they name, recounts; returns those feeds. */
 function apply(db: Database, source: string, now: number): ImportResult['feeds'] {
-  const ecos = db.query<{ e: string }, []>('SELECT DISTINCT ecosystem AS e FROM temp.vuln_stage_affected').all().map((r) => r.e)
+  const ecos = db.query<{ e: string }, []>('SELECT DISTINCT ecosystem AS e FROM vstage.vuln_stage_affected').all().map((r) => r.e)
   const ecoJson = JSON.stringify(ecos)
   const inEcos = 'ecosystem IN (SELECT value FROM json_each(?1))'
   // Records whose entries change: they had entries in these ecosystems, are in the import, or were withdrawn.
   db.run('CREATE TEMP TABLE IF NOT EXISTS vuln_touched (id TEXT PRIMARY KEY)')
   db.run('DELETE FROM temp.vuln_touched')
   db.query(`INSERT OR IGNORE INTO temp.vuln_touched SELECT DISTINCT vuln_id FROM vuln_affected WHERE ${inEcos}`).run(ecoJson)
-  db.run('INSERT OR IGNORE INTO temp.vuln_touched SELECT id FROM temp.vuln_stage_records UNION SELECT id FROM temp.vuln_stage_withdrawn')
+  db.run('INSERT OR IGNORE INTO temp.vuln_touched SELECT id FROM vstage.vuln_stage_records UNION SELECT id FROM vstage.vuln_stage_withdrawn')
   db.query(`DELETE FROM vuln_affected WHERE ${inEcos}`).run(ecoJson)
-  db.run('DELETE FROM vuln_affected WHERE vuln_id IN (SELECT id FROM temp.vuln_stage_withdrawn)')
-  db.run('INSERT INTO vuln_affected (ecosystem, package, vuln_id, ranges, versions) SELECT ecosystem, package, vuln_id, ranges, versions FROM temp.vuln_stage_affected')
+  db.run('DELETE FROM vuln_affected WHERE vuln_id IN (SELECT id FROM vstage.vuln_stage_withdrawn)')
+  db.run('INSERT INTO vuln_affected (ecosystem, package, vuln_id, ranges, versions) SELECT ecosystem, package, vuln_id, ranges, versions FROM vstage.vuln_stage_affected')
   db.run(`INSERT INTO vuln_records (id, aliases, summary, details, severity, score, published, modified, packages, fixed_versions)
-    SELECT id, aliases, summary, details, severity, score, published, modified, '[]', '[]' FROM temp.vuln_stage_records WHERE true
+    SELECT id, aliases, summary, details, severity, score, published, modified, '[]', '[]' FROM vstage.vuln_stage_records WHERE true
     ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details, severity = excluded.severity,
       score = excluded.score, published = excluded.published, modified = excluded.modified`)
   db.run('DELETE FROM vuln_records WHERE id IN (SELECT id FROM temp.vuln_touched) AND id NOT IN (SELECT vuln_id FROM vuln_affected)')
   describeTouched(db)
   // Every match in these ecosystems is made again from the new entries, for the keys of the packages they name.
   db.query(`DELETE FROM vuln_matches WHERE ${inEcos}`).run(ecoJson)
-  db.run('DELETE FROM vuln_matches WHERE vuln_id IN (SELECT id FROM temp.vuln_stage_withdrawn)')
+  db.run('DELETE FROM vuln_matches WHERE vuln_id IN (SELECT id FROM vstage.vuln_stage_withdrawn)')
   const keys = db.query<{ id: number }, [string]>(`SELECT k.id FROM package_keys k WHERE coalesce(k.source_name, k.name) IN
     (SELECT DISTINCT package FROM vuln_affected WHERE ${inEcos})`).all(ecoJson).map((r) => r.id)
   const tm = performance.now()

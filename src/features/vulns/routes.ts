@@ -1,22 +1,22 @@
 /** Vulnerability routes (contract §12): the fleet list, one record, one minion's findings, the feeds and their import. */
 import { Type as T } from '@sinclair/typebox'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { route } from '../../http/route'
 import { OneOf, paging } from '../../http/schemas'
 import { AppError, ValidationFailed, valueErrorEntry } from '../../http/errors'
-import { FeedError, readRecords } from './osv-read'
+import { FeedError, MAX_RECORD_BYTES, readRecords } from './osv-read'
 import { importFeed } from './feeds'
-import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES } from './service'
+import { makeStagingDir } from './staging'
+import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES, VULN_SORTS } from './service'
 
 const view = { verb: 'view', resource: 'vuln:*' }
 const manage = { verb: 'manage', resource: 'vuln:*' }
 
 /** The largest feed a request may carry (contract §12). */
 const MAX_UPLOAD = 512 * 1024 * 1024
-/** A JSON body is parsed whole, so it is held to a size that parses comfortably; larger feeds come as a zip. */
-const MAX_JSON_UPLOAD = 64 * 1024 * 1024
+/** A JSON body is parsed whole, so it is held to the size of one JSON text of a feed; larger feeds come as a zip. */
+const MAX_JSON_UPLOAD = MAX_RECORD_BYTES
 
 const Record_ = T.Object({
   id: T.String(), aliases: T.Array(T.String()), summary: T.String(), severity: T.String(), packages: T.Array(T.String()),
@@ -46,10 +46,10 @@ async function saveBody(request: Request, path: string, max: number) {
 
 export const vulnRoutes = [
   route({
-    method: 'GET', path: '/api/vulns', tag: 'vulns', summary: 'Vulnerabilities affecting the fleet, most minions first', access: view,
+    method: 'GET', path: '/api/vulns', tag: 'vulns', summary: 'Vulnerabilities affecting the fleet, worst first (sort=severity|minions|id)', access: view,
     query: T.Object({
       q: T.Optional(T.String({ maxLength: 200 })), severity: T.Optional(OneOf(SEVERITIES)), package: T.Optional(T.String({ minLength: 1, maxLength: 512 })),
-      include_unaffected: T.Optional(T.Boolean()), ...paging(500, 100),
+      include_unaffected: T.Optional(T.Boolean()), sort: T.Optional(OneOf(VULN_SORTS)), ...paging(500, 100),
     }),
     response: T.Object({ total: T.Integer(), vulns: T.Array(Record_) }),
     handler: ({ deps, query }) => listVulns(deps, query),
@@ -65,14 +65,15 @@ export const vulnRoutes = [
     response: T.Object({ records: T.Integer(), skipped: T.Integer(), withdrawn: T.Integer(), feeds: T.Array(Feed) }),
     async handler({ deps, request }) {
       const zip = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/zip')
-      // Staged in the data directory (a feed may be far larger than a RAM-backed /tmp likes), else the system's temp dir.
-      const dir = mkdtempSync(join(existsSync(deps.config.dataDir) ? deps.config.dataDir : tmpdir(), '.vuln-import-'))
+      // The body and the staging database go in one directory, removed whatever happens (and at the next start after a crash).
+      const dir = makeStagingDir(deps.config.dataDir)
       try {
         const file = join(dir, zip ? 'feed.zip' : 'feed.json')
         await saveBody(request, file, zip ? MAX_UPLOAD : MAX_JSON_UPLOAD)
-        return await importFeed(deps, readRecords([file]), zip ? 'upload (zip)' : 'upload (json)')
+        // Errors name "the body", never the staging path.
+        return await importFeed(deps, readRecords([{ path: file, name: 'the body' }]), zip ? 'upload (zip)' : 'upload (json)', dir)
       } catch (e) {
-        if (e instanceof FeedError) throw new ValidationFailed([valueErrorEntry(['body'], e.message.replace(/^feed\.(zip|json)/, 'the body'))])
+        if (e instanceof FeedError) throw new ValidationFailed([valueErrorEntry(['body'], e.message.replaceAll(dir, 'the staging directory'))])
         throw e
       } finally {
         rmSync(dir, { recursive: true, force: true })
@@ -88,7 +89,9 @@ export const vulnRoutes = [
   route({
     method: 'GET', path: '/api/minions/:minion_id/vulns', tag: 'vulns', summary: "One minion's vulnerabilities, worst first", access: view, errors: [404],
     params: T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) }), query: T.Object({ severity: T.Optional(OneOf(SEVERITIES)), ...paging(1000, 200) }),
-    response: T.Object({ minion_id: T.String(), ecosystem: T.Union([T.String(), T.Null()]), total: T.Integer(), vulns: T.Array(Finding) }),
+    response: T.Object({
+      minion_id: T.String(), ecosystem: T.Union([T.String(), T.Null()]), grains_collected: T.Boolean(), packages_collected: T.Boolean(), total: T.Integer(), vulns: T.Array(Finding),
+    }),
     handler: ({ deps, params, query }) => minionVulns(deps, params.minion_id, query),
   }),
 ]

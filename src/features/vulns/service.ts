@@ -16,8 +16,20 @@ const recordOut = (r: RecordRow) => ({
   minion_count: r.minion_count, fixed_versions: JSON.parse(r.fixed_versions) as string[],
 })
 
-/** The fleet's records, most minions first; records no minion is affected by are left out unless asked for. */
-export function listVulns(deps: AppDeps, p: { q?: string; severity?: string; package?: string; include_unaffected?: boolean; limit: number; offset: number }) {
+/** The orders of the fleet list: worst first (the default), most minions first, or by record id. */
+export const VULN_SORTS = ['severity', 'minions', 'id'] as const
+
+/** A record's severity rank in SQL, from SEVERITY_RANK (unknown lowest). */
+const RANK_SQL = `CASE severity ${Object.entries(SEVERITY_RANK).map(([s, r]) => `WHEN '${s}' THEN ${r}`).join(' ')} ELSE 0 END`
+const ORDER: Record<(typeof VULN_SORTS)[number], string> = {
+  // Worst first, then most minions: a "low" record on many minions no longer sits above two "critical" ones.
+  severity: `${RANK_SQL} DESC, minion_count DESC, id DESC`,
+  minions: `minion_count DESC, ${RANK_SQL} DESC, id DESC`,
+  id: 'id ASC',
+}
+
+/** The fleet's records, worst first unless another order is asked; records no minion is affected by are left out unless asked for. */
+export function listVulns(deps: AppDeps, p: { q?: string; severity?: string; package?: string; include_unaffected?: boolean; sort?: (typeof VULN_SORTS)[number]; limit: number; offset: number }) {
   const where: string[] = []
   const args: SQLQueryBindings[] = []
   const arg = (v: SQLQueryBindings) => (args.push(v), `?${args.length}`)
@@ -36,7 +48,7 @@ export function listVulns(deps: AppDeps, p: { q?: string; severity?: string; pac
   const db = deps.db.$client
   const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM vuln_records ${w}`).get(...args)!.n
   const rows = db.query<RecordRow, SQLQueryBindings[]>(
-    `SELECT id, aliases, summary, severity, packages, minion_count, fixed_versions FROM vuln_records ${w} ORDER BY minion_count DESC, id DESC LIMIT ${p.limit} OFFSET ${p.offset}`,
+    `SELECT id, aliases, summary, severity, packages, minion_count, fixed_versions FROM vuln_records ${w} ORDER BY ${ORDER[p.sort ?? 'severity']} LIMIT ${p.limit} OFFSET ${p.offset}`,
   ).all(...args)
   return { total, vulns: rows.map(recordOut) }
 }
@@ -111,8 +123,8 @@ const byRank = (a: { severity: string; id: string }, b: { severity: string; id: 
 
 /** One minion's findings grouped per record, worst first. */
 export function minionVulns(deps: AppDeps, minionId: string, p: { severity?: string; limit: number; offset: number }) {
-  const exists = deps.db.$client.query('SELECT 1 FROM minions WHERE id = ?1').get(minionId)
-  if (!exists) throw new NotFound('Minion')
+  const row = deps.db.$client.query<{ grains: number }, [string]>('SELECT grains IS NOT NULL AS grains FROM minions WHERE id = ?1').get(minionId)
+  if (!row) throw new NotFound('Minion')
   const found = findingRows(deps, minionId)
   const byId = new Map<string, { id: string; aliases: string[]; summary: string; severity: string; packages: { package: string; installed: string; fixed: string | null }[] }>()
   for (const r of found?.rows ?? []) {
@@ -123,7 +135,12 @@ export function minionVulns(deps: AppDeps, minionId: string, p: { severity?: str
   }
   const all = [...byId.values()].sort(byRank)
   for (const v of all) v.packages.sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : 0))
-  return { minion_id: minionId, ecosystem: found?.ecosystem ?? null, total: all.length, vulns: all.slice(p.offset, p.offset + p.limit) }
+  return {
+    minion_id: minionId, ecosystem: found?.ecosystem ?? null,
+    // No ecosystem because nothing was read yet (a new minion) is not "no ecosystem": the page says which.
+    grains_collected: row.grains === 1, packages_collected: found !== null,
+    total: all.length, vulns: all.slice(p.offset, p.offset + p.limit),
+  }
 }
 
 /** How many records at or above a severity rank affect a minion, and the first ids, worst first (alert evidence). */

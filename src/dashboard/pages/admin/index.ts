@@ -1,6 +1,7 @@
-/** The admin pages: settings, pollers, users, roles, API tokens, audit log. */
+/** The admin pages: settings, pollers, identity, users, roles, API tokens, audit log. */
 import type { PageDef } from '../../lib/pages'
 import { AuditPage } from './audit'
+import { IdentityPage } from './identity'
 import { PollersPage } from './pollers'
 import { RolePage } from './role'
 import { RolesPage } from './roles'
@@ -13,6 +14,7 @@ import { UsersPage } from './users'
 export const adminPages: PageDef[] = [
   { pattern: '/settings', title: 'Settings', component: SettingsPage, nav: { label: 'Settings', section: 'Admin' }, needs: ['edit', 'settings:*'] },
   { pattern: '/pollers', title: 'Pollers', component: PollersPage, nav: { label: 'Pollers', section: 'Admin' }, needs: ['edit', 'settings:*'] },
+  { pattern: '/identity', title: 'Identity', component: IdentityPage, nav: { label: 'Identity', section: 'Admin' }, needs: ['manage', 'setting:*'] },
   { pattern: '/users', title: 'Users', component: UsersPage, nav: { label: 'Users', section: 'Admin' }, needs: ['view', 'user:*'] },
   { pattern: '/users/:id', title: 'User', component: UserPage, needs: ['view', 'user:*'] },
   { pattern: '/roles', title: 'Roles', component: RolesPage, nav: { label: 'Roles', section: 'Admin' }, needs: ['view', 'role:*'] },

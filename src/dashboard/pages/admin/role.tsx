@@ -1,4 +1,4 @@
-/** One role: description, permissions (verb + resource glob) and delete (contract §4). */
+/** One role: description, permissions (verb, resource glob and the minions an execute grant is scoped to) and delete (contract §4, §14). */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
@@ -40,11 +40,13 @@ function EditRole({ role, onSaved }: { role: RoleDetail; onSaved: () => void }) 
 function AddPermission({ role, onAdded }: { role: RoleDetail; onAdded: () => void }) {
   const [verb, setVerb] = useState('')
   const [glob, setGlob] = useState('')
+  const [target, setTarget] = useState('')
   const act = useAction()
   const submit = () => act.run(async () => {
-    await api('POST', `/api/roles/${role.id}/permissions`, { verb, resource_glob: glob })
+    await api('POST', `/api/roles/${role.id}/permissions`, { verb, resource_glob: glob, target_glob: target.trim() || '*' })
     setVerb('')
     setGlob('')
+    setTarget('')
     onAdded()
   })
   return (
@@ -54,9 +56,13 @@ function AddPermission({ role, onAdded }: { role: RoleDetail; onAdded: () => voi
           <input id="ap-verb" autocomplete="off" spellcheck={false} required maxLength={128} aria-describedby="ap-verb-hint" value={verb}
             onInput={(e) => setVerb(e.currentTarget.value)} />
         </Field>
-        <Field id="ap-glob" label="Resource glob" hint="e.g. minion:*, key:*, settings:*">
+        <Field id="ap-glob" label="Resource glob" hint="e.g. minion:*, key:web-*, salt:test.* (execute: the salt functions)">
           <input id="ap-glob" autocomplete="off" spellcheck={false} required maxLength={128} aria-describedby="ap-glob-hint" value={glob}
             onInput={(e) => setGlob(e.currentTarget.value)} />
+        </Field>
+        <Field id="ap-target" label="Target minions" hint="execute salt:… only: salt's glob on minion ids, e.g. web-*; empty for every minion">
+          <input id="ap-target" autocomplete="off" spellcheck={false} maxLength={255} aria-describedby="ap-target-hint" value={target} placeholder="*"
+            onInput={(e) => setTarget(e.currentTarget.value)} />
         </Field>
       </div>
       <FormFooter act={act} label="Add permission" />
@@ -79,13 +85,15 @@ export function RolePage({ params }: PageProps) {
   const columns: Column<Permission>[] = [
     { label: 'Verb', cell: (p) => <code>{p.verb}</code> },
     { label: 'Resource glob', cell: (p) => <code>{p.resource_glob}</code> },
+    // Older servers answer no target: every grant then reached every minion.
+    { label: 'Target minions', cell: (p) => (p.target_glob && p.target_glob !== '*' ? <code>{p.target_glob}</code> : <span class="muted">any</span>) },
   ]
   // Built-in grants are fixed (the server answers 409), so their rows get no Remove button.
   const editable = manage && !!role && !role.is_builtin
   if (editable)
     columns.push({
       label: 'Action',
-      cell: (p) => <button type="button" class="danger" aria-label={`Remove ${p.verb} ${p.resource_glob}`} disabled={revoke.busy} onClick={() => remove(p)}>Remove</button>,
+      cell: (p) => <button type="button" class="danger" aria-label={`Remove ${p.verb} ${p.resource_glob}${p.target_glob && p.target_glob !== '*' ? ` on ${p.target_glob}` : ''}`} disabled={revoke.busy} onClick={() => remove(p)}>Remove</button>,
     })
   return (
     <Page title={role ? `Role ${role.name}` : 'Role'} actions={<a href={href('/roles')}>All roles</a>}>

@@ -6,7 +6,7 @@ import { errorsByField, saltChanges } from '../../lib/form-values'
 import { interval } from '../../lib/duration'
 import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
-import { EAUTH_VALUES, LOG_FORMATS, POLLER_FORM, PRESENCE_METHODS, WIDGET_FORM } from '../../lib/settings-fields'
+import { EAUTH_VALUES, LOG_FORMATS, missingSaltWords, POLLER_FORM, PRESENCE_METHODS, WIDGET_FORM } from '../../lib/settings-fields'
 import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel } from '../../lib/ui'
 import { SectionForm } from './section-form'
 import type { SaltSettings, SettingsOut, SettingsStatus, TestResult } from './types'
@@ -16,7 +16,7 @@ function SaltStatus({ status }: { status: SettingsStatus | undefined }) {
   if (!status) return null
   return status.configured
     ? <p><Badge tone="ok">Configured</Badge></p>
-    : <p><Badge tone="warn">Not configured</Badge> <span>Missing: {status.missing.join(', ')}</span></p>
+    : <p><Badge tone="warn">Not configured</Badge> <span>{missingSaltWords(status.missing)}</span></p>
 }
 
 /** The salt-api connection form: Save (changed fields only) and Test connection. */

@@ -55,6 +55,8 @@ export interface User {
   must_change_pw: boolean
   is_active: boolean
   is_builtin: boolean
+  /** Who checks the password: Saltdeck or a directory. */
+  source: 'local' | 'ldap' | 'oidc'
   roles: RoleRef[]
   created_at: string
   updated_at: string
@@ -70,7 +72,8 @@ export interface Role {
 
 /** A role with its grants. */
 export interface RoleDetail extends Role {
-  permissions: { id: string; verb: string; resource_glob: string }[]
+  /** target_glob: the minions an execute grant is scoped to (salt's glob on ids; `*` for any other grant). */
+  permissions: { id: string; verb: string; resource_glob: string; target_glob: string }[]
 }
 
 /** An API token as listed (never its secret). */

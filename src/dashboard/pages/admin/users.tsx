@@ -9,6 +9,8 @@ import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Pager, Panel, 
 import type { User } from './types'
 
 const PAGE = 50
+/** How each source reads in the list. */
+const SOURCE: Record<User['source'], string> = { local: 'local', ldap: 'LDAP', oidc: 'OpenID Connect' }
 
 /** The badges that describe a user's state. */
 export function UserState({ u }: { u: User }) {
@@ -65,6 +67,7 @@ export function UsersPage() {
   const columns: Column<User>[] = [
     { label: 'Username', cell: (u) => <a href={href(`/users/${u.id}`)}>{u.username}</a> },
     { label: 'Display name', cell: (u) => u.display_name },
+    { label: 'Source', cell: (u) => SOURCE[u.source] ?? u.source },
     { label: 'State', cell: (u) => <UserState u={u} /> },
     { label: 'Roles', cell: (u) => u.roles.map((r) => r.name).join(', ') || <span class="muted">none</span> },
     { label: 'Created', cell: (u) => dateTime(u.created_at) },

@@ -5,7 +5,9 @@ import { ago, count, dateTime } from '../../lib/format'
 import { useAction, useGet } from '../../lib/hooks'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { href } from '../../lib/router'
 import type { Alert } from './types'
+import { alertLinks } from './rule-form'
 
 const LIMIT = 50
 const REFRESH_MS = 15_000
@@ -26,7 +28,16 @@ export function AlertsPage() {
   const columns: Column<Alert>[] = [
     { label: 'State', cell: (a) => <Badge tone={a.state === 'firing' ? 'bad' : 'ok'}>{a.state}</Badge> },
     { label: 'Rule', cell: (a) => <>{a.rule_name} <span class="muted">({a.kind})</span></> },
-    { label: 'Subject', cell: (a) => <span class="mono">{a.subject}</span> },
+    // The subject links to what the alert is about: the minion, and its run and job, a vulnerability, Salt health.
+    { label: 'Subject', cell: (a) => {
+      const [first, ...more] = alertLinks(a)
+      return (
+        <>
+          {first && first.label === a.subject ? <a class="mono" href={href(first.path)}>{a.subject}</a> : <span class="mono">{a.subject}</span>}
+          {[...(first && first.label !== a.subject ? [first] : []), ...more].map((l) => <>{' '}<a class="small" href={href(l.path)}>{l.label}</a></>)}
+        </>
+      )
+    } },
     { label: 'Summary', cell: (a) => a.summary },
     { label: 'Count', cell: (a) => count(a.count), class: 'num' },
     { label: 'First seen', cell: (a) => <time dateTime={a.first_seen_at} title={dateTime(a.first_seen_at)}>{ago(a.first_seen_at)}</time> },

@@ -23,7 +23,7 @@ export interface Rule {
   name: string
   kind: string
   minion_glob: string
-  params: { fun_glob?: string; for_minutes?: number }
+  params: { fun_glob?: string; for_minutes?: number; min_severity?: string }
   channel_ids: string[]
   enabled: boolean
   renotify_minutes: number
@@ -62,4 +62,5 @@ export const KINDS: Record<string, string> = {
   run_failed: 'a state run fails', run_blocked: 'a state run does not run', run_changed: 'a state run changes something',
   minion_offline: 'a minion is offline for a while', key_pending: 'a key waits for acceptance', salt_unreachable: 'salt-api does not answer for a while',
   master_unreachable: 'the salt-master does not answer (through salt-api) for a while',
+  vulnerable: 'a minion has a vulnerability at or above a severity',
 }

@@ -1,7 +1,7 @@
 /** The activity feed: every filter of GET /api/activity in the hash query, and live updates on page 1 from the SSE stream. */
+import { Ago } from '../../lib/when'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { qs } from '../../lib/api'
-import { ago, dateTime } from '../../lib/format'
 import { ACTIVITY_CATEGORIES, ACTIVITY_TYPES, duration, prependLive, type ActivityEvent } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useGet } from '../../lib/hooks'
@@ -37,7 +37,7 @@ function filtersOf(query: URLSearchParams) {
 }
 
 const columns = (canMinions: boolean, canJobs: boolean): Column<ActivityEvent>[] => [
-  { label: 'Time', cell: (e) => <time datetime={e.ts} title={dateTime(e.ts)}>{ago(e.ts)}</time> },
+  { label: 'Time', cell: (e) => <Ago ts={e.ts} /> },
   { label: 'Event', cell: (e) => <Badge tone={e.event_type === 'job.ret' ? (e.success === false ? 'bad' : e.changed ? 'info' : 'ok') : 'muted'}>{e.event_type}</Badge> },
   { label: 'Summary', cell: (e) => e.summary },
   { label: 'Minion', cell: (e) => (e.minion_id ? (canMinions ? <a href={href(`/minions/${encodeURIComponent(e.minion_id)}`)}>{e.minion_id}</a> : e.minion_id) : '—') },

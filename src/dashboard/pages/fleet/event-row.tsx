@@ -1,5 +1,5 @@
 /** One activity event as a list item: time, type badge, summary and links to its minion and job (all text, never HTML). */
-import { ago, dateTime } from '../../lib/format'
+import { Ago } from '../../lib/when'
 import type { ActivityEvent } from '../../lib/fleet'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
@@ -18,7 +18,7 @@ export function EventRow({ e }: { e: ActivityEvent }) {
   const { can } = useSession()
   return (
     <li class="event">
-      <time datetime={e.ts} title={dateTime(e.ts)}>{ago(e.ts)}</time>
+      <Ago ts={e.ts} />
       <Badge tone={tone(e)}>{e.event_type}</Badge>
       <span class="ev-summary">{e.summary}</span>
       <span class="event-links">

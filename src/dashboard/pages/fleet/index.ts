@@ -20,6 +20,8 @@ export const fleetPages: PageDef[] = [
   { pattern: '/minions/:id/runs/:jid', title: 'Run', component: RunPage, needs: ['view', 'minion:*'] },
   { pattern: '/activity', title: 'Activity', component: Activity, nav: { label: 'Activity', section: 'Fleet' } },
   { pattern: '/inventory', title: 'Packages', component: Inventory, nav: { label: 'Packages', section: 'Fleet' }, needs: ['view', 'inventory:*'] },
+  // The nav says Packages: `#/packages` opens the same page (issue 23 item 5), `#/inventory` stays for old links.
+  { pattern: '/packages', title: 'Packages', component: Inventory, needs: ['view', 'inventory:*'] },
   { pattern: '/inventory/:name', title: 'Package', component: PackageVersions, needs: ['view', 'inventory:*'] },
   { pattern: '/jobs', title: 'Jobs', component: Jobs, nav: { label: 'Jobs', section: 'Fleet' }, needs: ['view', 'job:*'] },
   { pattern: '/jobs/:jid', title: 'Job', component: JobPage, needs: ['view', 'job:*'] },

@@ -1,4 +1,5 @@
 /** The package inventory: fleet-wide rows per package name with search, source, sortable headers and paging; refresh status and button. */
+import { Ago } from '../../lib/when'
 import { api, qs } from '../../lib/api'
 import { count, dateTime, ago } from '../../lib/format'
 import { PACKAGE_SORTS, type PackageRow, type PackageSort, type Refresh } from '../../lib/fleet'
@@ -73,7 +74,7 @@ export function Inventory({ query }: PageProps) {
     { label: 'Package', sortKey: 'name', cell: (p) => <a href={packageHref(p.name, source || undefined)}>{p.name}</a> },
     { label: 'Minions', sortKey: 'minion_count', cell: (p) => count(p.minion_count), class: 'num' },
     { label: 'Versions', sortKey: 'version_count', cell: (p) => count(p.version_count), class: 'num' },
-    { label: 'Last seen', sortKey: 'last_seen', cell: (p) => <time datetime={p.last_seen} title={dateTime(p.last_seen)}>{ago(p.last_seen)}</time> },
+    { label: 'Last seen', sortKey: 'last_seen', cell: (p) => <Ago ts={p.last_seen} /> },
   ]
   return (
     <Page title="Packages">

@@ -2,6 +2,7 @@
  * One job: what ran where and who asked; each minion's return — for state jobs the per-state table of its run, the raw
  * return one click away; otherwise JSON text (cut, with "show all") — and Kill while the job is running, for those who may.
  */
+import { When } from '../../lib/when'
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
@@ -31,7 +32,7 @@ function ReturnHead({ r, canMinions }: { r: Ret; canMinions: boolean }) {
       {canMinions ? <a href={href(`/minions/${encodeURIComponent(r.minion_id)}`)}>{r.minion_id}</a> : r.minion_id}{' '}
       <Badge tone={r.success === false ? 'bad' : r.success ? 'ok' : 'muted'}>{r.success === false ? 'failed' : r.success ? 'succeeded' : 'unknown'}</Badge>
       {r.retcode !== null ? <span class="muted small"> retcode {r.retcode}</span> : null}
-      <span class="muted small"> · {dateTime(r.received_at)}</span>
+      <span class="muted small"> · <When ts={r.received_at} /></span>
     </h3>
   )
 }
@@ -101,7 +102,7 @@ function StateReturn({ r, n, jid, failedOnly }: { r: Ret; n: number; jid: string
 /** The job page at `/jobs/:jid`. */
 export function JobPage({ params }: PageProps) {
   const jid = params.jid!
-  const { can } = useSession()
+  const { can, me } = useSession()
   const r = useGet<JobDetail>(`/api/jobs/${encodeURIComponent(jid)}`)
   const [shown, setShown] = useState<number | null>(null)
   const [killed, setKilled] = useState<string | null>(null)
@@ -131,7 +132,7 @@ export function JobPage({ params }: PageProps) {
   const batch = states ? STATE_BATCH : BATCH
   const limit = shown ?? batch
   return (
-    <Page title={`Job ${jid}`} actions={j && running && can('kill', 'job:*') ? <ConfirmButton label="Kill" question={`Kill job ${jid} on its minions?`} busy={kill.busy} onConfirm={doKill} /> : null}>
+    <Page title={`Job ${jid}`} actions={j && running && (can('kill', `job:${jid}`) || j.initiator === me?.username) ? <ConfirmButton label="Kill" question={`Kill job ${jid} on its minions?`} busy={kill.busy} onConfirm={doKill} /> : null}>
       <p><a href={href('/jobs')}>All jobs</a></p>
       <ErrorBox error={kill.error} />
       {killed ? <p role="status" class="ok">{killed}</p> : null}
@@ -149,7 +150,7 @@ export function JobPage({ params }: PageProps) {
               <dt>Target</dt><dd>{j.target ?? '—'} {j.tgt_type ? <span class="muted">({j.tgt_type})</span> : null}</dd>
               <dt>Initiator</dt><dd>{j.initiator ?? j.user ?? '—'}{j.internal ? <> <Badge tone="muted">internal</Badge></> : null}</dd>
               <dt>Salt user</dt><dd>{j.user ?? '—'}</dd>
-              <dt>Started</dt><dd>{dateTime(j.started_at)}</dd>
+              <dt>Started</dt><dd><When ts={j.started_at} /></dd>
               {j.running !== undefined ? <><dt>State</dt><dd>{j.running ? 'waiting for returns' : 'finished'}</dd></> : null}
               <dt>Outcome</dt><dd>{jobOutcome({ returned: j.returns.length, minions: j.minions, failed: j.failed ?? j.returns.filter((x) => x.success === false).length })}</dd>
               <dt>Arguments</dt><dd>{args.positional ? <pre>{clip(prettyJson(args.positional), CLIP).text}</pre> : 'none'}</dd>

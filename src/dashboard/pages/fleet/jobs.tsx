@@ -1,6 +1,6 @@
 /** The job list (function and user filters, paging) and, for those who may execute, the Run command form. */
+import { Ago } from '../../lib/when'
 import { qs } from '../../lib/api'
-import { ago, dateTime } from '../../lib/format'
 import { jobFunLabel, jobOutcome, type Job } from '../../lib/fleet'
 import { useQueryNav } from '../../lib/filters'
 import { useEffect, useState } from 'preact/hooks'
@@ -27,7 +27,7 @@ const columns: Column<Job>[] = [
     label: 'Initiator',
     cell: (j) => <>{j.initiator ?? j.user ?? '—'}{j.internal ? <> <Badge tone="muted">internal</Badge></> : null}</>,
   },
-  { label: 'Started', cell: (j) => <time datetime={j.started_at} title={dateTime(j.started_at)}>{ago(j.started_at)}</time> },
+  { label: 'Started', cell: (j) => <Ago ts={j.started_at} /> },
   {
     label: 'Outcome',
     cell: (j) => (
@@ -59,7 +59,7 @@ function JobFilter({ fun, user, onApply }: { fun: string; user: string; onApply:
 
 /** The jobs page at `/jobs`. */
 export function Jobs({ query }: PageProps) {
-  const { can } = useSession()
+  const { canSome } = useSession()
   const fun = query.get('fun') ?? ''
   const user = query.get('user') ?? ''
   const internal = flagParam(query, 'internal')
@@ -68,7 +68,8 @@ export function Jobs({ query }: PageProps) {
   const r = useGet<{ total: number; jobs: Job[] }>(`/api/jobs${qs({ fun, user, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
   return (
     <Page title="Jobs">
-      {can('execute', 'salt:*') ? <RunCommand /> : null}
+      {/* Any execute grant on salt functions, scoped or not (contract §14): the form then says what it allows. */}
+      {canSome('execute', 'salt') ? <RunCommand /> : null}
       <JobFilter fun={fun} user={user} onApply={(f, u) => set({ fun: f, user: u })} />
       <label class="check">
         <input type="checkbox" checked={internal} onChange={(e) => set({ internal: e.currentTarget.checked ? '1' : undefined })} />
@@ -76,7 +77,7 @@ export function Jobs({ query }: PageProps) {
       </label>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
+      <div class="wide stack"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
       <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
     </Page>
   )

@@ -1,4 +1,5 @@
 /** One minion: summary, state-run history, installed packages and grains, each section paged on the server. */
+import { When } from '../../lib/when'
 import { MinionVulns } from '../vulns/minion-vulns'
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
@@ -70,7 +71,7 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
       </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
+      <div class="wide stack"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
       <Pager total={r.data?.total} limit={RUN_LIMIT} offset={offset} onChange={(o) => set({ run_offset: o }, false)} />
     </Panel>
   )
@@ -87,9 +88,9 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
       <div class="toolbar">
         <SearchBox id="pkg-q" label="Search packages" value={q} onCommit={(v, replace) => set({ pkg_q: v, pkg_offset: undefined }, replace)} />
       </div>
-      {r.data ? <p class="muted">Collected {r.data.collected_at ? dateTime(r.data.collected_at) : 'never'}.</p> : null}
+      {r.data ? <p class="muted">{r.data.collected_at ? `Collected ${dateTime(r.data.collected_at)}.` : 'Not collected yet.'}</p> : null}
       <ErrorBox error={r.error} />
-      <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty="No packages recorded." />
+      <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty={r.data?.collected_at ? 'No packages recorded.' : 'Not collected yet.'} />
       <Pager total={r.data?.total} limit={PKG_LIMIT} offset={offset} onChange={(o) => set({ pkg_offset: o }, false)} />
     </Panel>
   )
@@ -121,7 +122,7 @@ function Grains({ grains }: { grains: Record<string, unknown> }) {
             </table>
           </div>
         </details>
-      ) : <p class="muted">No grains collected yet.</p>}
+      ) : <p class="muted">Not collected yet.</p>}
     </Panel>
   )
 }
@@ -145,11 +146,11 @@ export function Minion({ params, query }: PageProps) {
             <dt>Key</dt><dd>{m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—'}</dd>
             <dt>Key fingerprint</dt><dd>{m.key_fingerprint ? <span class="mono fingerprint">{m.key_fingerprint}</span> : m.key_state ? 'not read yet' : '—'}</dd>
             <dt>Presence</dt><dd><PresenceBadge m={m} /></dd>
-            <dt>Last seen</dt><dd>{dateTime(m.last_seen)} <span class="muted">({ago(m.last_seen)})</span></dd>
+            <dt>Last seen</dt><dd><When ts={m.last_seen} /> <span class="muted">({ago(m.last_seen)})</span></dd>
             <dt>OS</dt><dd>{[m.os, m.osrelease].filter(Boolean).join(' ') || '—'}</dd>
             <dt>IP</dt><dd class="mono">{m.ip ?? '—'}</dd>
             <dt>Salt version</dt><dd>{m.salt_version ?? '—'}</dd>
-            <dt>Last run</dt><dd>{m.last_run ? <><Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> {dateTime(m.last_run.completed_at)}</> : '—'}</dd>
+            <dt>Last run</dt><dd>{m.last_run ? <><Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> <When ts={m.last_run.completed_at} /></> : '—'}</dd>
           </dl>
         </Panel>
       ) : null}

@@ -1,6 +1,6 @@
 /** The minion list: id search, status filter and server-side paging, all kept in the hash query. */
+import { Ago } from '../../lib/when'
 import { qs } from '../../lib/api'
-import { ago, dateTime } from '../../lib/format'
 import { keyTone, MINION_STATUSES, runTone, type MinionList, type MinionSummary } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useGet } from '../../lib/hooks'
@@ -21,7 +21,7 @@ const columns: Column<MinionSummary>[] = [
   { label: 'Minion', cell: (m) => <a href={minionHref(m.id)}>{m.id}</a> },
   { label: 'Key', cell: (m) => (m.key_state ? <Badge tone={keyTone(m.key_state)}>{m.key_state}</Badge> : '—') },
   { label: 'Online', cell: (m) => <PresenceBadge m={m} /> },
-  { label: 'Last seen', cell: (m) => <time datetime={m.last_seen ?? undefined} title={dateTime(m.last_seen)}>{ago(m.last_seen)}</time> },
+  { label: 'Last seen', cell: (m) => <Ago ts={m.last_seen} /> },
   { label: 'OS', cell: (m) => [m.os, m.osrelease].filter(Boolean).join(' ') || '—' },
   { label: 'IP', cell: (m) => m.ip ?? '—', class: 'mono' },
   { label: 'Salt', cell: (m) => m.salt_version ?? '—' },

@@ -1,6 +1,7 @@
 /** The overview: fleet counts from the list endpoints' totals, fleet compliance, the activity heartbeat and the recent-events widget. */
+import { When } from '../../lib/when'
 import { qs } from '../../lib/api'
-import { ago, count, dateTime } from '../../lib/format'
+import { ago, count } from '../../lib/format'
 import { useEffect, useState } from 'preact/hooks'
 import { heartbeat, widenWindow, widgetActivityQuery, WIDGET_WINDOWS, type ActivityEvent, type SaltHealth, type WidgetConfig } from '../../lib/fleet'
 import { useGet } from '../../lib/hooks'
@@ -58,7 +59,7 @@ function Heartbeat({ minutes }: { minutes: number }) {
   return (
     <p class={`heartbeat ${hb.stale ? 'stale' : 'fresh'}`} role="status">
       <Badge tone={hb.stale ? 'warn' : 'ok'}>{hb.stale ? 'Quiet' : 'Active'}</Badge>{' '}
-      {last ? <>Last activity {ago(last.ts)} <span class="muted">({dateTime(last.ts)})</span></> : 'No activity recorded yet'}
+      {last ? <>Last activity {ago(last.ts)} <span class="muted">(<When ts={last.ts} />)</span></> : 'No activity recorded yet'}
       {hb.stale ? `: nothing in the last ${minutes} minutes.` : '.'}
     </p>
   )

@@ -12,10 +12,12 @@ const LIMIT = 100
 const OPS = ['lt', 'le', 'eq', 'ne', 'ge', 'gt'] as const
 const OP_LABEL: Record<(typeof OPS)[number], string> = { lt: 'below', le: 'at most', eq: 'exactly', ne: 'other than', ge: 'at least', gt: 'above' }
 
-type Row = { minion_id: string; version: string; arch: string; source: string }
+type Row = { minion_id: string; package: string; version: string; arch: string; source: string }
+type Answer = { binaries: string[]; total: number; minions: Row[] }
 
 const columns: Column<Row>[] = [
   { label: 'Minion', cell: (m) => <a href={href(`/minions/${encodeURIComponent(m.minion_id)}`)}>{m.minion_id}</a> },
+  { label: 'Package', cell: (m) => m.package },
   { label: 'Version', cell: (m) => m.version, class: 'mono' },
   { label: 'Arch', cell: (m) => m.arch || '—' },
   { label: 'Source', cell: (m) => m.source },
@@ -26,15 +28,19 @@ export function PackageQuery({ name, path, query }: { name: string; path: string
   const op = oneOf(query, 'op', OPS, '')
   const version = query.get('version') ?? ''
   const source = query.get('source') ?? ''
+  const binaries = query.get('binaries') === '1'
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav(path, query)
   const [draftOp, setDraftOp] = useState<string>(op || 'lt')
   const [draft, setDraft] = useState(version)
+  const [draftBin, setDraftBin] = useState(binaries)
   const asked = !!(op && version)
-  const r = useGet<{ total: number; minions: Row[] }>(asked ? `/api/inventory/packages/${encodeURIComponent(name)}/minions${qs({ op, version, source, limit: LIMIT, offset })}` : null)
+  const r = useGet<Answer>(asked ? `/api/inventory/packages/${encodeURIComponent(name)}/minions${qs({ op, version, source, binaries: binaries || undefined, limit: LIMIT, offset })}` : null)
+  // The packages built from this name as a source package (openssl → libssl3), offered as vulnerability records reach them.
+  const built = useGet<Answer>(`/api/inventory/packages/${encodeURIComponent(name)}/minions${qs({ limit: 1 })}`).data?.binaries ?? []
   return (
     <Panel id="pkg-query-h" title={`Who runs ${name} …`}>
-      <form class="toolbar" onSubmit={(e) => { e.preventDefault(); set({ op: draftOp, version: draft.trim(), offset: undefined }) }}>
+      <form class="toolbar" onSubmit={(e) => { e.preventDefault(); set({ op: draftOp, version: draft.trim(), binaries: draftBin && built.length ? '1' : undefined, offset: undefined }) }}>
         <Field id="pq-op" label="Version is">
           <select id="pq-op" value={draftOp} onChange={(e) => setDraftOp(e.currentTarget.value)}>
             {OPS.map((o) => <option value={o}>{OP_LABEL[o]}</option>)}
@@ -43,6 +49,11 @@ export function PackageQuery({ name, path, query }: { name: string; path: string
         <Field id="pq-version" label="Version">
           <input id="pq-version" class="mono" value={draft} maxLength={256} required placeholder="3.0.11-1~deb12u1" onInput={(e) => setDraft(e.currentTarget.value)} />
         </Field>
+        {built.length ? (
+          <label class="check">
+            <input type="checkbox" checked={draftBin} onChange={(e) => setDraftBin(e.currentTarget.checked)} /> Also the packages built from source {name}: {built.join(', ')}
+          </label>
+        ) : null}
         <button type="submit">Find minions</button>
       </form>
       <ErrorBox error={r.error} />

@@ -1,8 +1,13 @@
-/** The Run command form: POST /api/run with target, target type, function and JSON arguments. */
+/**
+ * The Run command form: POST /api/run with target, target type, function and JSON arguments. It lists what the
+ * caller's grants allow (GET /api/run/scope), refuses a function no grant allows before sending, and shows the server's
+ * sentence when salt's matching reaches a minion the grants do not cover (contract §14).
+ */
 import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { parseJsonField, runTarget, TARGET_TYPES } from '../../lib/fleet'
-import { useAction } from '../../lib/hooks'
+import { useAction, useGet } from '../../lib/hooks'
+import { exactFunctions, functionNote, grantText, type RunGrant } from '../../lib/run-scope'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Form } from '../../lib/ui'
 
@@ -15,6 +20,10 @@ export function RunCommand() {
   const [kwarg, setKwarg] = useState('')
   const [started, setStarted] = useState<{ jid: string; minions: string[] } | null>(null)
   const act = useAction()
+  const scope = useGet<{ grants: RunGrant[] }>('/api/run/scope')
+  const grants = scope.data?.grants ?? []
+  const note = scope.data ? functionNote(grants, fun) : null
+  const everything = grants.some((g) => g.resource_glob.replace(/^salt:/, '') === '*' && g.target_glob === '*')
   const submit = () => act.run(async () => {
     setStarted(null)
     const body = {
@@ -27,6 +36,9 @@ export function RunCommand() {
     <details class="panel run-command">
       <summary>Run command</summary>
       <Form label="Run command" onSubmit={submit}>
+        {scope.data && !everything ? (
+          <p id="run-scope" class="muted">You may run: {grants.map(grantText).join('; ')}. Salt expands the target first; a run that reaches any other minion is refused.</p>
+        ) : null}
         <div class="grid-2">
           <Field id="run-tgt" label="Target" hint={tgtType === 'list' ? 'minion ids separated by commas' : 'e.g. web* or G@os:Debian'}>
             <input id="run-tgt" required maxLength={1024} value={tgt} aria-describedby="run-tgt-hint" onInput={(e) => setTgt(e.currentTarget.value)} />
@@ -36,8 +48,10 @@ export function RunCommand() {
               {TARGET_TYPES.map((t) => <option value={t}>{t}</option>)}
             </select>
           </Field>
-          <Field id="run-fun" label="Function" hint="e.g. test.ping, state.apply">
-            <input id="run-fun" required maxLength={255} pattern="[A-Za-z0-9_.]+" value={fun} aria-describedby="run-fun-hint" onInput={(e) => setFun(e.currentTarget.value)} />
+          <Field id="run-fun" label="Function" hint={note?.text ?? 'e.g. test.ping, state.apply'}>
+            <input id="run-fun" required maxLength={255} pattern="[A-Za-z0-9_.]+" value={fun} aria-describedby="run-fun-hint" list="run-fun-list"
+              aria-invalid={note && !note.allowed ? 'true' : undefined} onInput={(e) => setFun(e.currentTarget.value)} />
+            <datalist id="run-fun-list">{exactFunctions(grants).map((f) => <option value={f} />)}</datalist>
           </Field>
         </div>
         <Field id="run-arg" label="Arguments (JSON array)" hint='optional, e.g. ["nginx"]'>
@@ -52,7 +66,7 @@ export function RunCommand() {
             Job <a href={href(`/jobs/${encodeURIComponent(started.jid)}`)}>{started.jid}</a> started on {started.minions.length} minion{started.minions.length === 1 ? '' : 's'}.
           </p>
         ) : null}
-        <button type="submit" class="primary" disabled={act.busy}>Run</button>
+        <button type="submit" class="primary" disabled={act.busy || (!!note && !note.allowed)}>Run</button>
       </Form>
     </details>
   )

@@ -55,7 +55,7 @@ export function StateTable({ states, test, failedOnly, caption }: { states: Stat
   const rows = [...states].sort((a, b) => a.order - b.order)
   const shown = failedOnly ? rows.filter((s) => s.result === false) : rows
   return (
-    <div class="wide states">
+    <div class="wide states stack">
       <Table rows={shown} columns={columns(test)} rowKey={(s) => s.key} caption={caption} empty={failedOnly ? 'No state failed.' : 'The run has no states.'} />
     </div>
   )

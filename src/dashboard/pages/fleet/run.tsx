@@ -1,6 +1,7 @@
 /** One state run of a minion (contract §13): its summary, its states in Salt's order, and a comparison with an earlier run. */
+import { When } from '../../lib/when'
 import { qs } from '../../lib/api'
-import { ago, count, dateTime } from '../../lib/format'
+import { ago, count } from '../../lib/format'
 import { duration, outcomeWord, runCountsText, runTone, type Run, type RunDetail, type RunDiff } from '../../lib/fleet'
 import { useQueryNav } from '../../lib/filters'
 import { useGet } from '../../lib/hooks'
@@ -33,7 +34,7 @@ function RunRef({ minionId, r, here }: { minionId: string; r: Run; here: boolean
   return (
     <>
       {here ? 'this run' : <a href={runHref(minionId, r.jid)}>run {r.jid}</a>}{' '}
-      <span class="muted">({dateTime(r.completed_at)})</span> <Badge tone={runTone(r.status)}>{r.status}</Badge> <DryRun test={r.test} />
+      <span class="muted">(<When ts={r.completed_at} />)</span> <Badge tone={runTone(r.status)}>{r.status}</Badge> <DryRun test={r.test} />
     </>
   )
 }
@@ -92,7 +93,7 @@ export function RunPage({ params, query }: PageProps) {
               <dt>Minion</dt><dd class="mono">{run.minion_id}</dd>
               <dt>Function</dt><dd class="mono">{run.fun}</dd>
               <dt>State files</dt><dd class="mono">{run.sls.length ? run.sls.join(', ') : '—'}</dd>
-              <dt>Completed</dt><dd><time datetime={run.completed_at}>{dateTime(run.completed_at)}</time> <span class="muted">({ago(run.completed_at)})</span></dd>
+              <dt>Completed</dt><dd><When ts={run.completed_at} /> <span class="muted">({ago(run.completed_at)})</span></dd>
               <dt>Duration</dt><dd>{duration(run.duration_ms)}</dd>
               <dt>Job id</dt><dd class="mono">{run.jid}</dd>
             </dl>

@@ -1,5 +1,6 @@
 /** The Salt health page (Fleet → Salt health) and the overview's panel that shows only when something is wrong. */
-import { ago, count, dateTime } from '../../lib/format'
+import { Ago } from '../../lib/when'
+import { ago, count } from '../../lib/format'
 import { interval } from '../../lib/duration'
 import type { SaltHealth } from '../../lib/fleet'
 import { useGet } from '../../lib/hooks'
@@ -12,11 +13,19 @@ export const HEALTH_REFRESH_MS = 15_000
 const STREAM_TONE = { connected: 'ok', reconnecting: 'warn', broken: 'bad', disabled: 'muted' } as const
 
 /** A time as "3 minutes ago" with the full date on hover; "never" when absent. */
-const When = ({ ts }: { ts: string | null }) => ts ? <time dateTime={ts} title={dateTime(ts)}>{ago(ts)}</time> : <span class="muted">never</span>
+const When = ({ ts }: { ts: string | null }) => ts ? <Ago ts={ts} /> : <span class="muted">never</span>
+
+/** A problem's sentence, its "under Settings" a link to the Settings page. */
+function ProblemText({ text }: { text: string }) {
+  const at = text.indexOf('under Settings')
+  if (at < 0) return <>{text}</>
+  const end = at + 'under Settings'.length
+  return <>{text.slice(0, at)}under <a href={href('/settings')}>Settings</a>{text.slice(end)}</>
+}
 
 /** The problems as a list. */
 function Problems({ h }: { h: SaltHealth }) {
-  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li>{p}</li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the salt-master, the event stream, the pollers and the database are working.</p>
+  return h.problems.length ? <ul class="problems">{h.problems.map((p) => <li><ProblemText text={p} /></li>)}</ul> : <p><Badge tone="ok">No problems</Badge> salt-api, the salt-master, the event stream, the pollers and the database are working.</p>
 }
 
 /** Whether the salt-master answers through salt-api (a wheel call with a deadline, every check_interval_seconds). */

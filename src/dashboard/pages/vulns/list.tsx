@@ -1,4 +1,4 @@
-/** The fleet's vulnerabilities, most minions affected first, with a severity filter, a search and paging. */
+/** The fleet's vulnerabilities, worst first (or most minions first, or by id), with a severity filter, a search and paging. */
 import { qs } from '../../lib/api'
 import { count } from '../../lib/format'
 import { SearchBox, useQueryNav } from '../../lib/filters'
@@ -8,7 +8,7 @@ import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import { SeverityBadge } from './severity'
-import { SEVERITIES, type Feed, type VulnRow } from './types'
+import { SEVERITIES, SORT_LABEL, VULN_SORTS, type Feed, type VulnRow } from './types'
 
 const LIMIT = 50
 
@@ -26,10 +26,11 @@ export function VulnsPage({ query }: PageProps) {
   const q = query.get('q') ?? ''
   const pkg = query.get('package') ?? ''
   const severity = oneOf(query, 'severity', SEVERITIES, '')
+  const sort = oneOf(query, 'sort', VULN_SORTS, 'severity')
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/vulns', query)
   const feeds = useGet<{ feeds: Feed[] }>('/api/vulns/feeds')
-  const r = useGet<{ total: number; vulns: VulnRow[] }>(`/api/vulns${qs({ q, severity, package: pkg, limit: LIMIT, offset })}`)
+  const r = useGet<{ total: number; vulns: VulnRow[] }>(`/api/vulns${qs({ q, severity, package: pkg, sort: sort === 'severity' ? undefined : sort, limit: LIMIT, offset })}`)
   const noFeeds = feeds.data && !feeds.data.feeds.length
   return (
     <Page title="Vulnerabilities">
@@ -42,6 +43,11 @@ export function VulnsPage({ query }: PageProps) {
           <select id="vuln-sev" value={severity} onChange={(e) => set({ severity: e.currentTarget.value, offset: undefined })}>
             <option value="">All</option>
             {SEVERITIES.map((s) => <option value={s}>{s}</option>)}
+          </select>
+        </Field>
+        <Field id="vuln-sort" label="Sort by">
+          <select id="vuln-sort" value={sort} onChange={(e) => set({ sort: e.currentTarget.value === 'severity' ? undefined : e.currentTarget.value, offset: undefined })}>
+            {VULN_SORTS.map((s) => <option value={s}>{SORT_LABEL[s]}</option>)}
           </select>
         </Field>
       </div>

@@ -17,14 +17,17 @@ const columns: Column<Finding>[] = [
 
 /** The Vulnerabilities panel of one minion. */
 export function MinionVulns({ id }: { id: string }) {
-  const r = useGet<{ ecosystem: string | null; total: number; vulns: Finding[] }>(`/api/minions/${encodeURIComponent(id)}/vulns${qs({ limit: 200 })}`)
+  const r = useGet<{ ecosystem: string | null; grains_collected: boolean; packages_collected: boolean; total: number; vulns: Finding[] }>(`/api/minions/${encodeURIComponent(id)}/vulns${qs({ limit: 200 })}`)
+  const d = r.data
+  const missing = d ? [d.grains_collected ? null : 'grains', d.packages_collected ? null : 'packages'].filter(Boolean).join(' and ') : ''
   return (
     <Panel id="vulns-h" title="Vulnerabilities">
       <ErrorBox error={r.error} />
-      {r.data ? (
+      {d ? (
         <p role="status">
-          {r.data.ecosystem ? <>Ecosystem <strong>{r.data.ecosystem}</strong>: {count(r.data.total)} record{r.data.total === 1 ? '' : 's'} affect this minion{r.data.total > r.data.vulns.length ? ` (the worst ${r.data.vulns.length} shown)` : ''}.</>
-            : 'No ecosystem known for this minion (its grains name no OS with a vulnerability feed), so nothing is matched.'}
+          {d.ecosystem ? <>Ecosystem <strong>{d.ecosystem}</strong>: {count(d.total)} record{d.total === 1 ? '' : 's'} affect this minion{d.total > d.vulns.length ? ` (the worst ${d.vulns.length} shown)` : ''}.</>
+            : missing ? `Not collected yet: this minion's ${missing} have not been read, so nothing is matched yet.`
+              : 'No ecosystem known for this minion (its grains name no OS with a vulnerability feed), so nothing is matched.'}
         </p>
       ) : null}
       <Table caption="Vulnerabilities" rows={r.data?.vulns} columns={columns} rowKey={(v) => v.id} empty={r.data?.ecosystem ? 'No known vulnerability.' : '—'} />

@@ -32,3 +32,8 @@ export interface Feed {
 
 /** Severities, worst first. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unknown'] as const
+
+/** The orders of the fleet list (the API's `sort`), worst first by default. */
+export const VULN_SORTS = ['severity', 'minions', 'id'] as const
+/** How the sort choice reads. */
+export const SORT_LABEL: Record<(typeof VULN_SORTS)[number], string> = { severity: 'Severity, then minions', minions: 'Minions affected', id: 'Record id' }
