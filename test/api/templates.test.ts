@@ -5,6 +5,7 @@ import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { createUser } from '../../src/features/users/service'
 import { createSession } from '../../src/features/auth/service'
+import { jobInitiator } from '../../src/features/jobs/service'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w?.close())
@@ -83,7 +84,7 @@ describe('POST /api/templates/{id}/run', () => {
     const ok = await call(w, 'POST', `/api/templates/${t.id}/run`, { who: { token: web.token }, body: { tgt: 'web-*' } })
     expect(ok).toMatchObject({ status: 202, body: { minions: ['web-01', 'web-02'] } })
     expect(published()).toMatchObject([{ fun: 'test.ping', tgt: ['web-01', 'web-02'] }])
-    expect((await call(w, 'GET', `/api/jobs/${ok.body.jid}`)).body.initiator).toBe('web-testers-user')
+    expect(jobInitiator(w.deps, ok.body.jid)).toBe('web-testers-user')
     const runs = await auditOf('template.run')
     expect(runs.map((e: any) => [e.username, e.target, e.ok])).toEqual([['web-testers-user', 'Ping all: test.ping on web-*', true], ['web-testers-user', 'Ping all: test.ping on *', false]])
     expect(runs[0].detail).toBe(`jid ${ok.body.jid}`)
