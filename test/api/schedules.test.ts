@@ -52,6 +52,12 @@ describe('schedules', () => {
     expect((await call(w, 'POST', '/api/schedules', { body: { name: 'x', template_id: t.id, cron: '0 9 * * *' } })).status).toBe(404)
     expect((await call(w, 'POST', '/api/schedules', { who: 'viewer', body: { name: 'x', template_id: t.id, cron: '0 9 * * *' } })).status).toBe(403)
     expect((await call(w, 'GET', '/api/schedules')).body.schedules.map((x: any) => x.name)).toEqual(['Morning ping', 'utc'])
+    // Another user who may execute, but neither created it nor holds manage template:*, cannot change or delete it.
+    const role = (await call(w, 'POST', '/api/roles', { body: { name: 'runners' } })).body
+    await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb: 'execute', resource_glob: 'salt:*' } })
+    const other = { token: createSession(w.deps, (await createUser(w.deps, { username: 'other', password: 'password-123', must_change_pw: false, roles: [role.id] })).id).token }
+    expect((await call(w, 'PATCH', `/api/schedules/${s.body.id}`, { who: other, body: { enabled: false } })).status).toBe(403)
+    expect((await call(w, 'DELETE', `/api/schedules/${s.body.id}`, { who: other })).status).toBe(403)
     const off = await call(w, 'PATCH', `/api/schedules/${s.body.id}`, { who: 'operator', body: { enabled: false } })
     expect(off.body).toMatchObject({ enabled: false, next_run_at: null })
     const on = await call(w, 'PATCH', `/api/schedules/${s.body.id}`, { body: { enabled: true, cron: '0 12 * * *' } })
