@@ -24,6 +24,8 @@ import { runRoutes } from './features/runs/routes'
 import { alertRoutes } from './features/alerts/routes'
 import { vulnRoutes } from './features/vulns/routes'
 import { preferenceRoutes } from './features/preferences/routes'
+import { templateRoutes } from './features/templates/routes'
+import { scheduleRoutes } from './features/templates/schedule-routes'
 import { Metrics } from './features/metrics/registry'
 import { routeMatcher, type Pattern } from './http/instrument'
 import { authorityOf } from './http/url'
@@ -39,7 +41,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...templateRoutes, ...scheduleRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

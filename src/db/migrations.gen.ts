@@ -19,6 +19,7 @@ import m16 from '../../drizzle/0016_scoped_grants.sql' with { type: 'text' }
 import m17 from '../../drizzle/0017_identity.sql' with { type: 'text' }
 import m18 from '../../drizzle/0018_user_preferences.sql' with { type: 'text' }
 import m19 from '../../drizzle/0019_minion_offline_since.sql' with { type: 'text' }
+import m20 from '../../drizzle/0020_templates.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
@@ -42,4 +43,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0017_identity", when: 1795705133123, breakpoints: true, sql: m17 },
   { tag: "0018_user_preferences", when: 1795705703273, breakpoints: true, sql: m18 },
   { tag: "0019_minion_offline_since", when: 1795706552805, breakpoints: true, sql: m19 },
+  { tag: "0020_templates", when: 1795707601032, breakpoints: true, sql: m20 },
 ]

@@ -16,9 +16,12 @@ import { internalJid, internalJids, jobsMissingReturns, pruneJobMarks, returnedM
 import { pruneTrend } from '../features/runs/health'
 import { watchTime } from '../features/alerts/watch'
 import { groupTransitions, renotify } from '../features/alerts/notify'
+import { fireDueSchedules } from '../features/templates/schedules'
 
 /** How often the alert rules that depend on time are judged and the outbox is grouped. */
 const ALERT_TICK_SECONDS = 5
+/** How often due schedules are looked for: a firing happens within this many seconds of its time. */
+const SCHEDULE_TICK_SECONDS = 5
 import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
@@ -202,6 +205,13 @@ const POLLERS = {
       renotify(c.deps)
       return groupTransitions(c.deps, c.deps.config.alertGroupSeconds)
     },
+  }),
+  /** schedules: fires the schedules whose time has come (features/templates/schedules.ts keeps each firing once). */
+  schedules: (c: PollerContext): Poller => ({
+    name: 'schedules',
+    intervalSeconds: () => SCHEDULE_TICK_SECONDS,
+    initialDelaySeconds: () => SCHEDULE_TICK_SECONDS,
+    tick: () => fireDueSchedules(c.deps, c.client),
   }),
   /** retention: deletes activity events older than event_stream_retention_days, at start and hourly. */
   retention: (c: PollerContext): Poller => ({

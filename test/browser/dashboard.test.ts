@@ -12,7 +12,7 @@ const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tes
 
 const NEW_PASSWORD = 'browser-test-pw-2'
 /** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
-const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Vulnerabilities', 'Feeds', 'Settings', 'Pollers', 'Identity', 'Users', 'Roles', 'API tokens', 'Audit log']
+const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Templates', 'Schedules', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Vulnerabilities', 'Feeds', 'Settings', 'Pollers', 'Identity', 'Users', 'Roles', 'API tokens', 'Audit log']
 
 let sys: System
 let browser: Browser
@@ -719,6 +719,46 @@ describe.skipIf(noBrowser)('dashboard', () => {
     } finally {
       await reader.ctx.close()
     }
+  }, 120_000)
+  test('templates and schedules: create a shared template, run it on another target, schedule it in a time zone, disable the schedule', async () => {
+    await nav('Templates')
+    const form = page.getByRole('form', { name: 'New template' })
+    await form.getByLabel('Name').fill('Ping web')
+    await form.getByLabel('Target', { exact: true }).fill('web-*')
+    await form.getByLabel('Function').fill('test.ping')
+    await form.getByLabel('Shared with every user').check()
+    await form.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('status').filter({ hasText: 'Template Ping web created.' }).waitFor()
+    const table = page.getByRole('table', { name: 'Templates' })
+    expect((await table.locator('tbody tr').first().innerText()).replace(/\s+/g, ' ')).toContain('test.ping on web-* (glob)')
+    await table.getByRole('button', { name: 'Run Ping web' }).click()
+    const run = page.getByRole('form', { name: 'Run Ping web' })
+    await run.getByLabel('Target').fill('web-01')
+    await run.getByRole('button', { name: 'Run', exact: true }).click()
+    await run.getByRole('status').filter({ hasText: 'started on 1 minion.' }).waitFor()
+    const jid = await run.getByRole('link').innerText()
+    expect((await sys.api('GET', '/api/audit?action=template.run')).entries[0]).toMatchObject({ username: 'admin', target: 'Ping web: test.ping on web-01', detail: `jid ${jid}` })
+    await shot(page, '16-template-run')
+    await nav('Schedules')
+    const sf = page.getByRole('form', { name: 'New schedule' })
+    await sf.getByLabel('Name').fill('Nightly ping')
+    await sf.getByLabel('Template').selectOption({ label: 'Ping web' })
+    await sf.getByLabel('Cron').fill('30 3 * * *')
+    await sf.getByLabel('Time zone').fill('Europe/Berlin')
+    await sf.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('status').filter({ hasText: 'Schedule Nightly ping created.' }).waitFor()
+    const st = page.getByRole('table', { name: 'Schedules' })
+    const row = (await st.locator('tbody tr').first().innerText()).replace(/\s+/g, ' ')
+    expect(row).toContain('Nightly ping Ping web 30 3 * * * (Europe/Berlin) enabled')
+    const [s] = (await sys.api('GET', '/api/schedules')).schedules
+    expect(s).toMatchObject({ name: 'Nightly ping', timezone: 'Europe/Berlin', enabled: true, created_by: 'admin', last_run_at: null })
+    // 03:30 in Berlin is 01:30 or 02:30 UTC.
+    expect(s.next_run_at).toMatch(/T0[12]:30:00\.000Z$/)
+    await shot(page, '17-schedules')
+    await st.getByRole('button', { name: 'Disable Nightly ping' }).click()
+    await page.getByRole('status').filter({ hasText: 'Schedule Nightly ping disabled.' }).waitFor()
+    expect((await sys.api('GET', `/api/schedules/${s.id}`))).toMatchObject({ enabled: false, next_run_at: null })
+    await expectClean('templates and schedules')
   }, 120_000)
   test('Identity: LDAP settings saved and tested against a real slapd, OIDC fields saved, a mapping added; a directory user signs in and is listed with its source; the mapping deleted', async () => {
     const dir = await startSlapd()

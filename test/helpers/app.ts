@@ -16,8 +16,8 @@ import { listRoles } from '../../src/features/roles/service'
 export const ADMIN_PW = 'admin-password-1'
 
 /** A ready test world: deps, app, clock and bearer tokens for admin, operator, viewer and a role-less user. */
-export async function testWorld(overrides: Partial<Config> = {}) {
-  const db = openDb(':memory:')
+export async function testWorld(overrides: Partial<Config> = {}, dbPath = ':memory:') {
+  const db = openDb(dbPath)
   migrate(db)
   attachSearchIndex(db.$client)
   const clock = new ManualClock()

@@ -7,9 +7,9 @@ import { applyFacts } from '../../src/features/ingest/apply'
 import { noFacts } from '../../src/salt/facts'
 import type { AppDeps } from '../../src/deps'
 
-/** Builds the world; pollers are triggered by hand with rt.scheduler.run(name). */
-export async function saltWorld(minions = ['web-01', 'web-02', 'db-01']) {
-  const w = await testWorld()
+/** Builds the world (over a database file when `dbPath` is given); pollers are triggered by hand with rt.scheduler.run(name). */
+export async function saltWorld(minions = ['web-01', 'web-02', 'db-01'], dbPath?: string) {
+  const w = await testWorld({}, dbPath)
   const salt = new FakeSalt().start().addMinions(minions)
   updateSection(w.deps, 'salt', { url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' })
   const rt = new SaltRuntime(w.deps, { client: { backoffMs: 1, sleep: async () => {} }, streamBackoff: { firstMs: 10, maxMs: 40, probeMs: 20, brokenRetryMs: 200 }, probeMs: 50, masterTimeoutMs: 5000 })

@@ -485,6 +485,31 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     }
   }, 360_000)
 
+  test('a schedule fires its template on the real master within seconds of its minute, as its creator, once, with an activity event', async () => {
+    const marker = `schedule-${Date.now()}`
+    const t = await api('POST', '/api/templates', { name: `Echo ${marker}`, tgt: 'web-*', fun: 'test.echo', arg: [marker] })
+    expect(t.status).toBe(201)
+    const s = await api('POST', '/api/schedules', { name: `Every minute ${marker}`, template_id: t.body.id, cron: '* * * * *', timezone: 'Europe/Berlin' })
+    expect(s.status).toBe(201)
+    const due = Date.parse(s.body.next_run_at)
+    const fired = await until(async () => {
+      const x = (await api('GET', `/api/schedules/${s.body.id}`)).body
+      return x.last_jid ? x : null
+    }, 'the schedule fired', { ms: 120_000, every: 1_000 })
+    // Stop it before the next minute so exactly one firing is looked at.
+    expect((await api('PATCH', `/api/schedules/${s.body.id}`, { enabled: false })).status).toBe(200)
+    expect(fired).toMatchObject({ last_error: null, created_by: 'admin', enabled: true })
+    expect(Date.parse(fired.last_run_at) - due).toBeGreaterThanOrEqual(0)
+    expect(Date.parse(fired.last_run_at) - due).toBeLessThan(30_000)
+    const job = await until(async () => {
+      const j = (await api('GET', `/api/jobs/${fired.last_jid}`)).body
+      return j?.returns?.length === 2 ? j : null
+    }, 'both web minions answered the scheduled echo', BED)
+    expect(job.returns.map((r: any) => [r.minion_id, r.return]).sort()).toEqual([['web-01', marker], ['web-02', marker]])
+    const ev = (await api('GET', '/api/activity?event_type=job.schedule_fired&limit=50')).body.events.filter((e: any) => e.target === `Every minute ${marker}`)
+    expect(ev.map((e: any) => [e.jid, e.initiator, e.success])).toEqual([[fired.last_jid, 'admin', true]])
+  }, 240_000)
+
   test('a stopped minion goes offline', async () => {
     expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)
     await until(async () => (await api('GET', '/api/minions/db-01')).body.online === false, 'db-01 offline', { ...BED, ms: 90_000 })

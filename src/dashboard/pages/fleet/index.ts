@@ -9,6 +9,8 @@ import { Inventory } from './inventory'
 import { PackageVersions } from './package'
 import { Jobs } from './jobs'
 import { JobPage } from './job'
+import { TemplatesPage } from './templates'
+import { SchedulesPage } from './schedules'
 import { Keys } from './keys'
 import { SaltHealthPage } from './salt-health'
 
@@ -25,6 +27,9 @@ export const fleetPages: PageDef[] = [
   { pattern: '/inventory/:name', title: 'Package', component: PackageVersions, needs: ['view', 'inventory:*'] },
   { pattern: '/jobs', title: 'Jobs', component: Jobs, nav: { label: 'Jobs', section: 'Fleet' }, needs: ['view', 'job:*'] },
   { pattern: '/jobs/:jid', title: 'Job', component: JobPage, needs: ['view', 'job:*'] },
+  // Beside Jobs: saved commands and their schedules (contract §16); every user sees its own and the shared ones.
+  { pattern: '/templates', title: 'Templates', component: TemplatesPage, nav: { label: 'Templates', section: 'Fleet' } },
+  { pattern: '/schedules', title: 'Schedules', component: SchedulesPage, nav: { label: 'Schedules', section: 'Fleet' } },
   { pattern: '/keys', title: 'Keys', component: Keys, nav: { label: 'Keys', section: 'Fleet' }, needs: ['view', 'key:*'] },
   { pattern: '/salt-health', title: 'Salt health', component: SaltHealthPage, nav: { label: 'Salt health', section: 'Fleet' }, needs: ['view', 'minion:*'] },
 ]
