@@ -11,13 +11,14 @@ export const CSV_PAGE = 1000
 
 /**
  * One cell: null/undefined empty, arrays joined with a space, objects as JSON, then neutralised and quoted.
- * A value starting with = + - @ tab or CR gets a leading single quote (so `=1+1` is the text `'=1+1`), and is then
+ * A text starting with = + - @ tab or CR gets a leading single quote (so `=1+1` is the text `'=1+1`), and is then
  * always quoted; any value with a comma, a double quote, CR or LF is quoted with its quotes doubled (RFC 4180).
  */
 export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return ''
   let s = Array.isArray(v) ? v.map((x) => (typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x))).join(' ') : typeof v === 'object' ? JSON.stringify(v) : String(v)
-  const formula = FORMULA_LEAD.test(s)
+  // A number or boolean written by Saltdeck is never a formula; every text (ids, summaries, details) is checked.
+  const formula = typeof v !== 'number' && typeof v !== 'boolean' && FORMULA_LEAD.test(s)
   if (formula) s = `'${s}`
   return formula || /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
 }

@@ -163,7 +163,7 @@ describe('audit log', () => {
 })
 
 describe('jobs', () => {
-  test('every job, the fun filter, arguments as JSON with a formula-leading one neutralised', async () => {
+  test('every job, the fun filter, arguments and keyword arguments as JSON', async () => {
     const all = await csv('/api/jobs?format=csv')
     expect(all.header).toEqual(['jid', 'fun', 'target', 'tgt_type', 'initiator', 'started_at', 'arguments', 'kwargs', 'minion_count', 'returned', 'failed', 'killed_at', 'killed_by', 'running'])
     expect(all.rows.length).toBe(CSV_PAGE + 100)
