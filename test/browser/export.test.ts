@@ -92,4 +92,13 @@ describe.skipIf(noBrowser)('export links', () => {
     expect(Object.fromEntries(v.searchParams)).toEqual({ q: 'CVE', severity: 'high', format: 'csv' })
     expect((await follow(v)).header[0]).toBe('id')
   })
+
+  test("A package's version query carries op and version, and the CSV holds the minions below it", async () => {
+    await page.goto(`${sys.url}/#/inventory/nginx?op=lt&version=${encodeURIComponent('1.22.1-9+deb12u1')}`)
+    const url = await exportUrl()
+    expect(url.pathname).toBe('/api/inventory/packages/nginx/minions')
+    expect(Object.fromEntries(url.searchParams)).toEqual({ op: 'lt', version: '1.22.1-9+deb12u1', format: 'csv' })
+    const out = await follow(url)
+    expect(out.rows.map((r) => [r[0], r[2]])).toEqual([['web-01', '1.22.1-9']])
+  })
 })
