@@ -68,6 +68,8 @@ export function openApiDocument(routes: AnyRoute[]) {
     const responses: Record<string, unknown> = {
       [ok]: ok === '204' ? { description: 'No content' } : ok === '302' ? { description: 'Redirect', headers: { Location: { schema: { type: 'string' } } } } : { description: 'Success', content: { [r.produces ?? 'application/json']: { schema: r.response ? documented(r.response) : r.produces ? { type: 'string' } : {} } } },
     }
+    // A list with a CSV export also answers text/csv (`?format=csv` or Accept: text/csv): a header row, then every matching row.
+    if (r.csv) (responses[ok] as { content: Record<string, unknown> }).content['text/csv'] = { schema: { type: 'string', description: `CSV with the header ${r.csv.header.join(',')}` } }
     for (const status of errorStatuses(r))
       responses[String(status)] = status === 422
         ? { description: 'Validation error', content: { 'application/json': { schema: ValidationError } } }

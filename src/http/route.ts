@@ -12,6 +12,8 @@ import { authenticate, type Principal } from '../features/auth/service'
 import { holds } from '../features/roles/service'
 import { mayApply } from '../features/roles/scope'
 import { audit } from '../features/audit/service'
+import { Type as T } from '@sinclair/typebox'
+import { CSV_PAGE, csvStream, wantsCsv } from './csv'
 
 /** A permission a route needs: a verb and a resource, matched against the user's glob grants. */
 export interface Need {
@@ -102,14 +104,31 @@ export interface RouteDef<A extends Access = Access, P extends TSchema = TSchema
   /** A route whose body the handler streams itself (an upload): the media types it takes. */
   upload?: string[]
   handler: (ctx: Ctx<A, Input<P>, Input<Q>, Input<B>>) => R | Promise<R>
+  /** A list also answered as CSV (contract §16 "Export"): `?format=csv` or `Accept: text/csv`. */
+  csv?: CsvExport<Ctx<A, Input<P>, Input<Q>, Input<B>>>
   audit?: AuditSpec<Ctx<A, Input<P>, Input<Q>, Input<B>>, Awaited<R>>
 }
+
+/**
+ * A list's CSV export: the file name offered, the header, and one page of rows as cells, read with the request's
+ * filters from `offset` (its `limit` and `offset` query parameters are not used: the export is every matching row).
+ */
+export interface CsvExport<C> {
+  filename: string
+  header: string[]
+  page: (c: C, offset: number, limit: number) => unknown[][] | Promise<unknown[][]>
+}
+
+/** The `format` query parameter of a route with a CSV export. */
+const Format = T.Optional(T.Union([T.Literal('json'), T.Literal('csv')], { description: 'csv: every matching row as CSV (also with Accept: text/csv); limit and offset are then not used' }))
 
 /** Any route, for the app and the API document. */
 export type AnyRoute = RouteDef<Access, TSchema, TSchema, TSchema, any>
 
 /** Declares a route with its types inferred from its access and schemas. */
 export function route<const A extends Access, P extends TSchema, Q extends TSchema, B extends TSchema, R>(def: RouteDef<A, P, Q, B, R>): AnyRoute {
+  // A CSV export takes `format` beside the list's own query parameters (validated and documented with them).
+  if (def.csv) return { ...def, query: T.Object({ ...((def.query as TObject | undefined)?.properties ?? {}), format: Format }) } as unknown as AnyRoute
   return def as unknown as AnyRoute
 }
 
@@ -230,12 +249,25 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
         return { ...jarFor(other, secure), value: typeof other.value === 'string' ? other.value : undefined }
       },
     } as Ctx<Access, unknown, unknown, unknown>
+    if (def.csv && wantsCsv((v.query as { format?: string }).format, c.request.headers.get('accept'))) return csvResponse(def.csv, ctx)
     const result = await (def.audit ? audited(def, ctx) : def.handler(ctx))
     c.set.status = set.status
     Object.assign(c.set.headers, set.headers)
     if (set.status === 204) return new Response(null, { status: 204, headers: c.set.headers as Record<string, string> })
     return result
   }
+}
+
+/** A CSV answer streamed page by page; the first page is read before answering, so its errors are still JSON errors. */
+async function csvResponse(spec: CsvExport<AnyCtx>, ctx: AnyCtx) {
+  const first = await spec.page(ctx, 0, CSV_PAGE)
+  const body = csvStream({ header: spec.header, cells: (r: unknown[]) => r }, first, (offset, limit) => spec.page(ctx, offset, limit))
+  return new Response(body, {
+    headers: {
+      'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${spec.filename}"`,
+      'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
+    },
+  })
 }
 
 /** One cookie's setter and clearer: HttpOnly, SameSite=Lax, path /, Secure under TLS. */

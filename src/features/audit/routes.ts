@@ -12,5 +12,9 @@ export const auditRoutes = [
       since_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 525600 })), ...paging(500, 100),
     }),
     handler: ({ deps, query }) => listAudit(deps, query),
+    csv: {
+      filename: 'audit.csv', header: ['id', 'ts', 'username', 'action', 'target', 'ok', 'detail', 'client'],
+      page: ({ deps, query }, offset, limit) => listAudit(deps, { ...query, offset, limit }).entries.map((e) => [e.id, e.ts, e.username, e.action, e.target, e.ok, e.detail, e.client]),
+    },
   }),
 ]

@@ -6,12 +6,23 @@ import { NotFound } from '../../lib/errors'
 import { listPackages, packageVersions, PACKAGE_SORTS, refreshStatus } from './service'
 import { packageMinions, VERSION_OPS } from './version-query'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
+import type { AppDeps } from '../../deps'
 
 const view = { verb: 'view', resource: 'inventory:*' }
 const Source = T.String({ minLength: 1, maxLength: 64 })
 
 /** The package row of interface.md. */
 export const PackageRow = T.Object({ name: T.String(), minion_count: T.Integer(), version_count: T.Integer(), last_seen: T.String({ format: 'date-time' }) })
+
+/** The minions holding a package (the version query), with its op and version checked together; 404 for an unknown package. */
+function holdersOf(deps: AppDeps, name: string, query: Parameters<typeof packageMinions>[2]) {
+  // op and version only mean something together (contract §12): the missing one is named.
+  if ((query.op === undefined) !== (query.version === undefined))
+    throw new ValidationFailed([valueErrorEntry(['query', query.op === undefined ? 'op' : 'version'], 'op and version go together')])
+  const out = packageMinions(deps, name, query)
+  if (!out) throw new NotFound('Package')
+  return out
+}
 
 export const inventoryRoutes = [
   route({
@@ -44,13 +55,10 @@ export const inventoryRoutes = [
       name: T.String(), binaries: T.Array(T.String(), { description: 'held packages built from this name as a source package' }), total: T.Integer(),
       minions: T.Array(T.Object({ minion_id: T.String(), package: T.String(), version: T.String(), arch: T.String(), source: T.String() })),
     }),
-    handler({ deps, params, query }) {
-      // op and version only mean something together (contract §12): the missing one is named.
-      if ((query.op === undefined) !== (query.version === undefined))
-        throw new ValidationFailed([valueErrorEntry(['query', query.op === undefined ? 'op' : 'version'], 'op and version go together')])
-      const out = packageMinions(deps, params.name, query)
-      if (!out) throw new NotFound('Package')
-      return out
+    handler: ({ deps, params, query }) => holdersOf(deps, params.name, query),
+    csv: {
+      filename: 'package-minions.csv', header: ['minion_id', 'package', 'version', 'arch', 'source'],
+      page: ({ deps, params, query }, offset, limit) => holdersOf(deps, params.name, { ...query, offset, limit }).minions.map((m) => [m.minion_id, m.package, m.version, m.arch, m.source]),
     },
   }),
   route({

@@ -24,6 +24,12 @@ export const jobRoutes = [
     query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })), include_internal: Default(T.Boolean(), false), ...paging(500, 100) }),
     response: T.Object({ total: T.Integer(), jobs: T.Array(JobOut) }),
     handler: ({ deps, query }) => listJobs(deps, query),
+    csv: {
+      filename: 'jobs.csv', header: ['jid', 'fun', 'target', 'tgt_type', 'initiator', 'started_at', 'arguments', 'kwargs', 'minion_count', 'returned', 'failed', 'killed_at', 'killed_by', 'running'],
+      page: ({ deps, query }, offset, limit) => listJobs(deps, { ...query, offset, limit }).jobs.map((j) => [
+        j.jid, j.fun, j.target, j.tgt_type, j.initiator, j.started_at, j.arguments && JSON.stringify(j.arguments), j.kwargs, j.minions?.length, j.returned, j.failed, j.killed_at, j.killed_by, j.running,
+      ]),
+    },
   }),
   route({
     method: 'GET', path: '/api/jobs/:jid', errors: [404], tag: 'jobs', summary: 'One job with its per-minion returns', access: { verb: 'view', resource: 'job:*' },

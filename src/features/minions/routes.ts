@@ -47,6 +47,12 @@ export const minionRoutes = [
     }),
     response: T.Object({ total: T.Integer(), minions: T.Array(T.Object(MinionSummary)) }),
     handler: ({ deps, query }) => listMinions(deps, query),
+    csv: {
+      filename: 'minions.csv', header: ['id', 'key_state', 'presence', 'online', 'last_seen', 'os', 'osrelease', 'ip', 'salt_version', 'last_run_status', 'last_run_at'],
+      page: ({ deps, query }, offset, limit) => listMinions(deps, { ...query, offset, limit }).minions.map((m) => [
+        m.id, m.key_state, m.presence, m.online, m.last_seen, m.os, m.osrelease, m.ip, m.salt_version, m.last_run?.status, m.last_run?.completed_at,
+      ]),
+    },
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id', errors: [404], tag: 'minions', summary: 'One minion with its grains', access: view, params: MinionPath,
@@ -58,6 +64,12 @@ export const minionRoutes = [
     query: T.Object({ ...paging(200, 20), status: T.Optional(OneOf(RUN_STATUSES)), test: T.Optional(T.Boolean()) }),
     response: T.Object({ minion_id: T.String(), total: T.Integer(), runs: T.Array(RunOut) }),
     handler: ({ deps, params, query }) => listRuns(deps, params.minion_id, query),
+    csv: {
+      filename: 'runs.csv', header: ['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls'],
+      page: ({ deps, params, query }, offset, limit) => listRuns(deps, params.minion_id, { ...query, offset, limit }).runs.map((r) => [
+        params.minion_id, r.jid, r.fun, r.completed_at, r.status, r.test, r.pass_count, r.fail_count, r.change_count, r.total_count, r.duration_ms, r.blocked, r.sls,
+      ]),
+    },
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/runs/:jid', errors: [404], tag: 'minions', summary: 'One run with its states in Salt\'s order (or its render errors)', access: view,

@@ -53,6 +53,10 @@ export const vulnRoutes = [
     }),
     response: T.Object({ total: T.Integer(), vulns: T.Array(Record_) }),
     handler: ({ deps, query }) => listVulns(deps, query),
+    csv: {
+      filename: 'vulnerabilities.csv', header: ['id', 'aliases', 'severity', 'summary', 'packages', 'minion_count', 'fixed_versions'],
+      page: ({ deps, query }, offset, limit) => listVulns(deps, { ...query, offset, limit }).vulns.map((v) => [v.id, v.aliases, v.severity, v.summary, v.packages, v.minion_count, v.fixed_versions]),
+    },
   }),
   route({
     method: 'GET', path: '/api/vulns/feeds', tag: 'vulns', summary: 'The imported feeds, by ecosystem', access: view,
@@ -85,6 +89,10 @@ export const vulnRoutes = [
     method: 'GET', path: '/api/vulns/:id', tag: 'vulns', summary: 'One vulnerability with the minions it affects', access: view, errors: [404],
     params: T.Object({ id: T.String({ minLength: 1, maxLength: 200 }) }), query: T.Object({ ...paging(5000, 500) }),
     handler: ({ deps, params, query }) => getVuln(deps, params.id, query),
+    csv: {
+      filename: 'vulnerability-minions.csv', header: ['vuln_id', 'minion_id', 'package', 'installed', 'fixed'],
+      page: ({ deps, params }, offset, limit) => getVuln(deps, params.id, { offset, limit }).minions.map((m) => [params.id, m.minion_id, m.package, m.installed, m.fixed]),
+    },
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/vulns', tag: 'vulns', summary: "One minion's vulnerabilities, worst first", access: view, errors: [404],

@@ -8,6 +8,7 @@ import type { PageProps } from '../../lib/pages'
 import { navigate } from '../../lib/router'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import type { AuditEntry } from './types'
+import { ExportCsv } from '../../lib/export-link'
 
 const PAGE = 50
 
@@ -57,6 +58,7 @@ export function AuditPage({ query }: PageProps) {
           </select>
         </Field>
         <button type="submit" class="primary">Search</button>
+        <ExportCsv path="/api/audit" filters={{ ...auditParams(f, PAGE), limit: undefined, offset: undefined }} />
       </Form>
       <p class="muted small">User and action match exactly (for example <code>auth.login</code>, <code>user.create</code>, <code>settings.pollers</code>).</p>
       <ErrorBox error={got.error} />

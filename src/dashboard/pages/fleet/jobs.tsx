@@ -11,6 +11,7 @@ import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import { RunCommand } from './run-command'
+import { ExportCsv } from '../../lib/export-link'
 
 const LIMIT = 50
 
@@ -75,6 +76,7 @@ export function Jobs({ query }: PageProps) {
         <input type="checkbox" checked={internal} onChange={(e) => set({ internal: e.currentTarget.checked ? '1' : undefined })} />
         Show internal jobs <span class="muted small">(grains, inventory and presence calls Saltdeck makes for itself)</span>
       </label>
+      <p><ExportCsv path="/api/jobs" filters={{ fun, user, include_internal: internal ? 'true' : undefined }} /></p>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
       <div class="wide stack"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>

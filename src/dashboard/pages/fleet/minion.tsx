@@ -14,6 +14,7 @@ import { PresenceBadge } from './presence'
 import { runHref } from './run'
 import { DryRun } from './run-states'
 import { Badge, ErrorBox, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
+import { ExportCsv } from '../../lib/export-link'
 
 const RUN_LIMIT = 20
 const PKG_LIMIT = 50
@@ -68,6 +69,7 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
             {RUN_KIND_LABEL[k]}
           </button>
         ))}
+        <ExportCsv path={`/api/minions/${encodeURIComponent(id)}/runs`} filters={{ status, test }} />
       </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />

@@ -9,6 +9,7 @@ import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { PresenceBadge } from './presence'
 import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
+import { ExportCsv } from '../../lib/export-link'
 
 const LIMIT = 50
 
@@ -46,6 +47,7 @@ export function Minions({ query }: PageProps) {
             {MINION_STATUSES.map((s) => <option value={s}>{s}</option>)}
           </select>
         </Field>
+        <ExportCsv path="/api/minions" filters={{ q, status }} />
       </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />

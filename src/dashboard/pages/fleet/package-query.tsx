@@ -7,6 +7,7 @@ import { useGet } from '../../lib/hooks'
 import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Pager, Panel, Table, type Column } from '../../lib/ui'
+import { ExportCsv } from '../../lib/export-link'
 
 const LIMIT = 100
 const OPS = ['lt', 'le', 'eq', 'ne', 'ge', 'gt'] as const
@@ -61,6 +62,7 @@ export function PackageQuery({ name, path, query }: { name: string; path: string
         <p role="status">{count(r.data.total)} minion package{r.data.total === 1 ? '' : 's'} with {name} {OP_LABEL[op as (typeof OPS)[number]]} <span class="mono">{version}</span>.</p>
       ) : null}
       {asked ? <Table caption={`Minions with ${name} ${OP_LABEL[op as (typeof OPS)[number]]} ${version}`} rows={r.data?.minions} columns={columns} rowKey={(m) => `${m.minion_id}\u0000${m.version}\u0000${m.arch}`} empty="No minion matches." /> : null}
+      {asked ? <p><ExportCsv path={`/api/inventory/packages/${encodeURIComponent(name)}/minions`} filters={{ op, version, source, binaries: binaries || undefined }} /></p> : null}
       {asked ? <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} /> : null}
     </Panel>
   )

@@ -9,6 +9,7 @@ import { href } from '../../lib/router'
 import { ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import { SeverityBadge } from './severity'
 import { SEVERITIES, SORT_LABEL, VULN_SORTS, type Feed, type VulnRow } from './types'
+import { ExportCsv } from '../../lib/export-link'
 
 const LIMIT = 50
 
@@ -50,6 +51,7 @@ export function VulnsPage({ query }: PageProps) {
             {VULN_SORTS.map((s) => <option value={s}>{SORT_LABEL[s]}</option>)}
           </select>
         </Field>
+        <ExportCsv path="/api/vulns" filters={{ q, severity, package: pkg, sort: sort === 'severity' ? undefined : sort }} />
       </div>
       {pkg ? <p>Records naming <strong>{pkg}</strong> (or its source package). <a href={href('/vulns', { q: q || undefined, severity: severity || undefined })}>Show all</a></p> : null}
       <ErrorBox error={r.error ?? feeds.error} />

@@ -9,6 +9,7 @@ import { href } from '../../lib/router'
 import { ErrorBox, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
 import { SeverityBadge } from './severity'
 import type { VulnDetail } from './types'
+import { ExportCsv } from '../../lib/export-link'
 
 const LIMIT = 100
 type Row = VulnDetail['minions'][number]
@@ -69,6 +70,7 @@ export function VulnRecordPage({ params, query }: PageProps) {
       {v ? (
         <Panel id="vuln-min-h" title="Affected minions">
           <p role="status">{count(v.minion_total)} affected package{v.minion_total === 1 ? '' : 's'} on {count(v.minion_count)} minion{v.minion_count === 1 ? '' : 's'}.</p>
+          <p><ExportCsv path={`/api/vulns/${encodeURIComponent(id)}`} filters={{}} /></p>
           <Table caption="Affected minions" rows={v.minions} columns={minionColumns} rowKey={(m) => `${m.minion_id}\u0000${m.package}`} empty="No minion is affected." />
           <Pager total={v.minion_total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
         </Panel>
