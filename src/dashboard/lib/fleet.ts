@@ -171,6 +171,8 @@ export interface Job {
   failed?: number
   /** Still waiting for returns: Kill only makes sense while true. */
   running?: boolean
+  /** `killed` once killed through Saltdeck, else `running` or `finished`; absent on older servers. */
+  status?: 'running' | 'finished' | 'killed'
   /** State files of a state.apply/state.sls job, from its arguments. */
   sls?: string[]
 }

@@ -16,6 +16,9 @@ const JobOut = T.Object({
   kwargs: Nullable(T.Record(T.String(), T.Unknown(), { description: 'Keyword arguments: the `__kwarg__` objects of `arg` merged, without the marker' })),
   minions: Nullable(T.Array(T.String())), returned: T.Integer(), failed: T.Integer(), sls: T.Array(T.String()),
   killed_at: Time, killed_by: Str, running: T.Boolean(),
+  status: T.Union([T.Literal('running'), T.Literal('finished'), T.Literal('killed')], {
+    description: '`killed` once killed through Saltdeck (whatever returned after), else `running` while returns are waited for, else `finished`',
+  }),
 })
 
 export const jobRoutes = [

@@ -179,16 +179,23 @@ export function jobMinions(deps: AppDeps, jid: string): string[] {
   return j.minions ? (JSON.parse(j.minions) as string[]) : []
 }
 
+/** What a job page says of a job: killed through Saltdeck (whatever answered after), still waited for, or finished. */
+export type JobStatus = 'running' | 'finished' | 'killed'
+
+/** A job's status: a kill wins, so a killed job never reads "finished". */
+export const jobStatus = (killed: boolean, running: boolean): JobStatus => (killed ? 'killed' : running ? 'running' : 'finished')
+
 function jobOut(deps: AppDeps, r: JobRow) {
   const arg = r.arg ? JSON.parse(r.arg) : null
   const minions = r.minions ? (JSON.parse(r.minions) as string[]) : null
   const returned = r.returned ?? 0
+  // Waiting for returns: not killed, not all expected minions answered, and not given up on.
+  const running = r.killed_at === null && (minions === null || returned < minions.length) && deps.clock.now() - r.started_at < JOB_WAIT_MS
   return {
     jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, initiator: r.initiator ?? r.user, internal: r.internal === 1,
     started_at: iso(r.started_at), arg, ...splitArgs(arg), minions, returned, failed: r.failed ?? 0, sls: r.fun ? slsArgs(r.fun, arg) : [],
     killed_at: r.killed_at === null ? null : iso(r.killed_at), killed_by: r.killed_by,
-    // Waiting for returns: not killed, not all expected minions answered, and not given up on.
-    running: r.killed_at === null && (minions === null || returned < minions.length) && deps.clock.now() - r.started_at < JOB_WAIT_MS,
+    running, status: jobStatus(r.killed_at !== null, running),
   }
 }
 
