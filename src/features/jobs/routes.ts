@@ -33,6 +33,9 @@ export const jobRoutes = [
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64 }) }),
     response: T.Composite([JobOut, T.Object({
       returns: T.Array(T.Object({ minion_id: T.String(), success: Nullable(T.Boolean()), retcode: Nullable(T.Integer()), return: T.Unknown(), received_at: T.String({ format: 'date-time' }) })),
+      children: T.Array(T.Object({
+        jid: T.String(), step: Str, job: Nullable(JobOut),
+      }), { description: "A runner job's child jobs (an orchestration's steps, named by `__jid__` in its return) with their records once indexed; empty for other jobs" }),
     })]),
     handler: ({ deps, params }) => jobDetail(deps, params.jid),
   }),
