@@ -384,6 +384,26 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await expectClean('live job page')
   })
 
+  test('an orchestration (issue 26 item 5): its own job page, finished, lists its child jobs with their steps and outcomes, each a link to its page', async () => {
+    const r = await sys.api('POST', '/api/run', { client: 'runner', fun: 'state.orchestrate', kwarg: { mods: 'orch.demo' } })
+    await page.goto(`${sys.url}/#/jobs/${r.jid}`)
+    const job = page.getByRole('region', { name: 'Job', exact: true })
+    await job.waitFor()
+    expect(await job.innerText()).toMatch(/Function\s+runner\.state\.orchestrate/)
+    // The runner's return comes from salt's job cache within a few seconds; the page follows it without a reload.
+    const children = page.getByRole('table', { name: 'Child jobs' })
+    await children.waitFor({ timeout: 20_000 })
+    await until(async () => /State\s+finished/.test(await job.innerText()), 'the orchestration finished', PATIENT)
+    const rows = children.locator('tbody tr')
+    expect((await rows.locator('td:first-child').allInnerTexts()).map((t) => t.trim())).toEqual(['orch-demo', 'orch-ping'])
+    await until(async () => /2 returned, 0 failed, 0 not returned/.test(await rows.first().innerText()), 'the first step\'s outcome', PATIENT)
+    expect(await rows.first().innerText()).toMatch(/state\.sls demo/)
+    await rows.nth(1).getByRole('link').click()
+    await until(async () => /Function\s+test\.ping/.test(await job.innerText()), 'the child job\'s own page', PATIENT)
+    await shot(page, 'job-orchestration')
+    await expectClean('orchestration page')
+  })
+
   test('the overview shows fleet compliance: the trend chart and the failing states, linking to unhealthy minions', async () => {
     await nav('Overview')
     const panel = page.getByRole('region', { name: 'Fleet compliance' })

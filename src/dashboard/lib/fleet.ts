@@ -179,6 +179,8 @@ export interface Job {
 /** GET /api/jobs/{jid}. */
 export interface JobDetail extends Job {
   returns: { minion_id: string; success: boolean | null; retcode: number | null; return: unknown; received_at: string }[]
+  /** A runner job's child jobs (an orchestration's steps) with their records once indexed; absent on older servers. */
+  children?: { jid: string; step: string | null; job: Job | null }[]
 }
 /** One row of GET /api/inventory/packages. */
 export interface PackageRow {

@@ -13,7 +13,7 @@ import { useActivityReload } from '../../lib/live'
 import type { PageProps } from '../../lib/pages'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Loading, Page, Panel } from '../../lib/ui'
+import { Badge, ErrorBox, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
 import { runHref } from './run'
 import { DryRun, RunBody } from './run-states'
 
@@ -103,6 +103,25 @@ function StateReturn({ r, n, jid, failedOnly }: { r: Ret; n: number; jid: string
   )
 }
 
+type Child = NonNullable<JobDetail['children']>[number]
+
+/** The columns of an orchestration's child jobs: the step, its job and what came of it. */
+const childColumns: Column<Child>[] = [
+  { label: 'Step', cell: (c) => c.step ?? '—' },
+  { label: 'Job id', cell: (c) => <a href={href(`/jobs/${encodeURIComponent(c.jid)}`)}>{c.jid}</a>, class: 'mono' },
+  { label: 'Function', cell: (c) => (c.job ? jobFunLabel(c.job) : '—'), class: 'mono' },
+  { label: 'Target', cell: (c) => c.job?.target ?? '—' },
+  {
+    label: 'Outcome',
+    cell: (c) => c.job ? (
+      <span class="badges">
+        {jobOutcome(c.job)}
+        {c.job.status === 'killed' ? <Badge tone="warn">killed</Badge> : c.job.running ? <Badge tone="info">running</Badge> : (c.job.failed ?? 0) > 0 ? <Badge tone="bad">failed</Badge> : null}
+      </span>
+    ) : <span class="muted">not reported yet</span>,
+  },
+]
+
 /** The job page at `/jobs/:jid`. */
 export function JobPage({ params }: PageProps) {
   const jid = params.jid!
@@ -174,6 +193,12 @@ export function JobPage({ params }: PageProps) {
               </details>
             ) : null}
           </Panel>
+          {j.children?.length ? (
+            <Panel id="children-h" title="Child jobs">
+              <p class="muted small">The jobs this runner published (an orchestration's steps), as its return names them.</p>
+              <div class="wide"><Table rows={j.children} columns={childColumns} rowKey={(c) => c.jid} caption="Child jobs" /></div>
+            </Panel>
+          ) : null}
           <Panel id="rets-h" title="Returns">
             {states && j.returns.length ? (
               <label class="check">
