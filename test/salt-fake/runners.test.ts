@@ -90,5 +90,7 @@ describe('runners', () => {
     const c = await call(w, 'POST', '/api/run', { body: { client: 'wheel', fun: 'key.list_all' } })
     expect(c).toMatchObject({ status: 422, body: { detail: [{ loc: ['body', 'client'] }] } })
     expect(w.salt.calls.filter((x) => x.client !== 'runner' || x.fun !== 'cache.grains')).toEqual([])
+    // Bad input changes nothing, the audit log included.
+    expect((await w.get('/api/audit?action=job.run')).total).toBe(0)
   })
 })
