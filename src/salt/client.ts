@@ -326,6 +326,11 @@ export class SaltClient {
     return this.run({ client: 'runner', fun, kwarg })
   }
 
+  /** `runner_async`: starts a runner job on the master; returns {jid, tag}. */
+  runnerAsync(fun: string, arg: unknown[] = [], kwarg: Record<string, unknown> = {}) {
+    return this.run({ client: 'runner_async', fun, arg, kwarg }) as Promise<{ jid?: string; tag?: string }>
+  }
+
   /** `wheel`: unwraps the {tag, data: {return, success}} envelope; a failed wheel call is a SaltRejected. */
   async wheel(fun: string, args: Record<string, unknown> = {}): Promise<unknown> {
     const env = (await this.run({ client: 'wheel', fun, ...args })) as { data?: { return?: unknown; success?: boolean } }

@@ -5,7 +5,8 @@ import { missingTool } from '../helpers/tools'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
 import { startSlapd } from '../helpers/slapd'
-import { CHROMIUM, DB_STATES, HOSTILE_COMMENT, HOSTILE_ID, HOSTILE_PKG, HOSTILE_STATE, PATIENT, PENDING_ID, SHOT_DIR, System, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
+import { newJid } from '../helpers/fake-salt'
+import { CHROMIUM, DB_STATES, HOSTILE_COMMENT, HOSTILE_ID, HOSTILE_PKG, HOSTILE_STATE, PATIENT, PENDING_ID, SHOT_DIR, System, saltStamp, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
 
 // Like test:salt: without the browser the suite says why and skips, except under CI=true (.ci/run installs it).
 const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tests')
@@ -335,6 +336,74 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await page.getByLabel(/Show internal jobs/).uncheck()
     await until(() => !page.url().includes('internal=1'), 'the internal jobs hidden again', PATIENT)
     await expectClean('jobs list')
+  })
+
+  test('live job page (issue 26 item 3): the Jobs list shows a job the moment salt publishes it; its page shows each return as it arrives and stops waiting without a reload; a killed job says killed', async () => {
+    /** A test.ping job on the bus as salt publishes it, and one minion's return of it. */
+    const publishNew = (jid: string, minions: string[]) =>
+      sys.salt.publish(`salt/job/${jid}/new`, { jid, tgt_type: 'list', tgt: minions, user: 'root', fun: 'test.ping', arg: [], minions, missing: [], _stamp: saltStamp(Date.now()) })
+    const publishRet = (jid: string, id: string) =>
+      sys.salt.publish(`salt/job/${jid}/ret/${id}`, { cmd: '_return', id, success: true, return: true, retcode: 0, jid, fun: 'test.ping', fun_args: [], _stamp: saltStamp(Date.now()) })
+    await nav('Jobs')
+    const table = page.getByRole('main').getByRole('table', { name: 'Jobs' })
+    const jid = newJid()
+    // The list is open before the job exists: it appears without a reload or a click.
+    publishNew(jid, ['web-01', 'web-02'])
+    const row = table.locator('tbody tr').filter({ hasText: jid })
+    await row.waitFor({ timeout: PATIENT.ms })
+    expect(await row.innerText()).toMatch(/running/)
+    // A navigation counter: a full reload of the document would reset it.
+    await page.evaluate(() => ((globalThis as any).__noReload = true))
+    await row.getByRole('link', { name: jid }).click()
+    const job = page.getByRole('region', { name: 'Job', exact: true })
+    const returns = page.getByRole('region', { name: 'Returns' })
+    await job.waitFor()
+    await until(async () => /State\s+waiting for returns · returns shown as they arrive/.test(await job.innerText()), 'the page following the job', PATIENT)
+    expect(await returns.innerText()).toContain('No minion has returned yet.')
+    publishRet(jid, 'web-01')
+    await until(async () => (await returns.locator('li.return').count()) === 1, 'the first return shown as it arrives', PATIENT)
+    expect(await job.innerText()).toMatch(/State\s+waiting for returns/)
+    publishRet(jid, 'web-02')
+    await until(async () => /State\s+finished/.test(await job.innerText()), '"waiting for returns" gone once every minion answered', PATIENT)
+    expect(await returns.locator('li.return h3').allInnerTexts()).toEqual([expect.stringMatching(/^web-01/), expect.stringMatching(/^web-02/)])
+    expect(await page.evaluate(() => (globalThis as any).__noReload)).toBe(true)
+    // Killed: a job still waiting, killed from its page, says killed and offers no Kill any more.
+    const waiting = newJid()
+    publishNew(waiting, ['web-01', 'web-02'])
+    await until(async () => (await sys.api('GET', '/api/jobs')).jobs.some((j: any) => j.jid === waiting), 'the job indexed', PATIENT)
+    await page.goto(`${sys.url}/#/jobs/${waiting}`)
+    await until(async () => /State\s+waiting for returns/.test(await job.innerText()), 'the job waiting', PATIENT)
+    await page.getByRole('button', { name: 'Kill' }).click()
+    await page.getByRole('button', { name: 'Yes, kill' }).click()
+    await until(async () => /State\s+killed/.test(await job.innerText()), 'the job says killed', PATIENT)
+    expect(await job.innerText()).not.toMatch(/finished/)
+    expect(await page.getByRole('button', { name: 'Kill' }).count()).toBe(0)
+    await nav('Jobs')
+    expect(await table.locator('tbody tr').filter({ hasText: waiting }).innerText()).toMatch(/killed/)
+    await shot(page, 'job-live')
+    await expectClean('live job page')
+  })
+
+  test('an orchestration (issue 26 item 5): its own job page, finished, lists its child jobs with their steps and outcomes, each a link to its page', async () => {
+    // Steps that run no states, so the runs (and the compliance figures) the later tests read stay as seeded.
+    sys.salt.orchestrations['orch.browser'] = [{ id: 'ping-webs', tgt: 'web-*', fun: 'test.ping', arg: [] }, { id: 'ping-db', tgt: 'db-01', fun: 'test.ping', arg: [] }]
+    const r = await sys.api('POST', '/api/run', { client: 'runner', fun: 'state.orchestrate', kwarg: { mods: 'orch.browser' } })
+    await page.goto(`${sys.url}/#/jobs/${r.jid}`)
+    const job = page.getByRole('region', { name: 'Job', exact: true })
+    await job.waitFor()
+    expect(await job.innerText()).toMatch(/Function\s+runner\.state\.orchestrate/)
+    // The runner's return comes from salt's job cache within a few seconds; the page follows it without a reload.
+    const children = page.getByRole('table', { name: 'Child jobs' })
+    await children.waitFor({ timeout: 20_000 })
+    await until(async () => /State\s+finished/.test(await job.innerText()), 'the orchestration finished', PATIENT)
+    const rows = children.locator('tbody tr')
+    expect((await rows.locator('td:first-child').allInnerTexts()).map((t) => t.trim())).toEqual(['ping-webs', 'ping-db'])
+    await until(async () => /2 returned, 0 failed, 0 not returned/.test(await rows.first().innerText()), 'the first step\'s outcome', PATIENT)
+    expect(await rows.first().innerText()).toMatch(/test\.ping\s+web-\*/)
+    await rows.nth(1).getByRole('link').click()
+    await until(async () => /Function\s+test\.ping/.test(await job.innerText()), 'the child job\'s own page', PATIENT)
+    await shot(page, 'job-orchestration')
+    await expectClean('orchestration page')
   })
 
   test('the overview shows fleet compliance: the trend chart and the failing states, linking to unhealthy minions', async () => {

@@ -226,7 +226,7 @@ function dbReturn(kind: 'good' | 'dry' | 'bad'): Record<string, unknown> {
 }
 
 /** Salt's `_stamp` format (UTC, microseconds, no zone). */
-function saltStamp(ms: number) {
+export function saltStamp(ms: number) {
   return new Date(ms).toISOString().replace('Z', '000')
 }
 

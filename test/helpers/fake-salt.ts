@@ -301,7 +301,7 @@ export class FakeSalt {
   }
 
   private lowstate(c: Record<string, any>): unknown {
-    const enabled = ['local', 'local_async', 'runner', 'wheel']
+    const enabled = ['local', 'local_async', 'runner', 'runner_async', 'wheel']
     if (!enabled.includes(c.client)) return html(400, '400 Bad Request', `Client disabled: '${c.client}'. Add to 'netapi_enable_clients' master config option to enable.`)
     if (c.client === 'local' || c.client === 'local_async') {
       const targets = this.match(c.tgt, c.tgt_type)
@@ -328,9 +328,45 @@ export class FakeSalt {
       return { jid, minions: job.minions }
     }
     if (c.client === 'runner') return this.runner(c.fun, c.kwarg ?? {})
+    if (c.client === 'runner_async') return this.runnerAsync(c.fun, c.arg ?? [], c.kwarg ?? {})
     const r = this.wheelCall(c.fun, c)
     const jid = newJid()
     return { tag: `salt/wheel/${jid}`, data: { fun: `wheel.${c.fun}`, jid, user: 'saltdeck', _stamp: stamp(), return: r, success: !(typeof r === 'string') } }
+  }
+
+  /** Orchestrations by sls name: each step a job the master publishes (salt.state / salt.function), as salt/states/saltmod.py does. */
+  orchestrations: Record<string, { id: string; tgt: string; fun: string; arg: unknown[] }[]> = {
+    'orch.demo': [{ id: 'orch-demo', tgt: 'web-*', fun: 'state.sls', arg: ['demo'] }, { id: 'orch-ping', tgt: 'db-01', fun: 'test.ping', arg: [] }],
+  }
+
+  /**
+   * runner_async: answers {tag, jid} at once; the runner then runs and its return lands in the job cache under the
+   * master's id as the whole runner event, as salt's mixins store_job keeps it. state.orchestrate publishes each step
+   * as a job of its own and names it `__jid__` in the step's result.
+   */
+  private runnerAsync(fun: string, arg: unknown[], kwarg: Record<string, any>) {
+    const jid = newJid()
+    const job = { fun: `runner.${fun}`, tgt: 'master_master', user: 'saltdeck', minions: ['master_master'], returns: {} as Record<string, unknown>, start: Date.now(), arg }
+    this.jobs.set(jid, job)
+    setTimeout(() => {
+      let ret: unknown
+      let success = true
+      if (fun === 'state.orchestrate' || fun === 'state.orch') {
+        const steps = this.orchestrations[String(kwarg.mods ?? arg[0])]
+        if (!steps) (ret = { data: { master_master: ["No matching sls found for 'orch' in env 'base'"] }, outputter: 'highstate', retcode: 1 }), (success = false)
+        else {
+          const results: Record<string, unknown> = {}
+          steps.forEach((s, i) => {
+            const pub = this.lowstate({ client: 'local_async', tgt: s.tgt, fun: s.fun, arg: s.arg }) as { jid: string }
+            results[`salt_|-${s.id}_|-${s.id}_|-${s.fun.startsWith('state.') ? 'state' : 'function'}`] = { __id__: s.id, name: s.id, result: true, comment: 'States ran successfully.', changes: {}, __run_num__: i, __jid__: pub.jid }
+          })
+          ret = { data: { master_master: results }, outputter: 'highstate', retcode: 0 }
+        }
+      } else if (fun === 'test.arg') ret = { args: arg, kwargs: kwarg }
+      else (ret = this.runner(fun, kwarg)), (success = !(typeof ret === 'string' && ret.startsWith('Exception')))
+      job.returns.master_master = { fun: `runner.${fun}`, jid, user: 'saltdeck', fun_args: arg, return: ret, success, _stamp: stamp() }
+    }, 50)
+    return { tag: `salt/run/${jid}`, jid }
   }
 
   private runner(fun: string, kw: Record<string, any>): unknown {

@@ -161,6 +161,22 @@ describe('jobs and actions', () => {
     expect(job.killed_at).toBe(new Date(w.clock.now()).toISOString())
     expect(ev.events.every((e: any) => e.initiator === 'admin')).toBe(true)
   })
+  test('a job says running while waited for, finished when every minion answered, killed once killed (never finished), in the list too', async () => {
+    w = await saltWorld()
+    w.salt.minions.get('db-01')!.online = false
+    await w.rt.scheduler.run('keys')
+    const waiting = await call(w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+    const done = await call(w, 'POST', '/api/run', { body: { tgt: 'web-*', fun: 'test.ping' } })
+    await w.rt.scheduler.run('jobs')
+    expect(await w.get(`/api/jobs/${waiting.body.jid}`)).toMatchObject({ status: 'running', running: true, returned: 2 })
+    expect(await w.get(`/api/jobs/${done.body.jid}`)).toMatchObject({ status: 'finished', running: false, returned: 2 })
+    expect((await call(w, 'POST', `/api/jobs/${waiting.body.jid}/kill`, { body: {} })).status).toBe(202)
+    expect(await w.get(`/api/jobs/${waiting.body.jid}`)).toMatchObject({ status: 'killed', running: false, killed_by: 'admin' })
+    // A job that had finished and is killed afterwards still says killed: the kill is what the operator did last.
+    expect((await call(w, 'POST', `/api/jobs/${done.body.jid}/kill`, { body: {} })).status).toBe(202)
+    const list = (await w.get('/api/jobs')).jobs.map((j: any) => [j.jid, j.status])
+    expect(list).toEqual(expect.arrayContaining([[waiting.body.jid, 'killed'], [done.body.jid, 'killed']]))
+  })
   test("a job still waiting is running; Saltdeck's own jobs are internal: hidden from the jobs list and the feed unless asked for", async () => {
     w = await saltWorld()
     w.salt.minions.get('db-01')!.online = false

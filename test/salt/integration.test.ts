@@ -348,6 +348,29 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(job.initiator).toBeTruthy()
   }, 120_000)
 
+  test('runners through POST /api/run (client runner): an orchestration\'s own job, finished, lists its child job with its outcome; another runner\'s return stored', async () => {
+    const r = await api('POST', '/api/run', { client: 'runner', fun: 'state.orchestrate', kwarg: { mods: 'orch.demo' } })
+    expect(r.status, JSON.stringify(r.body)).toBe(202)
+    const jid = r.body.jid as string
+    // The orchestration's own job is listed, the caller's, before it returns.
+    expect((await api('GET', '/api/jobs?limit=500')).body.jobs.find((j: any) => j.jid === jid)).toMatchObject({ fun: 'runner.state.orchestrate', initiator: 'admin', kwargs: { mods: 'orch.demo' } })
+    const done = await until(async () => {
+      const j = (await api('GET', `/api/jobs/${jid}`)).body
+      return j.status === 'finished' && j.children.every((c: any) => c.job?.returned === 1) ? j : null
+    }, 'the orchestration finished with its child job indexed and returned', { ms: 120_000, every: 1000 })
+    expect(done).toMatchObject({ returned: 1, failed: 0, returns: [{ success: true }] })
+    expect(done.children).toHaveLength(1)
+    expect(done.children[0]).toMatchObject({ step: 'orch-demo', job: { fun: 'state.sls', sls: ['demo'], status: 'finished', returned: 1, failed: 0 } })
+    expect(done.children[0].job.minions).toEqual(['web-02'])
+    const a = await api('POST', '/api/run', { client: 'runner', fun: 'test.arg', arg: ['one'], kwarg: { two: 2 } })
+    expect(a.status, JSON.stringify(a.body)).toBe(202)
+    const arg = await until(async () => {
+      const j = (await api('GET', `/api/jobs/${a.body.jid}`)).body
+      return j.status === 'finished' ? j : null
+    }, 'the test.arg runner finished', BED)
+    expect(arg).toMatchObject({ fun: 'runner.test.arg', children: [], returns: [{ success: true, return: { args: ['one'], kwargs: { two: 2 } } }] })
+  }, 240_000)
+
   test('a minion\'s own schedule (return_job) is captured as a run with initiator schedule', async () => {
     const ev = await until(async () => {
       const e = (await api('GET', '/api/activity?event_type=job.ret&minion_id=web-01&limit=500')).body.events.find((x: any) => x.initiator === 'schedule')

@@ -171,12 +171,16 @@ export interface Job {
   failed?: number
   /** Still waiting for returns: Kill only makes sense while true. */
   running?: boolean
+  /** `killed` once killed through Saltdeck, else `running` or `finished`; absent on older servers. */
+  status?: 'running' | 'finished' | 'killed'
   /** State files of a state.apply/state.sls job, from its arguments. */
   sls?: string[]
 }
 /** GET /api/jobs/{jid}. */
 export interface JobDetail extends Job {
   returns: { minion_id: string; success: boolean | null; retcode: number | null; return: unknown; received_at: string }[]
+  /** A runner job's child jobs (an orchestration's steps) with their records once indexed; absent on older servers. */
+  children?: { jid: string; step: string | null; job: Job | null }[]
 }
 /** One row of GET /api/inventory/packages. */
 export interface PackageRow {

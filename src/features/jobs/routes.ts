@@ -16,6 +16,9 @@ const JobOut = T.Object({
   kwargs: Nullable(T.Record(T.String(), T.Unknown(), { description: 'Keyword arguments: the `__kwarg__` objects of `arg` merged, without the marker' })),
   minions: Nullable(T.Array(T.String())), returned: T.Integer(), failed: T.Integer(), sls: T.Array(T.String()),
   killed_at: Time, killed_by: Str, running: T.Boolean(),
+  status: T.Union([T.Literal('running'), T.Literal('finished'), T.Literal('killed')], {
+    description: '`killed` once killed through Saltdeck (whatever returned after), else `running` while returns are waited for, else `finished`',
+  }),
 })
 
 export const jobRoutes = [
@@ -36,6 +39,9 @@ export const jobRoutes = [
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64 }) }),
     response: T.Composite([JobOut, T.Object({
       returns: T.Array(T.Object({ minion_id: T.String(), success: Nullable(T.Boolean()), retcode: Nullable(T.Integer()), return: T.Unknown(), received_at: T.String({ format: 'date-time' }) })),
+      children: T.Array(T.Object({
+        jid: T.String(), step: Str, job: Nullable(JobOut),
+      }), { description: "A runner job's child jobs (an orchestration's steps, named by `__jid__` in its return) with their records once indexed; empty for other jobs" }),
     })]),
     handler: ({ deps, params }) => jobDetail(deps, params.jid),
   }),

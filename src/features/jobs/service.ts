@@ -7,6 +7,7 @@ import type { JobStarted } from '../../salt/facts'
 import { slsArgs } from '../../salt/states'
 import { splitArgs } from '../../salt/args'
 import { newJid } from '../../lib/salt-time'
+import { childJobs } from '../../salt/runners'
 
 /** A job is no longer waited for once this old (a minion that is down never answers). */
 export const JOB_WAIT_MS = 3600_000
@@ -179,16 +180,23 @@ export function jobMinions(deps: AppDeps, jid: string): string[] {
   return j.minions ? (JSON.parse(j.minions) as string[]) : []
 }
 
+/** What a job page says of a job: killed through Saltdeck (whatever answered after), still waited for, or finished. */
+export type JobStatus = 'running' | 'finished' | 'killed'
+
+/** A job's status: a kill wins, so a killed job never reads "finished". */
+export const jobStatus = (killed: boolean, running: boolean): JobStatus => (killed ? 'killed' : running ? 'running' : 'finished')
+
 function jobOut(deps: AppDeps, r: JobRow) {
   const arg = r.arg ? JSON.parse(r.arg) : null
   const minions = r.minions ? (JSON.parse(r.minions) as string[]) : null
   const returned = r.returned ?? 0
+  // Waiting for returns: not killed, not all expected minions answered, and not given up on.
+  const running = r.killed_at === null && (minions === null || returned < minions.length) && deps.clock.now() - r.started_at < JOB_WAIT_MS
   return {
     jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, initiator: r.initiator ?? r.user, internal: r.internal === 1,
     started_at: iso(r.started_at), arg, ...splitArgs(arg), minions, returned, failed: r.failed ?? 0, sls: r.fun ? slsArgs(r.fun, arg) : [],
     killed_at: r.killed_at === null ? null : iso(r.killed_at), killed_by: r.killed_by,
-    // Waiting for returns: not killed, not all expected minions answered, and not given up on.
-    running: r.killed_at === null && (minions === null || returned < minions.length) && deps.clock.now() - r.started_at < JOB_WAIT_MS,
+    running, status: jobStatus(r.killed_at !== null, running),
   }
 }
 
@@ -213,10 +221,24 @@ export function jobDetail(deps: AppDeps, jid: string) {
   const j = findJob(deps, jid)
   if (!j) throw new NotFound('Job')
   const rets = deps.db.$client.query<ReturnRow, [string]>('SELECT minion_id, success, retcode, ret, received_at FROM job_returns WHERE jid = ?1 ORDER BY minion_id').all(jid)
+  const returns = rets.map((r) => ({ minion_id: r.minion_id, success: r.success === null ? null : r.success === 1, retcode: r.retcode, return: JSON.parse(r.ret ?? 'null'), received_at: iso(r.received_at) }))
   return {
     ...jobOut(deps, { ...j, returned: rets.length, failed: rets.filter((r) => r.success === 0).length }),
-    returns: rets.map((r) => ({ minion_id: r.minion_id, success: r.success === null ? null : r.success === 1, retcode: r.retcode, return: JSON.parse(r.ret ?? 'null'), received_at: iso(r.received_at) })),
+    returns,
+    children: j.fun?.startsWith('runner.') ? jobChildren(deps, returns.map((r) => r.return)) : [],
   }
+}
+
+/**
+ * The jobs a runner's return names (an orchestration's steps, `__jid__` in salt's terms), each with its step and, once
+ * Saltdeck has indexed it, its record: what ran where and its outcome.
+ */
+function jobChildren(deps: AppDeps, rets: unknown[]) {
+  const row = deps.db.$client.prepare<JobRow, [string]>(`SELECT j.*, ${COUNTS} FROM jobs j WHERE j.jid = ?1`)
+  return rets.flatMap((r) => childJobs(r)).map((c) => {
+    const j = row.get(c.jid)
+    return { jid: c.jid, step: c.step, job: j ? jobOut(deps, j) : null }
+  })
 }
 
 /** The Saltdeck user who started a job (from the job or its mark); null when salt or another tool started it. */

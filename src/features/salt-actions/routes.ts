@@ -11,6 +11,8 @@ import { SALT_FIELDS } from '../settings/schema'
 import { jobInitiator, jobMinions, markJob, markKilled } from '../jobs/service'
 import { holds } from '../roles/service'
 import { runForUser, runScope } from './run'
+import { runRunnerForUser } from './runner'
+import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 import { testConnection } from './connection-test'
@@ -85,19 +87,28 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
   }),
   route({
     method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', status: 202,
-    summary: "Run a command through local_async on the minions salt matches for the target, each checked against the caller's grants",
-    access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: '`execute salt:<fun>` on every targeted minion' },
+    summary: "Run a command through local_async on the minions salt matches for the target, each checked against the caller's grants; or a runner (`client: runner`)",
+    access: { scoped: [{ verb: 'execute', kind: 'salt' }, { verb: 'execute', kind: 'runner' }], doc: '`execute salt:<fun>` on every targeted minion; `execute runner:<fun>` for a runner' },
     body: T.Object({
-      tgt: T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })]),
+      client: Default(T.Union([T.Literal('local'), T.Literal('runner')], { description: '`runner` runs a runner on the master (`state.orchestrate` …), with no target' }), 'local'),
+      tgt: T.Optional(T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })], { description: 'Required for `client: local`; a runner takes none' })),
       tgt_type: Default(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr']), 'glob'),
       fun: T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' }),
       arg: Default(T.Array(T.Unknown(), { maxItems: 100 }), []),
       kwarg: Default(T.Record(T.String(), T.Unknown()), {}),
     }, { additionalProperties: false }),
-    handler: ({ deps, body, principal }) => runForUser(deps, salt(deps).client, principal, body),
+    handler({ deps, body, principal }) {
+      const { client, tgt, ...rest } = body
+      if (client === 'runner') {
+        if (tgt !== undefined) throw new ValidationFailed([valueErrorEntry(['body', 'tgt'], 'a runner runs on the master and takes no target', tgt)])
+        return runRunnerForUser(deps, salt(deps).client, principal, rest)
+      }
+      if (tgt === undefined) throw new ValidationFailed([{ type: 'missing', loc: ['body', 'tgt'], msg: 'Field required', input: body }])
+      return runForUser(deps, salt(deps).client, principal, { ...rest, tgt })
+    },
     audit: {
       action: 'job.run', failures: true, detail: (_, r) => `jid ${r.jid}`,
-      target: ({ body }) => `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
+      target: ({ body }) => body.client === 'runner' ? `runner ${body.fun}` : `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
     },
   }),
   route({

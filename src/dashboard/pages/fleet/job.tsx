@@ -9,10 +9,11 @@ import { ConfirmButton } from '../../lib/confirm'
 import { count, dateTime } from '../../lib/format'
 import { clip, isStateFun, jobArgs, jobFunLabel, jobOutcome, prettyJson, runCountsText, runTone, type JobDetail, type RunDetail } from '../../lib/fleet'
 import { useAction, useGet } from '../../lib/hooks'
+import { useActivityReload } from '../../lib/live'
 import type { PageProps } from '../../lib/pages'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
-import { Badge, ErrorBox, Loading, Page, Panel } from '../../lib/ui'
+import { Badge, ErrorBox, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
 import { runHref } from './run'
 import { DryRun, RunBody } from './run-states'
 
@@ -24,6 +25,9 @@ const BATCH = 100
 const STATE_BATCH = 20
 
 type Ret = JobDetail['returns'][number]
+
+/** How the job page says each status: a killed job says so, never "finished". */
+const STATUS_TEXT: Record<NonNullable<JobDetail['status']>, string> = { running: 'waiting for returns', finished: 'finished', killed: 'killed' }
 
 /** The heading of one minion's return: its id, outcome, retcode and when. */
 function ReturnHead({ r, canMinions }: { r: Ret; canMinions: boolean }) {
@@ -99,6 +103,25 @@ function StateReturn({ r, n, jid, failedOnly }: { r: Ret; n: number; jid: string
   )
 }
 
+type Child = NonNullable<JobDetail['children']>[number]
+
+/** The columns of an orchestration's child jobs: the step, its job and what came of it. */
+const childColumns: Column<Child>[] = [
+  { label: 'Step', cell: (c) => c.step ?? '—' },
+  { label: 'Job id', cell: (c) => <a href={href(`/jobs/${encodeURIComponent(c.jid)}`)}>{c.jid}</a>, class: 'mono' },
+  { label: 'Function', cell: (c) => (c.job ? jobFunLabel(c.job) : '—'), class: 'mono' },
+  { label: 'Target', cell: (c) => c.job?.target ?? '—' },
+  {
+    label: 'Outcome',
+    cell: (c) => c.job ? (
+      <span class="badges">
+        {jobOutcome(c.job)}
+        {c.job.status === 'killed' ? <Badge tone="warn">killed</Badge> : c.job.running ? <Badge tone="info">running</Badge> : (c.job.failed ?? 0) > 0 ? <Badge tone="bad">failed</Badge> : null}
+      </span>
+    ) : <span class="muted">not reported yet</span>,
+  },
+]
+
 /** The job page at `/jobs/:jid`. */
 export function JobPage({ params }: PageProps) {
   const jid = params.jid!
@@ -115,6 +138,8 @@ export function JobPage({ params }: PageProps) {
     const t = setTimeout(() => { setTries((n) => n + 1); r.reload() }, 1500)
     return () => clearTimeout(t)
   }, [notYet, r.error])
+  // Returns follow as they arrive: the activity stream of this job (its job.new and each job.ret) reloads the record.
+  const live = useActivityReload({ jid }, r.reload)
   const j = r.data
   const doKill = () => kill.run(async () => {
     const out = await api<{ kill_jid: string | null; minions: string[] }>('POST', `/api/jobs/${encodeURIComponent(jid)}/kill`, {})
@@ -151,7 +176,12 @@ export function JobPage({ params }: PageProps) {
               <dt>Initiator</dt><dd>{j.initiator ?? j.user ?? '—'}{j.internal ? <> <Badge tone="muted">internal</Badge></> : null}</dd>
               <dt>Salt user</dt><dd>{j.user ?? '—'}</dd>
               <dt>Started</dt><dd><When ts={j.started_at} /></dd>
-              {j.running !== undefined ? <><dt>State</dt><dd>{j.running ? 'waiting for returns' : 'finished'}</dd></> : null}
+              {j.running !== undefined ? (
+                <>
+                  <dt>State</dt>
+                  <dd class="job-state">{STATUS_TEXT[j.status ?? (j.running ? 'running' : 'finished')]}{j.running && live === 'live' ? <span class="muted small"> · returns shown as they arrive</span> : null}</dd>
+                </>
+              ) : null}
               <dt>Outcome</dt><dd>{jobOutcome({ returned: j.returns.length, minions: j.minions, failed: j.failed ?? j.returns.filter((x) => x.success === false).length })}</dd>
               <dt>Arguments</dt><dd>{args.positional ? <pre>{clip(prettyJson(args.positional), CLIP).text}</pre> : 'none'}</dd>
               <dt>Keyword arguments</dt><dd>{args.keyword ? <pre>{clip(args.keyword.join('\n'), CLIP).text}</pre> : 'none'}</dd>
@@ -163,6 +193,12 @@ export function JobPage({ params }: PageProps) {
               </details>
             ) : null}
           </Panel>
+          {j.children?.length ? (
+            <Panel id="children-h" title="Child jobs">
+              <p class="muted small">The jobs this runner published (an orchestration's steps), as its return names them.</p>
+              <div class="wide"><Table rows={j.children} columns={childColumns} rowKey={(c) => c.jid} caption="Child jobs" /></div>
+            </Panel>
+          ) : null}
           <Panel id="rets-h" title="Returns">
             {states && j.returns.length ? (
               <label class="check">

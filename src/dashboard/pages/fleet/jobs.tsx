@@ -5,6 +5,7 @@ import { jobFunLabel, jobOutcome, type Job } from '../../lib/fleet'
 import { useQueryNav } from '../../lib/filters'
 import { useEffect, useState } from 'preact/hooks'
 import { useGet } from '../../lib/hooks'
+import { useActivityReload } from '../../lib/live'
 import type { PageProps } from '../../lib/pages'
 import { flagParam, intParam } from '../../lib/query'
 import { href } from '../../lib/router'
@@ -34,7 +35,7 @@ const columns: Column<Job>[] = [
     cell: (j) => (
       <span class="badges">
         {jobOutcome(j)}
-        {j.killed_at || j.killed_by ? <Badge tone="warn">killed</Badge> : j.running ? <Badge tone="info">running</Badge> : null}
+        {j.status === 'killed' || j.killed_at || j.killed_by ? <Badge tone="warn">killed</Badge> : j.running ? <Badge tone="info">running</Badge> : null}
       </span>
     ),
   },
@@ -67,6 +68,8 @@ export function Jobs({ query }: PageProps) {
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/jobs', query)
   const r = useGet<{ total: number; jobs: Job[] }>(`/api/jobs${qs({ fun, user, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
+  // A job shows the moment salt publishes it: each job.new on the activity stream reloads the first page.
+  useActivityReload(offset === 0 ? { event_type: 'job.new' } : null, r.reload)
   return (
     <Page title="Jobs">
       {/* Any execute grant on salt functions, scoped or not (contract §14): the form then says what it allows. */}
