@@ -47,6 +47,8 @@ export interface Ctx<A extends Access, P, Q, B> {
   params: P
   query: Q
   body: B
+  /** The body as sent, before defaults: the `input` of a 422 a handler raises about the whole body, as pydantic gives it. */
+  rawBody: unknown
   principal: CallerOf<A>
   deps: AppDeps
   request: Request
@@ -235,6 +237,7 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
       params: v.params,
       query: v.query,
       body: v.body,
+      rawBody: parsed?.value,
       principal,
       deps,
       request: c.request,

@@ -34,7 +34,7 @@ class RolePatch(Strict):
     description: Optional[Plain(0, 255)] = None
 
 
-TargetGlob = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f]+$')]
+TargetGlob = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r'^[^\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+$')]
 
 
 class PermissionIn(Strict):

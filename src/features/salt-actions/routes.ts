@@ -97,13 +97,13 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       arg: Default(T.Array(T.Unknown(), { maxItems: 100 }), []),
       kwarg: Default(T.Record(T.String(), T.Unknown()), {}),
     }, { additionalProperties: false }),
-    handler({ deps, body, principal }) {
+    handler({ deps, body, rawBody, principal }) {
       const { client, tgt, ...rest } = body
       if (client === 'runner') {
         if (tgt !== undefined) throw new ValidationFailed([valueErrorEntry(['body', 'tgt'], 'a runner runs on the master and takes no target', tgt)])
         return runRunnerForUser(deps, salt(deps).client, principal, rest)
       }
-      if (tgt === undefined) throw new ValidationFailed([{ type: 'missing', loc: ['body', 'tgt'], msg: 'Field required', input: body }])
+      if (tgt === undefined) throw new ValidationFailed([{ type: 'missing', loc: ['body', 'tgt'], msg: 'Field required', input: rawBody }])
       return runForUser(deps, salt(deps).client, principal, { ...rest, tgt })
     },
     audit: {
