@@ -11,6 +11,7 @@ import { SALT_FIELDS } from '../settings/schema'
 import { jobInitiator, jobMinions, markJob, markKilled } from '../jobs/service'
 import { holds } from '../roles/service'
 import { runForUser, runScope } from './run'
+import { previewForUser } from './preview'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 import { testConnection } from './connection-test'
@@ -22,6 +23,13 @@ function salt(deps: AppDeps): SaltSide {
   if (!deps.salt) throw new SaltNotConfigured()
   return deps.salt
 }
+
+/** The target types salt's matching takes (as POST /api/run takes them). */
+const TgtType = Default(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr']), 'glob')
+/** A target: an expression, or a list of minion ids for tgt_type list. */
+const Tgt = T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })])
+/** A salt function name. */
+const Fun = T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' })
 
 const TestOut = T.Object({ ok: T.Boolean(), detail: T.String(), minion_count: T.Union([T.Integer(), T.Null()]) })
 const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
@@ -82,6 +90,19 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     method: 'GET', path: '/api/run/scope', tag: 'jobs', summary: 'What the caller may run: its execute grants with the minions each is scoped to', access: 'login',
     response: T.Object({ grants: T.Array(T.Object({ resource_glob: T.String(), target_glob: T.String() })) }),
     handler: ({ deps, principal }) => runScope(deps, principal.userId),
+  }),
+  route({
+    method: 'POST', path: '/api/run/preview', errors: [502, 503], tag: 'jobs',
+    summary: "The minions salt matches for a target (the first 1,000), those the caller's grants do not cover, and whether fun is allowed; nothing runs",
+    access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: 'any `execute salt:…` grant' },
+    body: T.Object({ tgt: Tgt, tgt_type: TgtType, fun: T.Optional(Fun) }, { additionalProperties: false }),
+    response: T.Object({
+      count: T.Integer({ minimum: 0 }),
+      minions: T.Array(T.String()),
+      outside_scope: T.Array(T.String()),
+      functions_allowed: T.Union([T.Boolean(), T.Null()]),
+    }),
+    handler: ({ deps, body, principal }) => previewForUser(deps, salt(deps).client, principal.userId, body),
   }),
   route({
     method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', status: 202,
