@@ -484,6 +484,25 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     }
   }, 360_000)
 
+  test("the target preview (POST /api/run/preview) matches what salt's own CLI previews (salt --preview-target) for every target type, and runs nothing", async () => {
+    const cases: [string | string[], string, string[]][] = [
+      ['*', 'glob', []], ['web-*', 'glob', []], ['role:db', 'grain', ['-G']], ['web-01 or G@role:db', 'compound', ['-C']],
+      ['N@dbs or web-02', 'compound', ['-C']], ['webs', 'nodegroup', ['-N']], ['^db-', 'pcre', ['-E']], [['web-01', 'db-01'], 'list', ['-L']],
+      ['127.0.0.0/8', 'ipcidr', ['-S']], ['nosuch-*', 'glob', []],
+    ]
+    const jobsBefore = (await api('GET', '/api/jobs?user=admin&limit=1')).body.total
+    for (const [tgt, tgt_type, flags] of cases) {
+      const r = bed('salt', bedDir, ...flags, Array.isArray(tgt) ? tgt.join(',') : tgt, 'test.ping', '--preview-target', '--out=json', '--static')
+      const salt = ((JSON.parse(r.stdout.toString() || 'null') as string[] | null) ?? []).sort()
+      const preview = await api('POST', '/api/run/preview', { tgt, tgt_type })
+      expect({ tgt, status: preview.status, minions: preview.body.minions, count: preview.body.count }).toEqual({ tgt, status: 200, minions: salt, count: salt.length })
+    }
+    expect((await api('POST', '/api/run/preview', { tgt: '*' })).body.minions).toEqual(['db-01', 'web-01', 'web-02'])
+    expect((await api('POST', '/api/run/preview', { tgt: 'db-01', fun: 'cmd.run' })).body).toEqual({ count: 1, minions: ['db-01'], outside_scope: [], functions_allowed: true })
+    // Nothing was published: the preview asks salt's matching only.
+    expect((await api('GET', '/api/jobs?user=admin&limit=1')).body.total).toBe(jobsBefore)
+  }, 120_000)
+
   test('a stopped minion goes offline', async () => {
     expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)
     await until(async () => (await api('GET', '/api/minions/db-01')).body.online === false, 'db-01 offline', { ...BED, ms: 90_000 })
