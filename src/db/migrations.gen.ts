@@ -18,6 +18,7 @@ import m15 from '../../drizzle/0015_activity_filters.sql' with { type: 'text' }
 import m16 from '../../drizzle/0016_scoped_grants.sql' with { type: 'text' }
 import m17 from '../../drizzle/0017_identity.sql' with { type: 'text' }
 import m18 from '../../drizzle/0018_user_preferences.sql' with { type: 'text' }
+import m19 from '../../drizzle/0019_batches.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
@@ -40,4 +41,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0016_scoped_grants", when: 1795702875876, breakpoints: true, sql: m16 },
   { tag: "0017_identity", when: 1795705133123, breakpoints: true, sql: m17 },
   { tag: "0018_user_preferences", when: 1795705703273, breakpoints: true, sql: m18 },
+  { tag: "0019_batches", when: 1795706380735, breakpoints: true, sql: m19 },
 ]

@@ -492,8 +492,11 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     ]
     const jobsBefore = (await api('GET', '/api/jobs?user=admin&limit=1')).body.total
     for (const [tgt, tgt_type, flags] of cases) {
-      const r = bed('salt', bedDir, ...flags, Array.isArray(tgt) ? tgt.join(',') : tgt, 'test.ping', '--preview-target', '--out=json', '--static')
-      const salt = ((JSON.parse(r.stdout.toString() || 'null') as string[] | null) ?? []).sort()
+      // Options before the target: after it, salt passes them to the function as arguments.
+      const r = bed('salt', bedDir, '--preview-target', '--out=json', ...flags, Array.isArray(tgt) ? tgt.join(',') : tgt, 'test.ping')
+      const listed = r.stdout.toString().match(/\[[\s\S]*\]/)
+      if (!listed) throw new Error(`salt --preview-target: ${r.stdout}${r.stderr}`)
+      const salt = (JSON.parse(listed[0]) as string[]).sort()
       const preview = await api('POST', '/api/run/preview', { tgt, tgt_type })
       expect({ tgt, status: preview.status, minions: preview.body.minions, count: preview.body.count }).toEqual({ tgt, status: 200, minions: salt, count: salt.length })
     }
@@ -502,6 +505,27 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     // Nothing was published: the preview asks salt's matching only.
     expect((await api('GET', '/api/jobs?user=admin&limit=1')).body.total).toBe(jobsBefore)
   }, 120_000)
+
+  test('a batch of one over the three minions (POST /api/run with batch 1): one slice at a time, each published after the previous returned; done; audited once', async () => {
+    const r = await api('POST', '/api/run', { tgt: '*', fun: 'test.ping', batch: 1, batch_stop_on_failure: true })
+    expect(r.status).toBe(202)
+    expect([...r.body.minions].sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    const done = await until(async () => {
+      const b = (await api('GET', `/api/batches/${r.body.batch_id}`)).body
+      return b.state === 'running' ? null : b
+    }, 'the batch finished', { ms: 180_000, every: 1000 })
+    expect(done.state).toBe('done')
+    expect(done.slices.map((s: any) => [s.minions, s.returned, s.failed])).toEqual([[['db-01'], 1, 0], [['web-01'], 1, 0], [['web-02'], 1, 0]])
+    expect(done.slices[0].jid).toBe(r.body.jid)
+    for (let i = 1; i < 3; i++) expect(Date.parse(done.slices[i].started_at)).toBeGreaterThanOrEqual(Date.parse(done.slices[i - 1].finished_at))
+    // Salt's own job cache: each slice's job went to its one minion and returned True.
+    for (const s of done.slices) {
+      const job = (await api('GET', `/api/jobs/${s.jid}`)).body
+      expect(job.returns.map((x: any) => [x.minion_id, x.return])).toEqual([[s.minions[0], true]])
+    }
+    const audit = (await api('GET', '/api/audit?action=job.run&user=admin')).body.entries.filter((e: any) => String(e.detail).includes(r.body.batch_id))
+    expect(audit.map((e: any) => e.detail)).toEqual([`jid ${r.body.jid}, batch ${r.body.batch_id}`])
+  }, 240_000)
 
   test('a stopped minion goes offline', async () => {
     expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)

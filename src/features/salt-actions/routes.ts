@@ -12,6 +12,7 @@ import { jobInitiator, jobMinions, markJob, markKilled } from '../jobs/service'
 import { holds } from '../roles/service'
 import { runForUser, runScope } from './run'
 import { previewForUser } from './preview'
+import { startBatch } from '../batches/service'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 import { testConnection } from './connection-test'
@@ -114,10 +115,19 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       fun: T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' }),
       arg: Default(T.Array(T.Unknown(), { maxItems: 100 }), []),
       kwarg: Default(T.Record(T.String(), T.Unknown()), {}),
+      // Batches (contract §16): the checked minions published in slices of `batch` (a count or a percentage).
+      batch: T.Optional(T.Union([T.Integer({ minimum: 1, maximum: 10000 }), T.String({ pattern: '^(100|[1-9][0-9]?)%$' })])),
+      batch_wait: T.Optional(T.Integer({ minimum: 0, maximum: 3600 })),
+      batch_stop_on_failure: T.Optional(T.Boolean()),
     }, { additionalProperties: false }),
-    handler: ({ deps, body, principal }) => runForUser(deps, salt(deps).client, principal, body),
+    handler: ({ deps, body, principal }) => {
+      const { batch, batch_wait, batch_stop_on_failure, ...req } = body
+      if (batch === undefined) return runForUser(deps, salt(deps).client, principal, req)
+      return startBatch(deps, salt(deps).client, principal, req, { batch, batch_wait: batch_wait ?? 0, batch_stop_on_failure: batch_stop_on_failure ?? false })
+    },
     audit: {
-      action: 'job.run', failures: true, detail: (_, r) => `jid ${r.jid}`,
+      // A batch is audited once, with its id; its later slices are not separate acts.
+      action: 'job.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`),
       target: ({ body }) => `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
     },
   }),
