@@ -1070,6 +1070,27 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await ask.getByRole('button', { name: 'Yes, run' }).click()
     await form.getByRole('status').filter({ hasText: 'started on 1 minion' }).waitFor()
     expect(sys.salt.calls.filter((c) => c.client === 'local_async' && c.fun === 'cmd.run').length).toBe(before + 1)
+    // A batch of one over the two web minions: the status links to the batch page, which shows each slice's progress.
+    await form.getByLabel('Arguments (JSON array)').fill('')
+    await form.getByLabel('Function').fill('test.ping')
+    await form.getByLabel('Target', { exact: true }).fill('web-*')
+    await form.getByLabel('Batch size').fill('1')
+    await form.getByLabel('Stop the batch at the first failure').check()
+    await form.getByRole('button', { name: 'Run' }).click()
+    await form.getByRole('status').filter({ hasText: 'Batch started on 2 minions' }).waitFor()
+    await form.getByRole('link', { name: 'Batch', exact: true }).click()
+    await page.getByRole('heading', { name: 'Batch' }).waitFor()
+    const slices = page.getByRole('table', { name: 'Slices' })
+    await until(async () => (await page.getByRole('status').filter({ hasText: 'done' }).count()) === 1, 'the batch done', { ms: 60_000, every: 250 })
+    expect((await slices.locator('tbody tr').allInnerTexts()).map((t) => t.split('\t').map((c) => c.trim()).slice(0, 4))).toEqual([
+      ['1', 'finished', 'web-01', '1 of 1 returned'], ['2', 'finished', 'web-02', '1 of 1 returned'],
+    ])
+    expect(await page.getByRole('status').filter({ hasText: 'test.ping on web-* (glob) by admin: 2 slices of 1, stops at the first failure. 2 of 2 finished.' }).count()).toBe(1)
+    await shot(page, '17-batch-done')
+    await page.goBack()
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor()
+    if (!(await form.isVisible())) await summary.click()
+    await form.getByLabel('Batch size').fill('')
     // More than 10 minions asks first as well (this test runs last: the extra minions change no later count).
     sys.salt.addMinions(['wide-01', 'wide-02', 'wide-03', 'wide-04', 'wide-05'])
     await form.getByLabel('Function').fill('test.ping')

@@ -9,6 +9,7 @@ import { Inventory } from './inventory'
 import { PackageVersions } from './package'
 import { Jobs } from './jobs'
 import { JobPage } from './job'
+import { BatchPage } from './batch'
 import { Keys } from './keys'
 import { SaltHealthPage } from './salt-health'
 
@@ -25,6 +26,7 @@ export const fleetPages: PageDef[] = [
   { pattern: '/inventory/:name', title: 'Package', component: PackageVersions, needs: ['view', 'inventory:*'] },
   { pattern: '/jobs', title: 'Jobs', component: Jobs, nav: { label: 'Jobs', section: 'Fleet' }, needs: ['view', 'job:*'] },
   { pattern: '/jobs/:jid', title: 'Job', component: JobPage, needs: ['view', 'job:*'] },
+  { pattern: '/batches/:id', title: 'Batch', component: BatchPage, needs: ['view', 'job:*'] },
   { pattern: '/keys', title: 'Keys', component: Keys, nav: { label: 'Keys', section: 'Fleet' }, needs: ['view', 'key:*'] },
   { pattern: '/salt-health', title: 'Salt health', component: SaltHealthPage, nav: { label: 'Salt health', section: 'Fleet' }, needs: ['view', 'minion:*'] },
 ]

@@ -22,6 +22,14 @@ const previewBody = (tgt: string, type: string, fun: string) => ({
   tgt: runTarget(tgt, type), tgt_type: type, ...(/^[A-Za-z0-9_.]+$/.test(fun.trim()) ? { fun: fun.trim() } : {}),
 })
 
+/** The batch options of the body: none when no batch size is given; a size is a count or a percentage ("10%"). */
+function batchFields(size: string, wait: string, stop: boolean) {
+  const b = size.trim()
+  if (!b) return {}
+  if (!/^\d+%?$/.test(b)) throw new Error('Batch size: a number of minions or a percentage such as 10%.')
+  return { batch: b.endsWith('%') ? b : Number(b), batch_wait: wait.trim() ? Number(wait) : 0, batch_stop_on_failure: stop }
+}
+
 /** The form, folded by default so the job list stays first on small screens. */
 export function RunCommand() {
   const [tgt, setTgt] = useState('')
@@ -29,7 +37,10 @@ export function RunCommand() {
   const [fun, setFun] = useState('')
   const [arg, setArg] = useState('')
   const [kwarg, setKwarg] = useState('')
-  const [started, setStarted] = useState<{ jid: string; minions: string[] } | null>(null)
+  const [batch, setBatch] = useState('')
+  const [batchWait, setBatchWait] = useState('')
+  const [stopOnFailure, setStopOnFailure] = useState(false)
+  const [started, setStarted] = useState<{ jid: string; minions: string[]; batch_id?: string } | null>(null)
   const [asking, setAsking] = useState<{ reason: string; count: number } | null>(null)
   const tgtType = recognisedType(tgt, chosenType)
   const act = useAction()
@@ -57,6 +68,7 @@ export function RunCommand() {
     const body = {
       tgt: runTarget(tgt, tgtType), tgt_type: tgtType, fun: fun.trim(),
       arg: parseJsonField(arg, 'array', 'Arguments'), kwarg: parseJsonField(kwarg, 'object', 'Keyword arguments'),
+      ...batchFields(batch, batchWait, stopOnFailure),
     }
     if (!confirmed) {
       // Ask first on a wide or shell job: the count is the preview's, asked now when the shown one is not for these fields.
@@ -65,7 +77,7 @@ export function RunCommand() {
       if (reason) { setAsking({ reason, count }); return }
     }
     setAsking(null)
-    setStarted(await api<{ jid: string; minions: string[] }>('POST', '/api/run', body))
+    setStarted(await api<{ jid: string; minions: string[]; batch_id?: string }>('POST', '/api/run', body))
   })
   const submit = () => send(false)
   const shown = preview?.key === key ? preview : null
@@ -105,8 +117,23 @@ export function RunCommand() {
         <Field id="run-kwarg" label="Keyword arguments (JSON object)" hint='optional, e.g. {"test": true}'>
           <textarea id="run-kwarg" rows={2} class="mono" value={kwarg} aria-describedby="run-kwarg-hint" onInput={(e) => setKwarg(e.currentTarget.value)} />
         </Field>
+        <div class="grid-2">
+          <Field id="run-batch" label="Batch size" hint="optional: run on this many minions at a time (e.g. 10 or 10%)">
+            <input id="run-batch" maxLength={5} inputMode="numeric" value={batch} aria-describedby="run-batch-hint" onInput={(e) => setBatch(e.currentTarget.value)} />
+          </Field>
+          <Field id="run-batch-wait" label="Wait between slices (seconds)" hint="0 to 3600, after a slice returned">
+            <input id="run-batch-wait" type="number" min={0} max={3600} disabled={!batch.trim()} value={batchWait} aria-describedby="run-batch-wait-hint" onInput={(e) => setBatchWait(e.currentTarget.value)} />
+          </Field>
+        </div>
+        <label class="check">
+          <input type="checkbox" disabled={!batch.trim()} checked={stopOnFailure} onChange={(e) => setStopOnFailure(e.currentTarget.checked)} /> Stop the batch at the first failure
+        </label>
         <ErrorBox error={act.error} />
-        {started ? (
+        {started?.batch_id ? (
+          <p role="status" class="ok">
+            <a href={href(`/batches/${encodeURIComponent(started.batch_id)}`)}>Batch</a> started on {started.minions.length} minion{started.minions.length === 1 ? '' : 's'}, first job {started.jid}.
+          </p>
+        ) : started ? (
           <p role="status" class="ok">
             Job <a href={href(`/jobs/${encodeURIComponent(started.jid)}`)}>{started.jid}</a> started on {started.minions.length} minion{started.minions.length === 1 ? '' : 's'}.
           </p>
