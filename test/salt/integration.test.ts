@@ -504,7 +504,7 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect((await api('POST', '/api/run/preview', { tgt: 'db-01', fun: 'cmd.run' })).body).toEqual({ count: 1, minions: ['db-01'], outside_scope: [], functions_allowed: true })
     // Nothing was published: the preview asks salt's matching only.
     expect((await api('GET', '/api/jobs?user=admin&limit=1')).body.total).toBe(jobsBefore)
-  }, 120_000)
+  }, 480_000) // each salt CLI call starts a Python process: seconds apiece on a busy machine
 
   test('a batch of one over the three minions (POST /api/run with batch 1): one slice at a time, each published after the previous returned; done; audited once', async () => {
     const r = await api('POST', '/api/run', { tgt: '*', fun: 'test.ping', batch: 1, batch_stop_on_failure: true })
