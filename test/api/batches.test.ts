@@ -102,6 +102,21 @@ describe('POST /api/run with batch', () => {
     expect((await batch(id)).state).toBe('done')
   })
 
+  test('a restart: a new runtime on the same database resumes the batch where it stood, without republishing the published slice', async () => {
+    await streaming(['e-01', 'e-02'])
+    const r = await call(w, 'POST', '/api/run', { body: { tgt: 'e-*', fun: 'test.ping', batch: 1 } })
+    await returned(r.body.batch_id, 0)
+    await w.rt.stop()
+    const { SaltRuntime } = await import('../../src/runtime')
+    const again = new SaltRuntime(w.deps, { client: { backoffMs: 1, sleep: async () => {} } })
+    await again.advanceBatches()
+    await again.advanceBatches()
+    expect(published()).toEqual([['e-01'], ['e-02']])
+    const b = await batch(r.body.batch_id)
+    expect(b.slices.map((s: any) => s.jid !== null)).toEqual([true, true])
+    expect(b.slices[0].jid).toBe(r.body.jid)
+  })
+
   test('salt refusing a later slice ends the batch failed, saying why', async () => {
     await streaming(['d-01', 'd-02'])
     const r = await call(w, 'POST', '/api/run', { body: { tgt: 'd-*', fun: 'test.ping', batch: 1 } })
