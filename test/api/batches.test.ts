@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { until } from '../helpers/until'
-import { SLICE_TIMEOUT_MS } from '../../src/features/batches/service'
+import { SLICE_TIMEOUT_MS, advanceBatches } from '../../src/features/batches/service'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w?.close())
@@ -100,6 +100,16 @@ describe('POST /api/run with batch', () => {
     await returned(id, 1)
     await w.rt.advanceBatches()
     expect((await batch(id)).state).toBe('done')
+  })
+
+  test('two steps at once (the start and the runtime tick, or two instances) publish a slice once', async () => {
+    await streaming(['f-01', 'f-02'])
+    const r = await call(w, 'POST', '/api/run', { body: { tgt: 'f-*', fun: 'test.ping', batch: 1 } })
+    await returned(r.body.batch_id, 0)
+    await Promise.all([advanceBatches(w.deps, w.rt.client), advanceBatches(w.deps, w.rt.client), w.rt.advanceBatches()])
+    expect(published()).toEqual([['f-01'], ['f-02']])
+    const b = await batch(r.body.batch_id)
+    expect(w.salt.jobs.has(b.slices[1].jid)).toBe(true)
   })
 
   test('a restart: a new runtime on the same database resumes the batch where it stood, without republishing the published slice', async () => {

@@ -9,6 +9,7 @@ import type { AppDeps } from '../../deps'
 import type { SaltClient } from '../../salt/client'
 import { NotFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
+import { newJid } from '../../lib/salt-time'
 import { iso } from '../../lib/clock'
 import { checkedMinions, publishChecked, type RunRequest } from '../salt-actions/run'
 
@@ -87,12 +88,17 @@ async function advanceBatch(deps: AppDeps, client: SaltClient, id: string) {
   const next = slices[cur ? cur.idx + 1 : 0]
   if (!next) return setState(deps, id, 'done')
   if (cur && now < cur.finished_at! + b.wait_seconds * 1000) return
+  // The slice is claimed with its jid before salt is asked, so two steps at once (the start and the tick) never publish
+  // it twice; a stop between the claim and the publish leaves a slice without returns, which its timeout ends.
+  const jid = newJid(now)
+  const claimed = deps.db.$client.query('UPDATE batch_slices SET jid = ?3, started_at = ?4 WHERE batch_id = ?1 AND idx = ?2 AND jid IS NULL').run(id, next.idx, jid, now)
+  if (claimed.changes !== 1) return
   try {
-    const r = await publishChecked(deps, client, b.initiator, JSON.parse(next.minions), { fun: b.fun, arg: JSON.parse(b.arg), kwarg: JSON.parse(b.kwarg) })
-    deps.db.$client.query('UPDATE batch_slices SET jid = ?3, started_at = ?4 WHERE batch_id = ?1 AND idx = ?2').run(id, next.idx, r.jid, deps.clock.now())
+    await publishChecked(deps, client, b.initiator, JSON.parse(next.minions), { fun: b.fun, arg: JSON.parse(b.arg), kwarg: JSON.parse(b.kwarg) }, jid)
     deps.db.$client.query('UPDATE batches SET updated_at = ?2 WHERE id = ?1').run(id, deps.clock.now())
   } catch (e) {
-    // salt refused or did not answer: the batch ends failed, saying why; its published slices stay as they were.
+    // salt refused or did not answer: the batch ends failed, saying why; this slice was not published, the earlier stay.
+    deps.db.$client.query('UPDATE batch_slices SET jid = NULL, started_at = NULL WHERE batch_id = ?1 AND idx = ?2').run(id, next.idx)
     setState(deps, id, 'failed', e instanceof Error ? e.message : String(e))
   }
 }

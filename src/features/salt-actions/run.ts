@@ -59,8 +59,7 @@ export async function checkedMinions(deps: AppDeps, client: SaltClient, userId: 
 }
 
 /** Publishes a job to checked minions as a list, noted with its Saltdeck user and trusted for their returns, as runForUser does. */
-export async function publishChecked(deps: AppDeps, client: SaltClient, username: string, minions: string[], req: Pick<RunRequest, 'fun' | 'arg' | 'kwarg'>) {
-  const jid = newJid(deps.clock.now())
+export async function publishChecked(deps: AppDeps, client: SaltClient, username: string, minions: string[], req: Pick<RunRequest, 'fun' | 'arg' | 'kwarg'>, jid = newJid(deps.clock.now())) {
   markJob(deps, jid, { initiator: username })
   const r = await client.localAsync(minions, req.fun, { tgt_type: 'list', arg: req.arg, kwarg: req.kwarg, jid })
   if (!r?.jid) throw noMinions()
