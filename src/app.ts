@@ -16,6 +16,7 @@ import { inventoryRoutes } from './features/inventory/routes'
 import { auditRoutes } from './features/audit/routes'
 import { jobRoutes } from './features/jobs/routes'
 import { saltRoutes } from './features/salt-actions/routes'
+import { batchRoutes } from './features/batches/routes'
 import { systemRoutes } from './features/system/routes'
 import { dashboardRoutes } from './features/dashboard/serve'
 import { metricsRoutes } from './features/metrics/routes'
@@ -41,7 +42,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...saltHealthRoutes, ...runRoutes, ...templateRoutes, ...scheduleRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...batchRoutes, ...saltHealthRoutes, ...runRoutes, ...templateRoutes, ...scheduleRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

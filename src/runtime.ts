@@ -20,6 +20,7 @@ import { confirmHeldReturns } from './pollers/confirm'
 import { dueJids } from './features/jobs/trust'
 import { onActivity } from './features/activity/feed'
 import { Newcomers } from './pollers/newcomers'
+import { advanceBatches } from './features/batches/service'
 
 /** How long a hint waits before its tick, so a burst of salt/auth or presence events makes one tick. */
 export const HINT_DELAY_MS = 1000
@@ -60,6 +61,8 @@ export class SaltRuntime implements SaltSide {
   /** Newly accepted minions being filled (grains, packages, vulnerabilities) at once. */
   readonly newcomers: Newcomers
   private unwatchKeys: (() => void) | null = null
+  private batching: ReturnType<typeof setInterval> | null = null
+  private batchRun: Promise<unknown> | null = null
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number; masterCheckMs?: number; masterTimeoutMs?: number } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
@@ -230,6 +233,16 @@ export class SaltRuntime implements SaltSide {
     this.watchMaster()
     this.confirming ??= setInterval(() => this.confirmHeld(), CONFIRM_EVERY_MS)
     this.watchKeys()
+    // Batches advance every second; running ones left by a stop resume from the tables (features/batches/service.ts).
+    this.batching ??= setInterval(() => this.advanceBatches(), CONFIRM_EVERY_MS)
+  }
+
+  /** One step of every running batch, never two at once. */
+  advanceBatches() {
+    this.batchRun ??= advanceBatches(this.deps, this.client)
+      .catch((e) => this.deps.log.warn('batch step failed', { error: e instanceof Error ? e.message : String(e) }))
+      .finally(() => { this.batchRun = null })
+    return this.batchRun
   }
 
   /** Applies a settings change at once: new credentials re-log in, new intervals reschedule. */
@@ -254,6 +267,8 @@ export class SaltRuntime implements SaltSide {
     this.probing = this.masterChecking = null
     if (this.confirming) clearInterval(this.confirming)
     this.confirming = null
+    if (this.batching) clearInterval(this.batching)
+    this.batching = null
     for (const t of this.hinted.values()) clearTimeout(t)
     this.hinted.clear()
     await this.confirmRun

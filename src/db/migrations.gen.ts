@@ -20,6 +20,7 @@ import m17 from '../../drizzle/0017_identity.sql' with { type: 'text' }
 import m18 from '../../drizzle/0018_user_preferences.sql' with { type: 'text' }
 import m19 from '../../drizzle/0019_minion_offline_since.sql' with { type: 'text' }
 import m20 from '../../drizzle/0020_templates.sql' with { type: 'text' }
+import m21 from '../../drizzle/0021_batches.sql' with { type: 'text' }
 
 /** Every migration in journal order: tag, creation time, breakpoints flag and SQL text. */
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
@@ -44,4 +45,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0018_user_preferences", when: 1795705703273, breakpoints: true, sql: m18 },
   { tag: "0019_minion_offline_since", when: 1795706552805, breakpoints: true, sql: m19 },
   { tag: "0020_templates", when: 1795707601032, breakpoints: true, sql: m20 },
+  { tag: "0021_batches", when: 1795708798368, breakpoints: true, sql: m21 },
 ]

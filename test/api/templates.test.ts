@@ -90,6 +90,20 @@ describe('POST /api/templates/{id}/run', () => {
     expect(runs[0].detail).toBe(`jid ${ok.body.jid}`)
   })
 
+  test('a template with a batch runs in batches of that size: the first slice only is published, the batch answers its slices', async () => {
+    w = await saltWorld()
+    await w.rt.scheduler.run('keys')
+    const t = (await call(w, 'POST', '/api/templates', { body: { name: 'Ping one by one', tgt: '*', fun: 'test.ping', batch: '1' } })).body
+    const r = await call(w, 'POST', `/api/templates/${t.id}/run`, { body: {} })
+    expect(r).toMatchObject({ status: 202, body: { minions: ['db-01', 'web-01', 'web-02'] } })
+    expect(typeof r.body.batch_id).toBe('string')
+    // One slice of one minion out so far; the rest wait for its return.
+    expect(published().map((c) => c.tgt)).toEqual([['db-01']])
+    const b = (await call(w, 'GET', `/api/batches/${r.body.batch_id}`)).body
+    expect(b.slices.map((s: any) => s.minions)).toEqual([['db-01'], ['web-01'], ['web-02']])
+    expect((await auditOf('template.run'))[0].detail).toBe(`jid ${r.body.jid}, batch ${r.body.batch_id}`)
+  })
+
   test("another user's private template cannot be run (404); a viewer cannot run at all (403); nothing is published", async () => {
     w = await saltWorld()
     await w.rt.scheduler.run('keys')

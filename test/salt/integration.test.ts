@@ -533,6 +533,49 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect(ev.map((e: any) => [e.jid, e.initiator, e.success])).toEqual([[fired.last_jid, 'admin', true]])
   }, 240_000)
 
+  test("the target preview (POST /api/run/preview) matches what salt's own CLI previews (salt --preview-target) for every target type, and runs nothing", async () => {
+    const cases: [string | string[], string, string[]][] = [
+      ['*', 'glob', []], ['web-*', 'glob', []], ['role:db', 'grain', ['-G']], ['web-01 or G@role:db', 'compound', ['-C']],
+      ['N@dbs or web-02', 'compound', ['-C']], ['webs', 'nodegroup', ['-N']], ['^db-', 'pcre', ['-E']], [['web-01', 'db-01'], 'list', ['-L']],
+      ['127.0.0.0/8', 'ipcidr', ['-S']], ['nosuch-*', 'glob', []],
+    ]
+    const jobsBefore = (await api('GET', '/api/jobs?user=admin&limit=1')).body.total
+    for (const [tgt, tgt_type, flags] of cases) {
+      // Options before the target: after it, salt passes them to the function as arguments.
+      const r = bed('salt', bedDir, '--preview-target', '--out=json', ...flags, Array.isArray(tgt) ? tgt.join(',') : tgt, 'test.ping')
+      const listed = r.stdout.toString().match(/\[[\s\S]*\]/)
+      if (!listed) throw new Error(`salt --preview-target: ${r.stdout}${r.stderr}`)
+      const salt = (JSON.parse(listed[0]) as string[]).sort()
+      const preview = await api('POST', '/api/run/preview', { tgt, tgt_type })
+      expect({ tgt, status: preview.status, minions: preview.body.minions, count: preview.body.count }).toEqual({ tgt, status: 200, minions: salt, count: salt.length })
+    }
+    expect((await api('POST', '/api/run/preview', { tgt: '*' })).body.minions).toEqual(['db-01', 'web-01', 'web-02'])
+    expect((await api('POST', '/api/run/preview', { tgt: 'db-01', fun: 'cmd.run' })).body).toEqual({ count: 1, minions: ['db-01'], outside_scope: [], functions_allowed: true })
+    // Nothing was published: the preview asks salt's matching only.
+    expect((await api('GET', '/api/jobs?user=admin&limit=1')).body.total).toBe(jobsBefore)
+  }, 480_000) // each salt CLI call starts a Python process: seconds apiece on a busy machine
+
+  test('a batch of one over the three minions (POST /api/run with batch 1): one slice at a time, each published after the previous returned; done; audited once', async () => {
+    const r = await api('POST', '/api/run', { tgt: '*', fun: 'test.ping', batch: 1, batch_stop_on_failure: true })
+    expect(r.status).toBe(202)
+    expect([...r.body.minions].sort()).toEqual(['db-01', 'web-01', 'web-02'])
+    const done = await until(async () => {
+      const b = (await api('GET', `/api/batches/${r.body.batch_id}`)).body
+      return b.state === 'running' ? null : b
+    }, 'the batch finished', { ms: 180_000, every: 1000 })
+    expect(done.state).toBe('done')
+    expect(done.slices.map((s: any) => [s.minions, s.returned, s.failed])).toEqual([[['db-01'], 1, 0], [['web-01'], 1, 0], [['web-02'], 1, 0]])
+    expect(done.slices[0].jid).toBe(r.body.jid)
+    for (let i = 1; i < 3; i++) expect(Date.parse(done.slices[i].started_at)).toBeGreaterThanOrEqual(Date.parse(done.slices[i - 1].finished_at))
+    // Salt's own job cache: each slice's job went to its one minion and returned True.
+    for (const s of done.slices) {
+      const job = (await api('GET', `/api/jobs/${s.jid}`)).body
+      expect(job.returns.map((x: any) => [x.minion_id, x.return])).toEqual([[s.minions[0], true]])
+    }
+    const audit = (await api('GET', '/api/audit?action=job.run&user=admin')).body.entries.filter((e: any) => String(e.detail).includes(r.body.batch_id))
+    expect(audit.map((e: any) => e.detail)).toEqual([`jid ${r.body.jid}, batch ${r.body.batch_id}`])
+  }, 240_000)
+
   test('a stopped minion goes offline', async () => {
     expect(bed('stop-minion', bedDir, 'db-01').exitCode).toBe(0)
     await until(async () => (await api('GET', '/api/minions/db-01')).body.online === false, 'db-01 offline', { ...BED, ms: 90_000 })

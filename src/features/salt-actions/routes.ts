@@ -13,6 +13,8 @@ import { holds } from '../roles/service'
 import { runForUser, runScope } from './run'
 import { runRunnerForUser } from './runner'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
+import { previewForUser } from './preview'
+import { startBatch } from '../batches/service'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 import { testConnection } from './connection-test'
@@ -24,6 +26,13 @@ function salt(deps: AppDeps): SaltSide {
   if (!deps.salt) throw new SaltNotConfigured()
   return deps.salt
 }
+
+/** The target types salt's matching takes (as POST /api/run takes them). */
+const TgtType = Default(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr']), 'glob')
+/** A target: an expression, or a list of minion ids for tgt_type list. */
+const Tgt = T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })])
+/** A salt function name. */
+const Fun = T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' })
 
 const TestOut = T.Object({ ok: T.Boolean(), detail: T.String(), minion_count: T.Union([T.Integer(), T.Null()]) })
 const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
@@ -86,6 +95,19 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     handler: ({ deps, principal }) => runScope(deps, principal.userId),
   }),
   route({
+    method: 'POST', path: '/api/run/preview', errors: [502, 503], tag: 'jobs',
+    summary: "The minions salt matches for a target (the first 1,000), those the caller's grants do not cover, and whether fun is allowed; nothing runs",
+    access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: 'any `execute salt:…` grant' },
+    body: T.Object({ tgt: Tgt, tgt_type: TgtType, fun: T.Optional(Fun) }, { additionalProperties: false }),
+    response: T.Object({
+      count: T.Integer({ minimum: 0 }),
+      minions: T.Array(T.String()),
+      outside_scope: T.Array(T.String()),
+      functions_allowed: T.Union([T.Boolean(), T.Null()]),
+    }),
+    handler: ({ deps, body, principal }) => previewForUser(deps, salt(deps).client, principal.userId, body),
+  }),
+  route({
     method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', status: 202,
     summary: "Run a command through local_async on the minions salt matches for the target, each checked against the caller's grants; or a runner (`client: runner`)",
     access: { scoped: [{ verb: 'execute', kind: 'salt' }, { verb: 'execute', kind: 'runner' }], doc: '`execute salt:<fun>` on every targeted minion; `execute runner:<fun>` for a runner' },
@@ -96,18 +118,26 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       fun: T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' }),
       arg: Default(T.Array(T.Unknown(), { maxItems: 100 }), []),
       kwarg: Default(T.Record(T.String(), T.Unknown()), {}),
+      // Batches (contract §16): the checked minions published in slices of `batch` (a count or a percentage).
+      batch: T.Optional(T.Union([T.Integer({ minimum: 1, maximum: 10000 }), T.String({ pattern: '^(100|[1-9][0-9]?)%$' })])),
+      batch_wait: T.Optional(T.Integer({ minimum: 0, maximum: 3600 })),
+      batch_stop_on_failure: T.Optional(T.Boolean()),
     }, { additionalProperties: false }),
     handler({ deps, body, rawBody, principal }) {
-      const { client, tgt, ...rest } = body
+      const { client, tgt, batch, batch_wait, batch_stop_on_failure, ...rest } = body
       if (client === 'runner') {
         if (tgt !== undefined) throw new ValidationFailed([valueErrorEntry(['body', 'tgt'], 'a runner runs on the master and takes no target', tgt)])
+        if (batch !== undefined) throw new ValidationFailed([valueErrorEntry(['body', 'batch'], 'a runner runs on the master and takes no batch', batch)])
         return runRunnerForUser(deps, salt(deps).client, principal, rest)
       }
       if (tgt === undefined) throw new ValidationFailed([{ type: 'missing', loc: ['body', 'tgt'], msg: 'Field required', input: rawBody }])
-      return runForUser(deps, salt(deps).client, principal, { ...rest, tgt })
+      const req = { ...rest, tgt }
+      if (batch === undefined) return runForUser(deps, salt(deps).client, principal, req)
+      return startBatch(deps, salt(deps).client, principal, req, { batch, batch_wait: batch_wait ?? 0, batch_stop_on_failure: batch_stop_on_failure ?? false })
     },
     audit: {
-      action: 'job.run', failures: true, detail: (_, r) => `jid ${r.jid}`,
+      // A batch is audited once, with its id; its later slices are not separate acts.
+      action: 'job.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`),
       target: ({ body }) => body.client === 'runner' ? `runner ${body.fun}` : `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
     },
   }),

@@ -46,3 +46,23 @@ export async function runForUser(deps: AppDeps, client: SaltClient, user: { user
 export function runScope(deps: AppDeps, userId: string) {
   return { grants: executeGrants(scopedGrantsOf(deps, userId)).map((g) => ({ resource_glob: g.resource_glob, target_glob: g.target_glob })) }
 }
+
+/** The checks of runForUser without publishing: the minions salt matches, all covered for the function (batches publish them in slices). */
+export async function checkedMinions(deps: AppDeps, client: SaltClient, userId: string, req: Pick<RunRequest, 'tgt' | 'tgt_type' | 'fun'>): Promise<string[]> {
+  const grants = scopedGrantsOf(deps, userId)
+  if (!grantsForFunction(grants, req.fun).length) throw new Forbidden(refusedFunction(req.fun))
+  const minions = await expandTarget(client, req.tgt, req.tgt_type)
+  if (!minions.length) throw noMinions()
+  const refused = uncovered(grants, req.fun, minions)
+  if (refused.length) throw new Forbidden(refusedOn(req.fun, refused))
+  return minions
+}
+
+/** Publishes a job to checked minions as a list, noted with its Saltdeck user and trusted for their returns, as runForUser does. */
+export async function publishChecked(deps: AppDeps, client: SaltClient, username: string, minions: string[], req: Pick<RunRequest, 'fun' | 'arg' | 'kwarg'>, jid = newJid(deps.clock.now())) {
+  markJob(deps, jid, { initiator: username })
+  const r = await client.localAsync(minions, req.fun, { tgt_type: 'list', arg: req.arg, kwarg: req.kwarg, jid })
+  if (!r?.jid) throw noMinions()
+  notePublished(deps, String(r.jid), req.fun, r.minions ?? [])
+  return { jid: String(r.jid), minions: r.minions ?? [] }
+}

@@ -4,7 +4,7 @@ import { route } from '../../http/route'
 import { Default, Nullable, OneOf, PlainText } from '../../http/schemas'
 import { SaltNotConfigured } from '../../salt/errors'
 import { holds, type Grant } from '../roles/service'
-import { runForUser } from '../salt-actions/run'
+import { runTemplate } from './run'
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, templateById, updateTemplate } from './store'
 
 /** The target types POST /api/run takes. */
@@ -70,14 +70,14 @@ export const templateRoutes = [
     summary: "Run a template, on its target or the one given, with the caller's permissions (as POST /api/run)",
     access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: '`execute salt:<fun>` on every targeted minion' }, params: Id,
     body: T.Object({ tgt: T.Optional({ ...Target, description: 'a target instead of the template\'s (its type is the template\'s)' }) }, { additionalProperties: false }),
-    response: T.Object({ jid: T.String(), minions: T.Array(T.String()) }),
+    response: T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String()) }),
     handler({ deps, principal, params, body }) {
       const t = getTemplate(deps, params.id, principal.userId)
       if (!deps.salt) throw new SaltNotConfigured()
-      return runForUser(deps, deps.salt.client, principal, { tgt: body.tgt ?? t.tgt, tgt_type: t.tgt_type, fun: t.fun, arg: t.arg, kwarg: t.kwarg })
+      return runTemplate(deps, deps.salt.client, principal, t, body.tgt)
     },
     audit: {
-      action: 'template.run', failures: true, detail: (_, r) => `jid ${r.jid}`,
+      action: 'template.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`),
       // A run refused because the template is not there is audited under its id.
       target: ({ deps, params, principal, body }) => {
         const t = templateById(deps, params.id)

@@ -13,7 +13,7 @@ import { iso, isoOrNull } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { recordEvents } from '../activity/service'
 import { publishActivity } from '../activity/feed'
-import { runForUser } from '../salt-actions/run'
+import { runTemplate } from './run'
 import { getTemplate, templateById } from './store'
 
 /** How late a firing may still happen; later, Saltdeck was down (or stalled) at its time and it is skipped. */
@@ -168,7 +168,7 @@ async function fire(deps: AppDeps, client: SaltClient, s: Row) {
   if (!user || user.is_active !== 1) return disable(deps, s, 'Not run: its creator no longer exists or is disabled')
   if (!t.shared && t.owner_id !== s.created_by) return disable(deps, s, 'Not run: its template is no longer shared with its creator')
   try {
-    const r = await runForUser(deps, client, { userId: s.created_by, username: user.username }, { tgt: t.tgt, tgt_type: t.tgt_type, fun: t.fun, arg: t.arg, kwarg: t.kwarg })
+    const r = await runTemplate(deps, client, { userId: s.created_by, username: user.username }, t)
     deps.db.$client.query('UPDATE schedules SET last_run_at = ?2, last_jid = ?3, last_error = NULL WHERE id = ?1').run(s.id, now, r.jid)
     event(deps, s, 'job.schedule_fired', `Schedule ${s.name} ran ${t.fun} on ${r.minions.length} minions`, { jid: r.jid, fun: t.fun, success: true })
   } catch (e) {

@@ -11,6 +11,7 @@ import { Jobs } from './jobs'
 import { JobPage } from './job'
 import { TemplatesPage } from './templates'
 import { SchedulesPage } from './schedules'
+import { BatchPage } from './batch'
 import { Keys } from './keys'
 import { SaltHealthPage } from './salt-health'
 
@@ -30,6 +31,7 @@ export const fleetPages: PageDef[] = [
   // Beside Jobs: saved commands and their schedules (contract §16); every user sees its own and the shared ones.
   { pattern: '/templates', title: 'Templates', component: TemplatesPage, nav: { label: 'Templates', section: 'Fleet' } },
   { pattern: '/schedules', title: 'Schedules', component: SchedulesPage, nav: { label: 'Schedules', section: 'Fleet' } },
+  { pattern: '/batches/:id', title: 'Batch', component: BatchPage, needs: ['view', 'job:*'] },
   { pattern: '/keys', title: 'Keys', component: Keys, nav: { label: 'Keys', section: 'Fleet' }, needs: ['view', 'key:*'] },
   { pattern: '/salt-health', title: 'Salt health', component: SaltHealthPage, nav: { label: 'Salt health', section: 'Fleet' }, needs: ['view', 'minion:*'] },
 ]
