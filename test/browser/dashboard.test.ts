@@ -387,8 +387,18 @@ describe.skipIf(noBrowser)('dashboard', () => {
   test('an orchestration (issue 26 item 5): its own job page, finished, lists its child jobs with their steps and outcomes, each a link to its page', async () => {
     // Steps that run no states, so the runs (and the compliance figures) the later tests read stay as seeded.
     sys.salt.orchestrations['orch.browser'] = [{ id: 'ping-webs', tgt: 'web-*', fun: 'test.ping', arg: [] }, { id: 'ping-db', tgt: 'db-01', fun: 'test.ping', arg: [] }]
-    const r = await sys.api('POST', '/api/run', { client: 'runner', fun: 'state.orchestrate', kwarg: { mods: 'orch.browser' } })
-    await page.goto(`${sys.url}/#/jobs/${r.jid}`)
+    // Started from the Jobs page's runner form, as an operator of the master would.
+    await nav('Jobs')
+    await page.getByText('Run a runner').click()
+    const rf = page.getByRole('form', { name: 'Run a runner' })
+    await rf.getByLabel('Runner function').fill('state.orchestrate')
+    await rf.getByLabel('Runner keyword arguments (JSON object)').fill('{"mods": "orch.browser"}')
+    await rf.getByRole('button', { name: 'Run runner' }).click()
+    const status = rf.getByRole('status').filter({ hasText: 'started on the master' })
+    await status.waitFor()
+    const jid = (await status.getByRole('link').innerText()).trim()
+    expect((await sys.api('GET', `/api/jobs/${jid}`)).fun).toBe('runner.state.orchestrate')
+    await status.getByRole('link').click()
     const job = page.getByRole('region', { name: 'Job', exact: true })
     await job.waitFor()
     expect(await job.innerText()).toMatch(/Function\s+runner\.state\.orchestrate/)

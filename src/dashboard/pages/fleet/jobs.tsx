@@ -12,6 +12,7 @@ import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import { RunCommand } from './run-command'
+import { RunRunner } from './run-runner'
 import { ExportCsv } from '../../lib/export-link'
 
 const LIMIT = 50
@@ -74,6 +75,7 @@ export function Jobs({ query }: PageProps) {
     <Page title="Jobs">
       {/* Any execute grant on salt functions, scoped or not (contract §14): the form then says what it allows. */}
       {canSome('execute', 'salt') ? <RunCommand /> : null}
+      {canSome('execute', 'runner') ? <RunRunner /> : null}
       <JobFilter fun={fun} user={user} onApply={(f, u) => set({ fun: f, user: u })} />
       <label class="check">
         <input type="checkbox" checked={internal} onChange={(e) => set({ internal: e.currentTarget.checked ? '1' : undefined })} />
