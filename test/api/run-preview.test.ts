@@ -3,20 +3,10 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
-import { createUser } from '../../src/features/users/service'
-import { createSession } from '../../src/features/auth/service'
+import { userWith } from '../helpers/grants'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w?.close())
-
-/** A user holding a new role with the given grants ([verb, resource_glob, target_glob?]); answers its token. */
-async function userWith(name: string, grants: [string, string, string?][]) {
-  const role = (await call(w, 'POST', '/api/roles', { body: { name } })).body
-  for (const [verb, resource_glob, target_glob] of grants)
-    expect((await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb, resource_glob, ...(target_glob ? { target_glob } : {}) } })).status).toBe(201)
-  const u = await createUser(w.deps, { username: `${name}-user`, password: 'password-123', must_change_pw: false, roles: [role.id] })
-  return { token: createSession(w.deps, u.id).token }
-}
 
 const published = () => w.salt.calls.filter((c) => c.client === 'local' || c.client === 'local_async')
 
@@ -49,7 +39,7 @@ describe('POST /api/run/preview', () => {
 
   test("a scoped user: outside_scope names the minions its grants do not cover, for the function or for any execute grant; functions_allowed says whether any grant allows it", async () => {
     w = await saltWorld()
-    const u = await userWith('web-testers', [['execute', 'salt:test.*', 'web-*']])
+    const u = await userWith(w, 'web-testers', [['execute', 'salt:test.*', 'web-*']])
     const preview = async (body: Record<string, unknown>) => (await call(w, 'POST', '/api/run/preview', { who: { token: u.token }, body })).body
     expect(await preview({ tgt: '*' })).toEqual({ count: 3, minions: ['db-01', 'web-01', 'web-02'], outside_scope: ['db-01'], functions_allowed: null })
     expect(await preview({ tgt: '*', fun: 'test.ping' })).toEqual({ count: 3, minions: ['db-01', 'web-01', 'web-02'], outside_scope: ['db-01'], functions_allowed: true })
@@ -60,7 +50,7 @@ describe('POST /api/run/preview', () => {
 
   test('permission: any execute grant; a viewer is refused (403) and salt is not asked', async () => {
     w = await saltWorld()
-    const viewer = await userWith('lookers', [['view', 'job:*']])
+    const viewer = await userWith(w, 'lookers', [['view', 'job:*']])
     const r = await call(w, 'POST', '/api/run/preview', { who: { token: viewer.token }, body: { tgt: '*' } })
     expect(r.status).toBe(403)
     expect(w.salt.calls.filter((c) => c.client === 'runner' && c.fun === 'cache.grains')).toEqual([])

@@ -3,22 +3,10 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
-import { createUser } from '../../src/features/users/service'
-import { createSession } from '../../src/features/auth/service'
+import { userWith } from '../helpers/grants'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w?.close())
-
-/** A custom role with the given grants ([verb, resource_glob, target_glob?]) and a user holding it; returns the user's token. */
-async function userWith(name: string, grants: [string, string, string?][]) {
-  const role = (await call(w, 'POST', '/api/roles', { body: { name } })).body
-  for (const [verb, resource_glob, target_glob] of grants) {
-    const r = await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb, resource_glob, ...(target_glob ? { target_glob } : {}) } })
-    expect(r.status).toBe(201)
-  }
-  const u = await createUser(w.deps, { username: `${name}-user`, password: 'password-123', must_change_pw: false, roles: [role.id] })
-  return { token: createSession(w.deps, u.id).token, roleId: role.id as string, username: `${name}-user` }
-}
 
 /** A fleet whose minions carry a role grain, as the real bed's do. */
 async function fleet() {
@@ -66,7 +54,7 @@ describe('grants with target_glob', () => {
 describe('POST /api/run with a role allowed test.* on web-*', () => {
   test('pings web-01 and web-02: salt expands the target, the job goes to exactly those minions as a list', async () => {
     await fleet()
-    const u = await userWith('web-testers', [['execute', 'salt:test.*', 'web-*']])
+    const u = await userWith(w, 'web-testers', [['execute', 'salt:test.*', 'web-*']])
     const r = await call(w, 'POST', '/api/run', { who: { token: u.token }, body: { tgt: 'web-*', fun: 'test.ping' } })
     expect(r.status).toBe(202)
     expect(r.body.minions).toEqual(['web-01', 'web-02'])
@@ -85,7 +73,7 @@ describe('POST /api/run with a role allowed test.* on web-*', () => {
     ['web-01,db-01', 'list'],
   ])('is refused %p (%s): 403 naming db-01, nothing published, the refusal audited', async (tgt, tgt_type) => {
     await fleet()
-    const u = await userWith('web-testers', [['execute', 'salt:test.*', 'web-*']])
+    const u = await userWith(w, 'web-testers', [['execute', 'salt:test.*', 'web-*']])
     const r = await call(w, 'POST', '/api/run', { who: { token: u.token }, body: { tgt, tgt_type, fun: 'test.ping' } })
     expect(r).toEqual({ status: 403, body: { detail: 'Not allowed: test.ping on 1 minions (db-01)' }, headers: r.headers })
     expect(published()).toEqual([])
@@ -96,7 +84,7 @@ describe('POST /api/run with a role allowed test.* on web-*', () => {
 
   test('is refused cmd.run anywhere: 403 naming the function, before salt is asked anything', async () => {
     await fleet()
-    const u = await userWith('web-testers', [['execute', 'salt:test.*', 'web-*']])
+    const u = await userWith(w, 'web-testers', [['execute', 'salt:test.*', 'web-*']])
     const r = await call(w, 'POST', '/api/run', { who: { token: u.token }, body: { tgt: 'web-01', fun: 'cmd.run', arg: ['id'] } })
     expect(r).toMatchObject({ status: 403, body: { detail: 'Not allowed: function cmd.run' } })
     expect(expansions()).toEqual([])
@@ -106,9 +94,9 @@ describe('POST /api/run with a role allowed test.* on web-*', () => {
 
   test('a target that matches nothing stays 404; a user with no execute grant is 403 at the door', async () => {
     await fleet()
-    const u = await userWith('web-testers', [['execute', 'salt:test.*', 'web-*']])
+    const u = await userWith(w, 'web-testers', [['execute', 'salt:test.*', 'web-*']])
     expect(await call(w, 'POST', '/api/run', { who: { token: u.token }, body: { tgt: 'nosuch-*', fun: 'test.ping' } })).toMatchObject({ status: 404, body: { detail: 'No minions matched the target' } })
-    const v = await userWith('readers', [['view', 'job:*']])
+    const v = await userWith(w, 'readers', [['view', 'job:*']])
     expect(await call(w, 'POST', '/api/run', { who: { token: v.token }, body: { tgt: '*', fun: 'test.ping' } })).toMatchObject({ status: 403, body: { detail: 'Forbidden' } })
     expect(published()).toEqual([])
   })
@@ -116,7 +104,7 @@ describe('POST /api/run with a role allowed test.* on web-*', () => {
   test('several grants together cover a job; the refusal names every uncovered minion, at most ten', async () => {
     w = await saltWorld(['web-01', 'web-02', 'db-01', ...Array.from({ length: 12 }, (_, i) => `db-${String(i + 2).padStart(2, '0')}`)])
     await w.rt.scheduler.run('keys')
-    const u = await userWith('split', [['execute', 'salt:test.*', 'web-*'], ['execute', 'salt:test.ping', 'db-01']])
+    const u = await userWith(w, 'split', [['execute', 'salt:test.*', 'web-*'], ['execute', 'salt:test.ping', 'db-01']])
     const r = await call(w, 'POST', '/api/run', { who: { token: u.token }, body: { tgt: ['web-01', 'db-01'], tgt_type: 'list', fun: 'test.ping' } })
     expect(r.status).toBe(202)
     expect(r.body.minions.sort()).toEqual(['db-01', 'web-01'])
@@ -138,7 +126,7 @@ describe('POST /api/run with a role allowed test.* on web-*', () => {
 
   test('GET /api/run/scope lists the execute grants with their targets', async () => {
     await fleet()
-    const u = await userWith('web-testers', [['execute', 'salt:test.*', 'web-*'], ['view', 'job:*']])
+    const u = await userWith(w, 'web-testers', [['execute', 'salt:test.*', 'web-*'], ['view', 'job:*']])
     expect((await call(w, 'GET', '/api/run/scope', { who: { token: u.token } })).body).toEqual({ grants: [{ resource_glob: 'salt:test.*', target_glob: 'web-*' }] })
     expect((await call(w, 'GET', '/api/run/scope', { who: 'operator' })).body).toEqual({ grants: [{ resource_glob: 'salt:*', target_glob: '*' }] })
     expect((await call(w, 'GET', '/api/run/scope', { who: 'viewer' })).body).toEqual({ grants: [] })
@@ -151,7 +139,7 @@ describe('keys and kills', () => {
     w.salt.minions.get('web-03')!.key = 'pending'
     w.salt.minions.get('db-02')!.key = 'pending'
     await w.rt.scheduler.run('keys')
-    const u = await userWith('web-keys', [['accept', 'key:web-*']])
+    const u = await userWith(w, 'web-keys', [['accept', 'key:web-*']])
     expect((await call(w, 'POST', '/api/keys/web-03/accept', { who: { token: u.token }, body: {} })).status).toBe(204)
     expect(await call(w, 'POST', '/api/keys/db-02/accept', { who: { token: u.token }, body: {} })).toMatchObject({ status: 403, body: { detail: 'Forbidden' } })
     expect(w.salt.minions.get('db-02')!.key).toBe('pending')
@@ -161,7 +149,7 @@ describe('keys and kills', () => {
 
   test('without kill job:* a user kills the jobs it started, not the jobs of others', async () => {
     await fleet()
-    const u = await userWith('runner', [['execute', 'salt:test.*', '*'], ['view', 'job:*']])
+    const u = await userWith(w, 'runner', [['execute', 'salt:test.*', '*'], ['view', 'job:*']])
     const own = (await call(w, 'POST', '/api/run', { who: { token: u.token }, body: { tgt: 'web-01', fun: 'test.sleep', arg: [30] } })).body.jid
     const other = (await call(w, 'POST', '/api/run', { who: 'operator', body: { tgt: 'web-01', fun: 'test.sleep', arg: [30] } })).body.jid
     await w.rt.scheduler.run('jobs')

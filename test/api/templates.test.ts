@@ -3,21 +3,11 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
-import { createUser } from '../../src/features/users/service'
-import { createSession } from '../../src/features/auth/service'
+import { userWith } from '../helpers/grants'
 import { jobInitiator } from '../../src/features/jobs/service'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w?.close())
-
-/** A user holding a custom role with these grants ([verb, resource_glob, target_glob?]); returns its token. */
-async function userWith(name: string, grants: [string, string, string?][]) {
-  const role = (await call(w, 'POST', '/api/roles', { body: { name } })).body
-  for (const [verb, resource_glob, target_glob] of grants)
-    expect((await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb, resource_glob, ...(target_glob ? { target_glob } : {}) } })).status).toBe(201)
-  const u = await createUser(w.deps, { username: `${name}-user`, password: 'password-123', must_change_pw: false, roles: [role.id] })
-  return { token: createSession(w.deps, u.id).token }
-}
 
 const published = () => w.salt.calls.filter((c) => c.client === 'local_async')
 const auditOf = async (action: string) => (await call(w, 'GET', `/api/audit?action=${action}`)).body.entries
@@ -56,7 +46,7 @@ describe('templates', () => {
   test('a shared template is changed or deleted by its owner or with manage template:*, not by another user', async () => {
     w = await saltWorld()
     const t = (await call(w, 'POST', '/api/templates', { who: 'operator', body: { name: 'Shared', tgt: '*', fun: 'test.ping', shared: true } })).body
-    const other = await userWith('runner', [['execute', 'salt:*']])
+    const other = await userWith(w, 'runner', [['execute', 'salt:*']])
     expect(await call(w, 'PATCH', `/api/templates/${t.id}`, { who: { token: other.token }, body: { fun: 'cmd.run', arg: ['reboot'] } })).toMatchObject({ status: 403 })
     expect((await call(w, 'DELETE', `/api/templates/${t.id}`, { who: { token: other.token } })).status).toBe(403)
     expect((await call(w, 'GET', `/api/templates/${t.id}`)).body.fun).toBe('test.ping')
@@ -77,7 +67,7 @@ describe('POST /api/templates/{id}/run', () => {
     w = await saltWorld()
     await w.rt.scheduler.run('keys')
     const t = (await call(w, 'POST', '/api/templates', { body: { name: 'Ping all', tgt: '*', fun: 'test.ping', shared: true } })).body
-    const web = await userWith('web-testers', [['execute', 'salt:test.*', 'web-*']])
+    const web = await userWith(w, 'web-testers', [['execute', 'salt:test.*', 'web-*']])
     const refused = await call(w, 'POST', `/api/templates/${t.id}/run`, { who: { token: web.token }, body: {} })
     expect(refused).toMatchObject({ status: 403, body: { detail: 'Not allowed: test.ping on 1 minions (db-01)' } })
     expect(published()).toEqual([])

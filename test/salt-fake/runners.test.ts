@@ -4,25 +4,14 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
+import { userWith } from '../helpers/grants'
 import { until } from '../helpers/until'
-import { createUser } from '../../src/features/users/service'
-import { createSession } from '../../src/features/auth/service'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w?.close())
 
 /** How long to wait for a runner's return: it is looked for in the job cache every 2 s. */
 const FOLLOW = { ms: 15_000, every: 100 }
-
-/** A custom role with the given grants ([verb, resource_glob, target_glob?]) and a user holding it; returns the user's token. */
-async function userWith(name: string, grants: [string, string, string?][]) {
-  const role = (await call(w, 'POST', '/api/roles', { body: { name } })).body
-  for (const [verb, resource_glob, target_glob] of grants) {
-    expect((await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb, resource_glob, ...(target_glob ? { target_glob } : {}) } })).status).toBe(201)
-  }
-  const u = await createUser(w.deps, { username: `${name}-user`, password: 'password-123', must_change_pw: false, roles: [role.id] })
-  return { token: createSession(w.deps, u.id).token }
-}
 
 const started = () => w.salt.calls.filter((c) => c.client === 'runner_async')
 
@@ -68,12 +57,12 @@ describe('runners', () => {
     const body = { client: 'runner', fun: 'state.orchestrate', kwarg: { mods: 'orch.demo' } }
     expect(await call(w, 'POST', '/api/run', { who: 'operator', body })).toMatchObject({ status: 403, body: { detail: 'Not allowed: runner state.orchestrate' } })
     // `execute *` scoped to some minions covers runner:… by its glob, but a runner reaches every minion: refused.
-    const scoped = await userWith('web-all', [['execute', '*', 'web-*']])
+    const scoped = await userWith(w, 'web-all', [['execute', '*', 'web-*']])
     expect((await call(w, 'POST', '/api/run', { who: { token: scoped.token }, body })).status).toBe(403)
-    const other = await userWith('jobs-runner', [['execute', 'runner:jobs.*']])
+    const other = await userWith(w, 'jobs-runner', [['execute', 'runner:jobs.*']])
     expect(await call(w, 'POST', '/api/run', { who: { token: other.token }, body })).toMatchObject({ status: 403, body: { detail: 'Not allowed: runner state.orchestrate' } })
     expect(started()).toEqual([])
-    const orch = await userWith('orch', [['execute', 'runner:state.orchestrate']])
+    const orch = await userWith(w, 'orch', [['execute', 'runner:state.orchestrate']])
     expect((await call(w, 'POST', '/api/run', { who: { token: orch.token }, body })).status).toBe(202)
     // A runner grant is no grant on salt functions: the same user runs no command on a minion.
     expect((await call(w, 'POST', '/api/run', { who: { token: orch.token }, body: { tgt: '*', fun: 'test.ping' } })).status).toBe(403)
