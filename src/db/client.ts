@@ -3,9 +3,16 @@ import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import * as schema from './schema'
+import type { Engine } from './engine'
+import { sqliteEngine } from './sqlite'
+import { postgresEngine } from './postgres'
 
-/** The drizzle database handle used by every service. */
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
+/**
+ * The database handle every service is handed: the engine (`rows`, `row`, `exec`, `tx`; see engine.ts) on either
+ * engine. While the stores move onto the engine, a SQLite handle also carries the drizzle handle and the raw
+ * bun:sqlite connection (`$client`) the code not yet moved uses; on PostgreSQL those are absent.
+ */
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database } & Engine
 
 /** Opens `path` (or ':memory:') in WAL mode with busy_timeout, foreign keys and synchronous=NORMAL. */
 export function openDb(path: string): Db {
@@ -18,7 +25,12 @@ export function openDb(path: string): Db {
   // pages ~23 MB, for no measured speed; the OS page cache keeps the file's hot pages either way (bench/RESULTS.md).
   sqlite.exec('PRAGMA cache_size = -8000')
   sqlite.exec('PRAGMA temp_store = MEMORY')
-  return drizzle(sqlite, { schema }) as Db
+  return Object.assign(drizzle(sqlite, { schema }), sqliteEngine(sqlite)) as Db
+}
+
+/** Opens a pool to a PostgreSQL database (`SALTDECK_DATABASE_URL`). */
+export function openPostgres(url: string): Db {
+  return postgresEngine(url) as Db
 }
 
 /** Whether the database answers a trivial query. */

@@ -1,0 +1,55 @@
+/** The PostgreSQL engine: postgres.js underneath, a pool of connections, a reserved connection per transaction. */
+import postgres, { type Sql, type TransactionSql } from 'postgres'
+import type { SQL } from 'drizzle-orm'
+import { PgDialect } from 'drizzle-orm/pg-core'
+import type { Engine, Native, Queryable } from './engine'
+
+const dialect = new PgDialect()
+
+/** Renders a statement as PostgreSQL text ($1, $2, ...) and its parameters. */
+export function renderPostgres(q: SQL): { sql: string; params: unknown[] } {
+  const r = dialect.sqlToQuery(q)
+  return { sql: r.sql, params: r.params.map(param) }
+}
+
+/** A parameter as PostgreSQL takes it: booleans are the 0/1 both engines store; undefined is null. */
+function param(v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  return v === undefined ? null : v
+}
+
+/** Runs statements on a pool or on a transaction's connection. */
+function direct(client: Sql | TransactionSql, native: Native): Queryable {
+  const run = (q: SQL) => {
+    const r = renderPostgres(q)
+    return client.unsafe(r.sql, r.params as never[], { prepare: true })
+  }
+  return {
+    engine: 'postgres',
+    native,
+    rows: async <T>(q: SQL) => (await run(q)) as unknown as T[],
+    row: async <T>(q: SQL) => ((await run(q))[0] ?? undefined) as T | undefined,
+    exec: async (q: SQL) => (await run(q)).count ?? 0,
+  }
+}
+
+/** Opens a pool to `url` (postgres://user:pass@host:port/db?sslmode=...). */
+export function postgresEngine(url: string, opts: { max?: number } = {}): Engine {
+  const client = postgres(url, {
+    max: opts.max ?? 10,
+    onnotice: () => {},
+    // int8 (counts, epoch milliseconds, ids) and numeric as JS numbers, as SQLite hands them: every integer Saltdeck
+    // stores fits in 53 bits (milliseconds until the year 285,616).
+    types: {
+      int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
+      numeric: { to: 1700, from: [1700], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
+    },
+  })
+  const native: Native = { engine: 'postgres', client }
+  const pool = direct(client, native)
+  return {
+    ...pool,
+    tx: <T>(fn: (tx: Queryable) => Promise<T>) => client.begin((t) => fn(direct(t, native))) as Promise<T>,
+    close: () => client.end({ timeout: 5 }),
+  }
+}
