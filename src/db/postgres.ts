@@ -27,7 +27,8 @@ function direct(client: Sql | TransactionSql, native: Native): Queryable {
   return {
     engine: 'postgres',
     native,
-    rows: async <T>(q: SQL) => (await run(q)) as unknown as T[],
+    // A plain array: postgres.js answers a RowList (an Array carrying the statement and its columns).
+    rows: async <T>(q: SQL) => [...(await run(q))] as unknown as T[],
     row: async <T>(q: SQL) => ((await run(q))[0] ?? undefined) as T | undefined,
     exec: async (q: SQL) => (await run(q)).count ?? 0,
   }

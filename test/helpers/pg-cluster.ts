@@ -1,0 +1,78 @@
+/**
+ * A throwaway PostgreSQL cluster for the tests: Debian's initdb and pg_ctl run as the `postgres` user (initdb refuses
+ * root), on a free port of 127.0.0.1, collation C (text sorts bytewise, as SQLite sorts it), trust authentication,
+ * no fsync (the cluster dies with the run). One cluster per test process, started on first use and stopped at exit.
+ */
+import { spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A running cluster: its port and the URL of a database in it. */
+export interface PgCluster {
+  port: number
+  dir: string
+  url(database?: string): string
+}
+
+/** The bin directory of the newest PostgreSQL installed (Debian keeps each major under /usr/lib/postgresql). */
+export function pgBinDir(): string {
+  const root = '/usr/lib/postgresql'
+  const majors = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).map(Number).sort((a, b) => b - a) : []
+  if (!majors.length) throw new Error('PostgreSQL is not installed (apt-get install postgresql); .ci/run installs it')
+  return join(root, String(majors[0]), 'bin')
+}
+
+/** Runs a PostgreSQL tool as the postgres user when we are root, else as ourselves; throws with its output on failure. */
+function tool(name: string, args: string[]) {
+  const bin = join(pgBinDir(), name)
+  const root = process.getuid?.() === 0
+  const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', bin, ...args], { encoding: 'utf8' }) : spawnSync(bin, args, { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`${name} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`)
+  return r.stdout
+}
+
+/** A port nobody listens on now. */
+function freePort(): number {
+  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = s.port
+  s.stop(true)
+  return port
+}
+
+/** Starts a new cluster (about 1-2 s); `stopCluster` or the process's exit ends it and removes its files. */
+export function startCluster(): PgCluster {
+  const dir = mkdtempSync(join(tmpdir(), 'saltdeck-pg-'))
+  if (process.getuid?.() === 0) {
+    const pw = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' })
+    const uid = Number(pw.stdout.trim())
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim())
+    chownSync(dir, uid, gid)
+  }
+  const data = join(dir, 'data')
+  tool('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--locale=C', '-E', 'UTF8', '--no-sync'])
+  const port = freePort()
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`
+  tool('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start'])
+  const cluster: PgCluster = { port, dir, url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}` }
+  process.once('exit', () => stopCluster(cluster))
+  return cluster
+}
+
+/** Stops a cluster at once and removes its files. */
+export function stopCluster(c: PgCluster) {
+  try {
+    tool('pg_ctl', ['-D', join(c.dir, 'data'), '-m', 'immediate', 'stop'])
+  } catch {
+    // Already stopped.
+  }
+  rmSync(c.dir, { recursive: true, force: true })
+}
+
+let shared: PgCluster | undefined
+
+/** The test process's one cluster, started on first use. */
+export function sharedCluster(): PgCluster {
+  shared ??= startCluster()
+  return shared
+}
