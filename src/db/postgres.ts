@@ -50,7 +50,9 @@ export function postgresEngine(url: string, opts: { max?: number } = {}): Engine
   const pool = direct(client, native)
   return {
     ...pool,
-    tx: <T>(fn: (tx: Queryable) => Promise<T>) => client.begin((t) => fn(direct(t, native))) as Promise<T>,
+    // A transaction's native client is its own connection, so per-engine modules inside it stay inside it.
+    tx: <T>(fn: (tx: Queryable) => Promise<T>) =>
+      client.begin((t) => fn(direct(t, { engine: 'postgres', client: t as unknown as Sql }))) as Promise<T>,
     close: () => client.end({ timeout: 5 }),
   }
 }
