@@ -3,7 +3,7 @@
  * credential, and a webhook URL may carry `user:pass@` or a token in its query or path. The sender reads the stored
  * config; only answers are masked.
  */
-import { ValidationFailed, valueErrorEntry } from '../../http/errors'
+import { invalid } from '../../lib/errors'
 
 /** What stands in for a hidden part of a URL. */
 export const URL_MASK = '********'
@@ -63,5 +63,5 @@ export function maskedConfig(type: string, config: Dict): Dict {
 export function unmaskConfig(type: string, incoming: Dict, stored: Dict): Dict {
   if (typeof incoming.url !== 'string' || !incoming.url.includes(URL_MASK)) return incoming
   if (typeof stored.url === 'string' && incoming.url === maskUrl(type, stored.url)) return { ...incoming, url: stored.url }
-  throw new ValidationFailed([valueErrorEntry(['body', 'config', 'url'], `the URL still holds the mask ${URL_MASK}: enter the full URL, or send the shown one unchanged`, incoming.url)])
+  throw invalid(['config', 'url'], `the URL still holds the mask ${URL_MASK}: enter the full URL, or send the shown one unchanged`, incoming.url)
 }
