@@ -1,6 +1,6 @@
 /** The settings table of contract §5: every field's type, bounds and default in one place. */
 import { Type as T, type TSchema } from '@sinclair/typebox'
-import { Nullable } from '../../http/schemas'
+import { Nullable } from '../../lib/schemas'
 
 const int = (minimum: number, maximum: number) => T.Integer({ minimum, maximum })
 const bool = () => T.Boolean()
