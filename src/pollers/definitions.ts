@@ -24,6 +24,7 @@ const ALERT_TICK_SECONDS = 5
 const SCHEDULE_TICK_SECONDS = 5
 import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
+import type { PollerSetting } from '../features/settings/schema'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
 import type { Poller } from './scheduler'
 import { CATCH_UP_SECONDS, type PresenceHold } from '../lib/poller-status'
@@ -66,10 +67,11 @@ const BUSY_RETRY_MS = 1_000
 /** Jobs older than this are not asked for missing returns again (a dead minion never answers). */
 const BACKFILL_WINDOW_MS = 2 * 3600_000
 
-const setting = (c: PollerContext, key: string) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
+/** A poller setting's value (0 when unset: the poller is off); the key is typed, so a misspelt one does not compile. */
+const setting = (c: PollerContext, key: PollerSetting) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
 
 /** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
-const timed = (name: string, intervalKey: string, delayKey: string, tick: (c: PollerContext) => Promise<number>, catchUp = false) => (c: PollerContext): Poller => ({
+const timed = (name: string, intervalKey: PollerSetting, delayKey: PollerSetting, tick: (c: PollerContext) => Promise<number>, catchUp = false) => (c: PollerContext): Poller => ({
   name,
   intervalSeconds: () => {
     const every = setting(c, intervalKey)
@@ -80,7 +82,7 @@ const timed = (name: string, intervalKey: string, delayKey: string, tick: (c: Po
   tick: () => tick(c),
 })
 
-const FIRST_DELAY = 'minion_state_initial_delay_seconds'
+const FIRST_DELAY: PollerSetting = 'minion_state_initial_delay_seconds'
 
 /** One sync of the job cache; with `onlyRuns` it looks at the state-run functions alone. Returns the returns backfilled. */
 async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number> {
