@@ -10,8 +10,7 @@ import { manageStatusLies } from '../salt/versions'
 import { isPresencePing, presenceStatusArgs } from '../salt/presence-ping'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
-import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
-import { watchGrains } from '../features/vulns/watch'
+import { acceptedMinionIds, keysWithoutFingerprint } from '../features/minions/service'
 import { internalJid, internalJids, jobsMissingReturns, pruneJobMarks, returnedMinions } from '../features/jobs/service'
 import { pruneTrend } from '../features/runs/health'
 import { watchTime } from '../features/alerts/watch'
@@ -122,16 +121,15 @@ async function presentMinions(c: PollerContext): Promise<string[]> {
 }
 
 /**
- * Reads and stores the grains of these minions (local grains.items, GRAINS_BATCH at a time) and re-counts the
- * vulnerabilities of those whose ecosystem moved; returns the ids that answered.
+ * Reads the grains of these minions (local grains.items, GRAINS_BATCH at a time) and hands them to applyFacts, where
+ * minions stores them and vulns re-counts those whose ecosystem moved; returns the ids that answered.
  */
 export async function collectGrains(c: PollerContext, ids: string[]): Promise<string[]> {
   const answered: string[] = []
   for (let i = 0; i < ids.length; i += GRAINS_BATCH) {
     const batch = ids.slice(i, i + GRAINS_BATCH)
     const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
-    recordGrains(c.deps, facts)
-    watchGrains(c.deps, facts.map((f) => f.id))
+    if (facts.length) applyFacts(c.deps, [{ ...noFacts(), grains: facts }])
     answered.push(...facts.map((f) => f.id))
   }
   return answered
