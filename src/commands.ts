@@ -54,7 +54,7 @@ async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): P
 /** `user create <name> [--roles a,b] [--display-name N] [--password-stdin]`: prints the password when generated. */
 export function userCreate(config: Config, username: string, opts: { roles?: string; displayName?: string; passwordStdin?: boolean }, print: (s: string) => void) {
   if (!Value.Check(Username, username)) throw new CommandError('the username must be 1 to 64 characters of letters, digits and . _ @ -')
-  // The API's own rule for display names (http/schemas.ts PlainText).
+  // The API's own rule for display names (DisplayName in http/schemas.ts, over lib/schemas.ts PlainText).
   if (opts.displayName !== undefined && !Value.Check(DisplayName, opts.displayName))
     throw new CommandError('the display name must be at most 128 characters, without control characters or bidirectional controls')
   return withDeps(config, async (deps) => {

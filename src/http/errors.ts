@@ -1,5 +1,5 @@
 /** The HTTP edge's errors: AppError for routes, the 422 entry shape of contract §1.1, and the one map from domain errors to statuses. */
-import { Conflict, Forbidden, NotFound, Throttled, Unauthenticated } from '../lib/errors'
+import { Conflict, Forbidden, Invalid, NotFound, Throttled, Unauthenticated } from '../lib/errors'
 import { SaltNotConfigured, SaltRejected, SaltUnavailable } from '../salt/errors'
 import { isWriteFailure, NOT_WRITABLE } from '../db/writable'
 
@@ -37,6 +37,14 @@ export function valueErrorEntry(loc: (string | number)[], sentence: string, inpu
 /** A cross-field rule broken by an otherwise valid body (`value_error`, loc ["body"]). */
 export function valueError(sentence: string, input: unknown): ValidationFailed {
   return new ValidationFailed([valueErrorEntry(['body'], sentence, input)])
+}
+
+/**
+ * A service's refusal (lib/errors.ts `Invalid`) as the 422 of contract §1.1: each field under the request part it came
+ * from, which the route knows (`partOf`) and the service does not.
+ */
+export function refusalEntries(e: Invalid, partOf: (field: string | number) => string): ValidationFailed {
+  return new ValidationFailed(e.refusals.map((r) => valueErrorEntry([partOf(r.field[0]!), ...r.field], r.sentence, r.value)))
 }
 
 /** The contract's answer to a domain or salt error; null for anything else (a bug: 500). */

@@ -4,9 +4,9 @@
  */
 import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
 import type { AppDeps } from '../deps'
-import { AppError, ValidationFailed, httpError, type ErrorEntry } from './errors'
-import { Forbidden, Unauthenticated } from '../lib/errors'
-import { checkPart } from './validation'
+import { AppError, ValidationFailed, httpError, refusalEntries, type ErrorEntry } from './errors'
+import { Forbidden, Invalid, Unauthenticated } from '../lib/errors'
+import { checkPart, type Part } from './validation'
 import type { DEFAULTED } from './schemas'
 import { authenticate, type Principal } from '../features/auth/service'
 import { holds } from '../features/roles/service'
@@ -252,13 +252,26 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
         return { ...jarFor(other, secure), value: typeof other.value === 'string' ? other.value : undefined }
       },
     } as Ctx<Access, unknown, unknown, unknown>
-    if (def.csv && wantsCsv((v.query as { format?: string }).format, c.request.headers.get('accept'))) return csvResponse(def.csv, ctx)
-    const result = await (def.audit ? audited(def, ctx) : def.handler(ctx))
+    let result: unknown
+    try {
+      if (def.csv && wantsCsv((v.query as { format?: string }).format, c.request.headers.get('accept'))) return await csvResponse(def.csv, ctx)
+      result = await (def.audit ? audited(def, ctx) : def.handler(ctx))
+    } catch (e) {
+      throw e instanceof Invalid ? refusalEntries(e, (field) => partOf(def, field)) : e
+    }
     c.set.status = set.status
     Object.assign(c.set.headers, set.headers)
     if (set.status === 204) return new Response(null, { status: 204, headers: c.set.headers as Record<string, string> })
     return result
   }
+}
+
+/** The request part a refused field came from: the path or query when the route's schema there names it, else the body. */
+function partOf(def: AnyRoute, field: string | number): Part {
+  const names = (s: TSchema | undefined) => (s as TObject | undefined)?.properties ?? {}
+  if (typeof field === 'string' && field in names(def.params)) return 'path'
+  if (typeof field === 'string' && field in names(def.query)) return 'query'
+  return 'body'
 }
 
 /** A CSV answer streamed page by page; the first page is read before answering, so its errors are still JSON errors. */

@@ -47,3 +47,24 @@ export class Throttled extends Error {
     super(message)
   }
 }
+
+/** One value a service refuses: where it sits in what the service was given (`['channel_ids', 2]`), why, and the value (left out for a secret). */
+export interface Refusal {
+  field: (string | number)[]
+  sentence: string
+  value?: unknown
+}
+
+/**
+ * Values that break a rule only a service can judge (an unknown id, a URL still holding its mask, a field a setting
+ * needs). It names fields, not request parts: the HTTP edge answers it as one 422 listing each, under the part of the
+ * request the field came from.
+ */
+export class Invalid extends Error {
+  constructor(readonly refusals: Refusal[]) {
+    super(refusals.map((r) => `${r.field.join('.')}: ${r.sentence}`).join('; '))
+  }
+}
+
+/** One refused value as an Invalid. */
+export const invalid = (field: (string | number)[], sentence: string, value?: unknown) => new Invalid([{ field, sentence, value }])

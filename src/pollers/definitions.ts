@@ -10,8 +10,7 @@ import { manageStatusLies } from '../salt/versions'
 import { isPresencePing, presenceStatusArgs } from '../salt/presence-ping'
 import { runFunctions } from '../config'
 import { applyFacts } from '../features/ingest/apply'
-import { acceptedMinionIds, keysWithoutFingerprint, recordGrains } from '../features/minions/service'
-import { watchGrains } from '../features/vulns/watch'
+import { acceptedMinionIds, keysWithoutFingerprint } from '../features/minions/service'
 import { internalJid, internalJids, jobsMissingReturns, pruneJobMarks, returnedMinions } from '../features/jobs/service'
 import { pruneTrend } from '../features/runs/health'
 import { watchTime } from '../features/alerts/watch'
@@ -24,6 +23,7 @@ const ALERT_TICK_SECONDS = 5
 const SCHEDULE_TICK_SECONDS = 5
 import { pruneEvents } from '../features/activity/service'
 import { presenceMethod, readSection } from '../features/settings/service'
+import type { PollerSetting } from '../features/settings/schema'
 import { startInventoryRefresh, type RefreshOptions } from '../features/inventory/refresh'
 import type { Poller } from './scheduler'
 import { CATCH_UP_SECONDS, type PresenceHold } from '../lib/poller-status'
@@ -66,10 +66,11 @@ const BUSY_RETRY_MS = 1_000
 /** Jobs older than this are not asked for missing returns again (a dead minion never answers). */
 const BACKFILL_WINDOW_MS = 2 * 3600_000
 
-const setting = (c: PollerContext, key: string) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
+/** A poller setting's value (0 when unset: the poller is off); the key is typed, so a misspelt one does not compile. */
+const setting = (c: PollerContext, key: PollerSetting) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
 
 /** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
-const timed = (name: string, intervalKey: string, delayKey: string, tick: (c: PollerContext) => Promise<number>, catchUp = false) => (c: PollerContext): Poller => ({
+const timed = (name: string, intervalKey: PollerSetting, delayKey: PollerSetting, tick: (c: PollerContext) => Promise<number>, catchUp = false) => (c: PollerContext): Poller => ({
   name,
   intervalSeconds: () => {
     const every = setting(c, intervalKey)
@@ -80,7 +81,7 @@ const timed = (name: string, intervalKey: string, delayKey: string, tick: (c: Po
   tick: () => tick(c),
 })
 
-const FIRST_DELAY = 'minion_state_initial_delay_seconds'
+const FIRST_DELAY: PollerSetting = 'minion_state_initial_delay_seconds'
 
 /** One sync of the job cache; with `onlyRuns` it looks at the state-run functions alone. Returns the returns backfilled. */
 async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number> {
@@ -120,16 +121,15 @@ async function presentMinions(c: PollerContext): Promise<string[]> {
 }
 
 /**
- * Reads and stores the grains of these minions (local grains.items, GRAINS_BATCH at a time) and re-counts the
- * vulnerabilities of those whose ecosystem moved; returns the ids that answered.
+ * Reads the grains of these minions (local grains.items, GRAINS_BATCH at a time) and hands them to applyFacts, where
+ * minions stores them and vulns re-counts those whose ecosystem moved; returns the ids that answered.
  */
 export async function collectGrains(c: PollerContext, ids: string[]): Promise<string[]> {
   const answered: string[] = []
   for (let i = 0; i < ids.length; i += GRAINS_BATCH) {
     const batch = ids.slice(i, i + GRAINS_BATCH)
     const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
-    recordGrains(c.deps, facts)
-    watchGrains(c.deps, facts.map((f) => f.id))
+    if (facts.length) applyFacts(c.deps, [{ ...noFacts(), grains: facts }])
     answered.push(...facts.map((f) => f.id))
   }
   return answered

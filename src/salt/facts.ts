@@ -76,6 +76,12 @@ export interface PresenceChange {
   ts: number
 }
 
+/** A minion's grains as it answered local grains.items (a poller's reply: salt's own, never a bus claim). */
+export interface MinionGrains {
+  id: string
+  grains: Record<string, unknown>
+}
+
 /** A batch of salt facts, in the order salt reported them. */
 export interface SaltFacts {
   jobs: JobStarted[]
@@ -90,6 +96,8 @@ export interface SaltFacts {
   keyFingerprints?: KeyFingerprint[]
   /** Minion starts (salt sends `salt/minion/<id>/start` and the legacy `minion_start` for one start). */
   starts: { minionId: string; ts: number }[]
+  /** Grains the minions answered (the grains poller, a newcomer's fill). */
+  grains?: MinionGrains[]
   /**
    * True for facts read from the event bus: claims, since any minion can fire any tag there (`event.fire_master`);
    * the features store of them only what they can trust. Facts from runner and wheel replies are salt's own.

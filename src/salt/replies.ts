@@ -1,6 +1,6 @@
 /** Reads runner and wheel replies (job cache, key list, presence) into salt facts. Pure: no database. */
 import { parseStartTime, jidTime } from '../lib/salt-time'
-import type { JobReturned, JobStarted, KeyAct, KeyFingerprint, SaltFacts } from './facts'
+import type { JobReturned, JobStarted, KeyAct, KeyFingerprint, MinionGrains, SaltFacts } from './facts'
 import { JID, str, strList, targetText } from './normalize'
 
 /** Job cache entries of the master's own bookkeeping and of runner/wheel calls: not minion jobs. */
@@ -85,7 +85,7 @@ export function presentIds(reply: unknown, byStatus: boolean): string[] {
 }
 
 /** The grains of a local `grains.items` reply, for the minions asked only. */
-export function grainsOf(reply: unknown, asked: string[]): { id: string; grains: Record<string, unknown> }[] {
+export function grainsOf(reply: unknown, asked: string[]): MinionGrains[] {
   const want = new Set(asked)
   return Object.entries((reply ?? {}) as Record<string, unknown>)
     .filter(([id, g]) => want.has(id) && !!g && typeof g === 'object' && !Array.isArray(g))

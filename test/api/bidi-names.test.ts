@@ -1,5 +1,5 @@
 // Issue 20 item 12: bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused with 422 in every name a person
-// types (one schema, http/schemas.ts PlainText, used by each of these fields), and the request changes nothing.
+// types (one schema, lib/schemas.ts PlainText, used by each of these fields), and the request changes nothing.
 import { describe, expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 

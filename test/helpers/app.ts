@@ -1,7 +1,7 @@
 /** A test app on a fresh `:memory:` database with the real migrations, plus request helpers. */
 import { openDb } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
-import { attachSearchIndex } from '../../src/features/activity/search-index'
+import { attachSearchIndex } from '../../src/db/search-index'
 import { loadConfig, type Config } from '../../src/config'
 import { ManualClock } from '../../src/lib/clock'
 import { Logger } from '../../src/lib/log'

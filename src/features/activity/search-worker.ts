@@ -4,7 +4,8 @@
  * so it never takes the database's write lock.
  */
 import { Database } from 'bun:sqlite'
-import { attachSearchIndex, syncSearchIndex } from './search-index'
+import { syncSearchIndex } from './search-index'
+import { attachSearchIndex } from '../../db/search-index'
 
 /** Messages from the service. */
 export type ToSearchWorker = { type: 'start'; path: string; idleMs: number } | { type: 'stop' }

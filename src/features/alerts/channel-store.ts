@@ -4,14 +4,11 @@ import { Conflict, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { decrypt, encrypt } from '../../lib/secret'
-import { canonicalHost, sameUrl } from '../../lib/outbound'
 import { maskedConfig, unmaskConfig } from './channel-mask'
+import { SECRET_KEYS as SECRETS, sameDestination } from './channels/registry'
+import type { ChannelType } from './channels/types'
 
-/** The channel types (contract §11). */
-export const CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const
-export type ChannelType = (typeof CHANNEL_TYPES)[number]
-/** Config keys holding secrets: stored as `<key>_enc`, shown as `<key>_set`. */
-const SECRETS = ['secret', 'password']
+export { CHANNEL_TYPES, type ChannelType } from './channels/types'
 
 type Dict = Record<string, unknown>
 
@@ -86,12 +83,6 @@ export function createChannel(deps: AppDeps, b: { name: string; type: ChannelTyp
   const id = newId()
   deps.db.$client.query('INSERT INTO alert_channels (id, name, type, config, enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)').run(id, b.name, b.type, JSON.stringify(seal(deps, b.config)), b.enabled ? 1 : 0, now)
   return getChannel(deps, id, true)
-}
-
-/** Whether two configs of a type send to the same place: the URL, or the mail server's host and port. */
-function sameDestination(type: ChannelType, a: Dict, b: Dict): boolean {
-  if (type === 'email') return canonicalHost(String(a.host)).toLowerCase() === canonicalHost(String(b.host)).toLowerCase() && a.port === b.port
-  return sameUrl(String(a.url), String(b.url))
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   FLEET_KINDS, RULE_KINDS, type RuleKind, ackAlert, createRule, createSilence, deleteRule, deleteSilence, getAlert, getRule, listAlerts, listDeliveries, listRules, listSilences, updateRule,
 } from './service'
 import { testSend } from './send'
+import { CHANNELS } from './channels/registry'
 import { holds, type Grant } from '../roles/service'
 
 const view = { verb: 'view', resource: 'alert:*' }
@@ -25,31 +26,19 @@ const RuleFields = {
   name: PlainText(1, 128, true), minion_glob: Glob, params: Params, channel_ids: T.Array(T.String({ format: 'uuid' }), { maxItems: 50 }),
   enabled: T.Boolean(), renotify_minutes: T.Integer({ minimum: 0, maximum: 10080 }),
 }
-const Secret = T.String({ minLength: 1, maxLength: 1024, writeOnly: true })
-const HttpUrl = T.String({ format: 'http-url', maxLength: 2048 })
-/** Each channel type's config, checked once the type is known. */
-const CONFIG: Record<ChannelType, TSchema> = {
-  webhook: T.Object({ url: HttpUrl, secret: T.Optional(Secret) }, { additionalProperties: false }),
-  slack: T.Object({ url: HttpUrl }, { additionalProperties: false }),
-  email: T.Object({
-    host: T.String({ minLength: 1, maxLength: 255 }), port: T.Integer({ minimum: 1, maximum: 65535 }), security: OneOf(['none', 'starttls', 'tls'] as const),
-    username: T.Optional(T.String({ minLength: 1, maxLength: 255 })), password: T.Optional(Secret), allow_insecure_auth: T.Optional(T.Boolean()),
-    from: T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), to: T.Array(T.String({ minLength: 3, maxLength: 255, pattern: '^[^\\s@<>]+@[^\\s@<>]+$' }), { minItems: 1, maxItems: 50 }),
-  }, { additionalProperties: false }),
-}
 /**
- * A channel config checked against its type's schema, as a 422 on body.config when it does not fit, and its
- * destination against the outbound check (a 422 on body.config.url or .host).
+ * A channel config checked against its type's schema (the registry's), as a 422 on body.config when it does not fit,
+ * then the type's own rule, and its destination against the outbound check (a 422 on body.config.url or .host).
  */
 async function configOf(type: ChannelType, config: unknown, allow: string | null) {
-  const r = checkPart('body', T.Object({ config: CONFIG[type] }), { config })
+  const kind = CHANNELS[type]
+  const r = checkPart('body', T.Object({ config: kind.config }), { config })
   if (r.errors.length) throw new ValidationFailed(r.errors)
   const c = (r.value as { config: Record<string, unknown> }).config
-  // A login over a connection without TLS gives the password to anyone on the path: only when the channel says so.
-  if (type === 'email' && (c.username || c.password) && c.security === 'none' && c.allow_insecure_auth !== true)
-    throw new ValidationFailed([valueErrorEntry(['body', 'config', 'security'], 'a login needs security starttls or tls (or allow_insecure_auth: true to send it without TLS)', c.security)])
-  if (type === 'email') await allowedDestination(String(c.host), allow, ['body', 'config', 'host'], c.host)
-  else await allowedUrl(String(c.url), allow, ['body', 'config', 'url'])
+  if ('check' in kind) kind.check(c)
+  const d = kind.destination(c)
+  if ('url' in d) await allowedUrl(d.url, allow, ['body', 'config', 'url'])
+  else await allowedDestination(d.host, allow, ['body', 'config', 'host'], c.host)
   return c
 }
 const ZONED = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/i

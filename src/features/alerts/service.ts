@@ -1,10 +1,9 @@
 /** Alert rules, alerts, silences and deliveries as the API reads and writes them (contract §11). */
 import type { SQLQueryBindings } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
-import { Conflict, NotFound } from '../../lib/errors'
+import { Conflict, Invalid, NotFound } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { unknownChannels } from './channel-store'
 
 /** The rule kinds Saltdeck evaluates. */
@@ -47,10 +46,10 @@ export const listRules = (deps: AppDeps) => ({ rules: deps.db.$client.query<Rule
 /** One rule. */
 export const getRule = (deps: AppDeps, id: string) => ruleOut(ruleRow(deps, id))
 
-/** Refuses unknown channel ids as the contract says (422 on body.channel_ids[i]). */
+/** Refuses unknown channel ids, each by its place in channel_ids (the contract's 422 on body.channel_ids[i]). */
 function checkChannels(deps: AppDeps, ids: string[]) {
   const bad = unknownChannels(deps, ids)
-  if (bad.length) throw new ValidationFailed(bad.map((id) => valueErrorEntry(['body', 'channel_ids', ids.indexOf(id)], 'unknown channel id', id)))
+  if (bad.length) throw new Invalid(bad.map((id) => ({ field: ['channel_ids', ids.indexOf(id)], sentence: 'unknown channel id', value: id })))
 }
 
 const nameTaken = (deps: AppDeps, name: string, except = '') =>

@@ -1,6 +1,6 @@
 /** The identity settings of contract §14: every provider field's type and default, and the answers' shapes. */
 import { Type as T, type TSchema } from '@sinclair/typebox'
-import { Nullable, PlainText } from '../../http/schemas'
+import { Nullable, PlainText } from '../../lib/schemas'
 
 const bool = () => T.Boolean()
 /** One line of text: no control characters. */

@@ -1,7 +1,6 @@
 /** Identity settings and group → role mappings (contract §14); secrets kept encrypted like the salt password. */
 import type { AppDeps } from '../../deps'
-import { ValidationFailed, valueErrorEntry } from '../../http/errors'
-import { Conflict, NotFound } from '../../lib/errors'
+import { Conflict, Invalid, invalid, NotFound } from '../../lib/errors'
 import { decrypt, encrypt } from '../../lib/secret'
 import { sameUrl } from '../../lib/outbound'
 import { iso, isoOrNull } from '../../lib/clock'
@@ -71,7 +70,7 @@ export function updateProvider(deps: AppDeps, p: Provider, patch: Record<string,
     const merged = { ...defaultsOf(def.fields), ...current }
     if (merged.enabled === true) {
       const missing = def.required.filter((k) => typeof merged[k] !== 'string' || merged[k] === '')
-      if (missing.length) throw new ValidationFailed(missing.map((k) => valueErrorEntry(['body', k], `${k} is required to enable ${def.label}`, patch[k] ?? null)))
+      if (missing.length) throw new Invalid(missing.map((k) => ({ field: [k], sentence: `${k} is required to enable ${def.label}`, value: patch[k] ?? null })))
     }
   })
   return readIdentity(deps)
@@ -91,7 +90,7 @@ export function listMappings(deps: AppDeps) {
 
 /** Adds a mapping; 422 for an unknown role, 409 when the same one exists. */
 export function addMapping(deps: AppDeps, provider: Provider, group: string, roleId: string) {
-  if (unknownRoleIds(deps, [roleId]).length) throw new ValidationFailed([valueErrorEntry(['body', 'role_id'], 'unknown role id', roleId)])
+  if (unknownRoleIds(deps, [roleId]).length) throw invalid(['role_id'], 'unknown role id', roleId)
   if (mappingExists(deps, provider, group, roleId)) throw new Conflict('Mapping already exists')
   return mappingOut(mappingById(deps, insertMapping(deps, provider, group, roleId))!)
 }

@@ -1,7 +1,8 @@
 /**
  * Where salt facts land, from the event stream, the pollers and Saltdeck's own key actions alike: one transaction in
- * which each feature records its part (jobs and returns, runs, minion keys and presence) and the activity events they
- * make are stored; live subscribers hear of the events once they are committed.
+ * which each feature records its part (jobs and returns, runs, minion keys, presence and grains, the findings that
+ * move with grains) and the activity events they make are stored; live subscribers hear of the events once they are
+ * committed.
  */
 import type { AppDeps } from '../../deps'
 import type { SaltFacts } from '../../salt/facts'
@@ -14,6 +15,8 @@ import { recordReturnedJobs, recordStartedJobs } from '../jobs/ingest'
 import { jobArgs } from '../jobs/service'
 import { recordRun, type StoredRun } from '../runs/service'
 import { watchEvents, watchRuns } from '../alerts/watch'
+import { recordGrains } from '../minions/service'
+import { watchGrains } from '../vulns/watch'
 import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
 import { confirmHeld, countHints, countRefusals, heldOf, notePublishedJobs, trustedReturns } from '../jobs/trust'
 import { SCHEDULE_USER } from '../../salt/normalize'
@@ -87,6 +90,12 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
       for (const p of b.presence) recordPresence(deps, p.minionId, p.online, p.ts, events)
       if (b.presentList) recordPresentList(deps, b.presentList, events)
       for (const s of b.starts) recordStart(deps, s.minionId, s.ts, events)
+    }
+    // Grains are salt's own replies (a bus claim carries none): stored, then the findings of minions whose ecosystem moved.
+    const grains = batch.flatMap((b) => (b.bus ? [] : (b.grains ?? [])))
+    if (grains.length) {
+      recordGrains(deps, grains)
+      watchGrains(deps, grains.map((g) => g.id))
     }
     // A stable sort: events of one time keep the order in which they were made.
     events.sort((a, b) => a.ts - b.ts)

@@ -1,7 +1,7 @@
 /** "Who runs this package below/above a version": contract §12's version query, from the holder index, by minion id. */
 import type { AppDeps } from '../../deps'
 import { compareVersions, versionProblem } from '../../lib/version-order'
-import { ValidationFailed, valueErrorEntry } from '../../http/errors'
+import { invalid } from '../../lib/errors'
 import { emptyBits, minionOrder, orHolders, pageRows } from './holders'
 
 /** Comparison operators of the query. */
@@ -42,7 +42,7 @@ export function packageMinions(deps: AppDeps, name: string, p: { source?: string
     // The version is checked against each package system it would be compared in.
     for (const source of new Set(all.filter((k) => !p.source || k.source === p.source).map((k) => k.source))) {
       const problem = versionProblem(source, p.version)
-      if (problem) throw new ValidationFailed([valueErrorEntry(['query', 'version'], `${problem} (package source ${source})`, p.version)])
+      if (problem) throw invalid(['version'], `${problem} (package source ${source})`, p.version)
     }
   }
   const keys = all.filter((k) => (!p.source || k.source === p.source) && (!p.op || test[p.op](compareVersions(k.source, k.version, p.version!))))

@@ -1,6 +1,6 @@
 /** The settings table of contract §5: every field's type, bounds and default in one place. */
 import { Type as T, type TSchema } from '@sinclair/typebox'
-import { Nullable } from '../../http/schemas'
+import { Nullable } from '../../lib/schemas'
 
 const int = (minimum: number, maximum: number) => T.Integer({ minimum, maximum })
 const bool = () => T.Boolean()
@@ -75,3 +75,9 @@ export const WidgetOut = outOf(WIDGET_FIELDS)
 export const SECTIONS = { salt: SALT_FIELDS, pollers: POLLER_FIELDS, widget: WIDGET_FIELDS, logging: LOGGING_FIELDS } as const
 /** A settings section name. */
 export type Section = keyof typeof SECTIONS
+/** A field of a section: a misspelt one is a compile error, never a setting silently read as unset. */
+export type FieldOf<S extends Section> = keyof (typeof SECTIONS)[S] & string
+/** A poller setting's name (the pollers read their timing by these). */
+export type PollerSetting = FieldOf<'pollers'>
+/** A section's values by field name; the salt section also keeps its password encrypted (`password_enc`). */
+export type SectionValues<S extends Section> = Record<FieldOf<S>, unknown> & (S extends 'salt' ? { password_enc?: unknown } : unknown)

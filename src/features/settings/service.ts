@@ -5,7 +5,7 @@ import { settings } from '../../db/schema'
 import { decrypt, encrypt } from '../../lib/secret'
 import { sameUrl } from '../../lib/outbound'
 import { iso } from '../../lib/clock'
-import { SECTIONS, defaultsOf, type Section } from './schema'
+import { SECTIONS, defaultsOf, type Section, type SectionValues } from './schema'
 
 type Dict = Record<string, unknown>
 
@@ -15,8 +15,8 @@ function stored(deps: AppDeps, section: string): Dict {
 }
 
 /** A section's values: defaults overlaid with what is stored (salt keeps `password_enc`). */
-export function readSection(deps: AppDeps, section: Section): Dict {
-  return { ...defaultsOf(SECTIONS[section]), ...stored(deps, section) }
+export function readSection<S extends Section>(deps: AppDeps, section: S): SectionValues<S> {
+  return { ...defaultsOf(SECTIONS[section]), ...stored(deps, section) } as SectionValues<S>
 }
 
 /** Time of the last settings change (epoch ms). */

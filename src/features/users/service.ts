@@ -4,8 +4,7 @@ import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { AppDeps } from '../../deps'
 import { roles, userRoles, users } from '../../db/schema'
-import { ValidationFailed, valueErrorEntry } from '../../http/errors'
-import { Conflict, Forbidden, NotFound } from '../../lib/errors'
+import { Conflict, Forbidden, Invalid, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { endCredentials, endSessions, hashPassword, verifyPassword } from '../auth/service'
@@ -73,11 +72,11 @@ export function listUsers(deps: AppDeps) {
   return { total: rows.length, users: rows.map((u) => userOut(deps, u)) }
 }
 
-/** Role references (ids or names, any case) as distinct role ids; an unknown one is a 422 naming its place. */
-function roleIdsFor(deps: AppDeps, refs: string[], loc: (string | number)[]): string[] {
+/** Role references (ids or names, any case) as distinct role ids; an unknown one is refused by its place in `field`. */
+function roleIdsFor(deps: AppDeps, refs: string[], field: string): string[] {
   const ids = roleIdsOf(deps, refs)
-  const bad = refs.flatMap((r, i) => (ids[i] === null ? [valueErrorEntry([...loc, i], 'unknown role', r)] : []))
-  if (bad.length) throw new ValidationFailed(bad)
+  const bad = refs.flatMap((r, i) => (ids[i] === null ? [{ field: [field, i], sentence: 'unknown role', value: r }] : []))
+  if (bad.length) throw new Invalid(bad)
   return [...new Set(ids as string[])]
 }
 
@@ -95,7 +94,7 @@ export interface NewUser {
 export async function createUser(deps: AppDeps, input: NewUser) {
   const key = input.username.toLowerCase()
   if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw new Conflict('Username already exists')
-  const roleIds = roleIdsFor(deps, input.roles ?? [], ['body', 'roles'])
+  const roleIds = roleIdsFor(deps, input.roles ?? [], 'roles')
   return userOut(deps, await insertUser(deps, input, roleIds, false))
 }
 
@@ -122,9 +121,9 @@ export async function insertUser(deps: AppDeps, input: NewUser, roleIds: string[
 }
 
 /** Replaces a user's roles (given by id or by name). */
-export function setRoles(deps: AppDeps, userId: string, roleRefs: string[], loc: (string | number)[] = ['body', 'role_ids']) {
+export function setRoles(deps: AppDeps, userId: string, roleRefs: string[], field = 'role_ids') {
   getUser(deps, userId)
-  const ids = roleIdsFor(deps, roleRefs, loc)
+  const ids = roleIdsFor(deps, roleRefs, field)
   keepingFullAdmin(deps, () => {
     deps.db.delete(userRoles).where(eq(userRoles.userId, userId)).run()
     for (const roleId of ids) deps.db.insert(userRoles).values({ userId, roleId }).run()
@@ -140,7 +139,7 @@ export function updateUser(deps: AppDeps, id: string, patch: { display_name?: st
   if (patch.is_active != null) set.isActive = patch.is_active
   // Roles and the active flag change together or not at all.
   keepingFullAdmin(deps, () => {
-    if (patch.roles != null) setRoles(deps, id, patch.roles, ['body', 'roles'])
+    if (patch.roles != null) setRoles(deps, id, patch.roles, 'roles')
     deps.db.update(users).set(set).where(eq(users.id, id)).run()
   })
   if (patch.is_active === false) endSessions(deps, id)

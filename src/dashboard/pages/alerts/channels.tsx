@@ -11,16 +11,22 @@ import type { Channel } from './types'
 type Kind = Channel['type']
 const EMPTY = { name: '', type: 'webhook' as Kind, url: '', secret: '', host: '', port: '587', security: 'starttls', username: '', password: '', from: '', to: '' }
 
-/** The config a form describes, for its type; secrets only when typed. */
-function configOf(f: typeof EMPTY, insecure: boolean): Record<string, unknown> {
-  if (f.type === 'slack') return { url: f.url }
-  if (f.type === 'webhook') return { url: f.url, ...(f.secret ? { secret: f.secret } : {}) }
-  return {
-    host: f.host, port: readInt(f.port), security: f.security, from: f.from, to: f.to.split(',').map((x) => x.trim()).filter(Boolean),
-    ...(f.username ? { username: f.username } : {}), ...(f.password ? { password: f.password } : {}),
-    ...(insecure && f.security === 'none' ? { allow_insecure_auth: true } : {}),
-  }
+/** Each channel type's label and the config its form describes (secrets only when typed): keyed by the server's ChannelType, so a new type left out here does not compile. */
+const KINDS: Record<Kind, { label: string; config: (f: typeof EMPTY, insecure: boolean) => Record<string, unknown> }> = {
+  webhook: { label: 'Webhook (JSON)', config: (f) => ({ url: f.url, ...(f.secret ? { secret: f.secret } : {}) }) },
+  slack: { label: 'Slack / Mattermost', config: (f) => ({ url: f.url }) },
+  email: {
+    label: 'Email (SMTP)',
+    config: (f, insecure) => ({
+      host: f.host, port: readInt(f.port), security: f.security, from: f.from, to: f.to.split(',').map((x) => x.trim()).filter(Boolean),
+      ...(f.username ? { username: f.username } : {}), ...(f.password ? { password: f.password } : {}),
+      ...(insecure && f.security === 'none' ? { allow_insecure_auth: true } : {}),
+    }),
+  },
 }
+
+/** The config a form describes, for its type. */
+const configOf = (f: typeof EMPTY, insecure: boolean) => KINDS[f.type].config(f, insecure)
 
 /** Where a channel sends, in words. */
 const target = (c: Channel) => (c.type === 'email' ? `${(c.config.to as string[] | undefined)?.join(', ') ?? ''} via ${String(c.config.host)}:${String(c.config.port)}` : String(c.config.url ?? ''))
@@ -48,7 +54,7 @@ function NewChannel({ onCreated }: { onCreated: (c: Channel) => void }) {
         {text('ac-name', 'Name', 'name')}
         <Field id="ac-type" label="Type">
           <select id="ac-type" value={f.type} onChange={(e) => set({ type: e.currentTarget.value as Kind })}>
-            <option value="webhook">Webhook (JSON)</option><option value="slack">Slack / Mattermost</option><option value="email">Email (SMTP)</option>
+            {(Object.keys(KINDS) as Kind[]).map((k) => <option key={k} value={k}>{KINDS[k].label}</option>)}
           </select>
         </Field>
         {f.type !== 'email' ? text('ac-url', 'URL', 'url', 'url') : null}

@@ -1,4 +1,5 @@
 /** Records of the alerts API (contract §11) as the dashboard reads them. */
+import type { ChannelType } from '../../../features/alerts/channels/types'
 
 /** One alert. */
 export interface Alert {
@@ -32,7 +33,7 @@ export interface Rule {
 export interface Channel {
   id: string
   name: string
-  type: 'webhook' | 'slack' | 'email'
+  type: ChannelType
   config: Record<string, unknown>
   enabled: boolean
 }

@@ -1,4 +1,13 @@
-/** What the channel senders take and give: the contract's notification (§11) and the outcome of one send. */
+/** What the channel senders take and give: the channel types, the contract's notification (§11) and the outcome of one send. */
+
+/**
+ * The channel types (contract §11), in the order the dashboard offers them. The registry (registry.ts) must hold
+ * exactly these, so a type added here and forgotten there (or the reverse) is a compile error. No imports: the
+ * dashboard reads the type from here.
+ */
+export const CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const
+/** A channel type. */
+export type ChannelType = (typeof CHANNEL_TYPES)[number]
 
 /** One alert as a notification lists it. */
 export interface NotifiedAlert {
