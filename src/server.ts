@@ -109,9 +109,10 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   deps.salt = salt
   deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
   salt.start()
-  // The search index follows the activity table within a couple of seconds, whatever wrote the events.
-  const search = new SearchIndexer(deps)
-  void search.start()
+  // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
+  // search.db; PostgreSQL's trigram index is kept by the database itself).
+  const search = deps.db.engine === 'sqlite' ? new SearchIndexer(deps) : null
+  void search?.start()
   // Alert deliveries go out from the outbox whatever wrote it; they survive restarts in the database.
   const alerts = new DeliverySender(deps, send)
   alerts.start()
@@ -154,7 +155,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
       await salt.stop()
       await alerts.stop()
-      await search.stop()
+      await search?.stop()
       await checkpoint(deps.db)
       await deps.db.close()
       lock.release()

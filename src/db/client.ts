@@ -29,8 +29,8 @@ export function openDb(path: string): Db {
   return Object.assign(drizzle(sqlite, { schema }), sqliteEngine(sqlite)) as Db
 }
 
-/** Opens a pool to a PostgreSQL database (`SALTDECK_DATABASE_URL`); `max` connections (10 by default). */
-export function openPostgres(url: string, opts: { max?: number } = {}): Db {
+/** Opens a pool to a PostgreSQL database (`SALTDECK_DATABASE_URL`); options as postgresEngine takes them. */
+export function openPostgres(url: string, opts: { max?: number; idleSeconds?: number } = {}): Db {
   return postgresEngine(url, opts) as Db
 }
 

@@ -66,8 +66,9 @@ export async function freshPostgresUrl(): Promise<string> {
  * default), or a new PostgreSQL database of the process's cluster.
  */
 export async function testDb(sqlitePath = ':memory:', engine = TEST_ENGINE): Promise<Db> {
-  // A few connections per world: a test file opens dozens of worlds on one cluster (max_connections 200).
-  if (engine === 'postgres') return openPostgres(await freshPostgresUrl(), { max: 3 })
+  // A few connections per world, closed when idle: a test file opens dozens of worlds, never closed, on one cluster
+  // (max_connections 200).
+  if (engine === 'postgres') return openPostgres(await freshPostgresUrl(), { max: 3, idleSeconds: 2 })
   const db = openDb(sqlitePath)
   await migrate(db)
   return db
