@@ -37,7 +37,10 @@ export function openPostgres(url: string, opts: { max?: number; idleSeconds?: nu
 /** Whether the database answers a trivial query. */
 export async function ping(db: Db): Promise<boolean> {
   try {
-    await db.row(sql`SELECT 1 AS one`)
+    // SQLite: on the connection directly, so readiness answers at once even while a long transaction is open (the
+    // engine's own statements wait for it to end).
+    if (db.native.engine === 'sqlite') db.native.client.query('SELECT 1').get()
+    else await db.row(sql`SELECT 1 AS one`)
     return true
   } catch {
     return false
@@ -50,9 +53,9 @@ export async function ping(db: Db): Promise<boolean> {
  */
 export async function dbSizeBytes(db: Db): Promise<number> {
   if (db.native.engine === 'postgres') return (await db.row<{ n: number }>(sql`SELECT pg_database_size(current_database()) AS n`))?.n ?? 0
-  const file = db.$client.filename
+  const file = db.native.client.filename
   if (!file || file === ':memory:')
-    return db.$client.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()?.n ?? 0
+    return (await db.row<{ n: number }>(sql`SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()`))?.n ?? 0
   let n = 0
   for (const f of [file, `${file}-wal`]) {
     try {
@@ -66,7 +69,7 @@ export async function dbSizeBytes(db: Db): Promise<number> {
 
 /** Writes the WAL back into the database file and empties it (at a graceful stop); PostgreSQL checkpoints itself. */
 export async function checkpoint(db: Db): Promise<void> {
-  if (db.native.engine === 'sqlite') db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+  if (db.native.engine === 'sqlite') await db.exec(sql`PRAGMA wal_checkpoint(TRUNCATE)`)
 }
 
 /**
