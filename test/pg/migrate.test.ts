@@ -12,8 +12,8 @@ import { readdirSync } from 'node:fs'
 import { sharedCluster } from '../helpers/pg-cluster'
 
 let n = 0
-/** A new empty database of the test cluster, opened as `user` (postgres by default). */
-async function emptyDb(user = 'postgres', setup: (admin: Db, name: string) => Promise<void> = async () => {}): Promise<Db> {
+/** The URL of a new empty database of the test cluster, for `user` (postgres by default). */
+async function emptyUrl(user = 'postgres', setup: (admin: Db, name: string) => Promise<void> = async () => {}): Promise<string> {
   const name = `saltdeck_mig_${process.pid}_${++n}`
   const admin = openPostgres(sharedCluster().url())
   try {
@@ -22,8 +22,11 @@ async function emptyDb(user = 'postgres', setup: (admin: Db, name: string) => Pr
   } finally {
     await admin.close()
   }
-  return openPostgres(sharedCluster().url(name).replace('postgres@', `${user}@`))
+  return sharedCluster().url(name).replace('postgres@', `${user}@`)
 }
+
+/** A new empty database of the test cluster, opened as `user`. */
+const emptyDb = async (user?: string, setup?: (admin: Db, name: string) => Promise<void>) => openPostgres(await emptyUrl(user, setup))
 
 const tables = (db: Db) =>
   db.rows<{ table_name: string }>(sql`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`)
@@ -33,9 +36,8 @@ test('the embedded PostgreSQL migrations are every drizzle-pg/ file, in order', 
 })
 
 test('two instances migrating one fresh database at once both succeed, with one schema and each migration once', async () => {
-  const a = await emptyDb()
-  const url = (a.native.client as unknown as { options: { database: string } }).options.database
-  const b = openPostgres(sharedCluster().url(url))
+  const url = await emptyUrl()
+  const [a, b] = [openPostgres(url), openPostgres(url)]
   await Promise.all([migrate(a), migrate(b)])
   const applied = await a.rows<{ tag: string }>(sql`SELECT tag FROM saltdeck_migrations ORDER BY tag`)
   expect(applied.map((r) => r.tag)).toEqual(pgMigrations.map((m) => m.tag))
