@@ -515,7 +515,7 @@ CREATE INDEX "minions_key_state" ON "minions" USING btree ("key_state","id");-->
 CREATE INDEX "minions_key_last_status" ON "minions" USING btree ("key_state","last_run_status");--> statement-breakpoint
 CREATE INDEX "run_details_minion" ON "run_details" USING btree ("minion_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "runs_minion_jid" ON "runs" USING btree ("minion_id","jid");--> statement-breakpoint
-CREATE INDEX "runs_minion_time_cover" ON "runs" USING btree ("minion_id","completed_at","jid","id","fun","pass_count","fail_count","change_count","total_count","duration_ms","blocked","status","test","sls");--> statement-breakpoint
+CREATE INDEX "runs_minion_time_cover" ON "runs" USING btree ("minion_id","completed_at","jid","id");--> statement-breakpoint
 CREATE INDEX "runs_minion_status_time" ON "runs" USING btree ("minion_id","status","completed_at","jid");--> statement-breakpoint
 CREATE INDEX "state_failures_time" ON "state_failures" USING btree ("failed_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "state_idents_key_sls" ON "state_idents" USING btree ("key","sls");--> statement-breakpoint

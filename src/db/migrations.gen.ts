@@ -56,7 +56,7 @@ export const migrations: Migration[] = [
 
 /** Every PostgreSQL migration (drizzle-pg/) in journal order. */
 export const pgMigrations: Migration[] = [
-  { tag: "0000_pg_trgm", when: 1795713688494, breakpoints: true, sql: pg0 },
-  { tag: "0001_init", when: 1795713689652, breakpoints: true, sql: pg1 },
-  { tag: "0002_engine_twins", when: 1795713690504, breakpoints: true, sql: pg2 },
+  { tag: "0000_pg_trgm", when: 1795714495792, breakpoints: true, sql: pg0 },
+  { tag: "0001_init", when: 1795714497635, breakpoints: true, sql: pg1 },
+  { tag: "0002_engine_twins", when: 1795714500614, breakpoints: true, sql: pg2 },
 ]

@@ -16,6 +16,13 @@ import {
 import { is, SQL, Table } from 'drizzle-orm'
 import * as sqliteSchema from './schema'
 
+/**
+ * Indexes PostgreSQL keys on their first columns only, by name. A btree entry holds at most 2,704 bytes there (SQLite
+ * has no such limit): runs_minion_time_cover carries every column of a run for SQLite's index-only reads, and its sls
+ * (a JSON list of state files) can pass that, which would fail the run's INSERT.
+ */
+const PG_INDEX_PREFIX: Record<string, number> = { runs_minion_time_cover: 4 }
+
 /** bytea, which pg-core has no builder for: bytes as Buffer, as bun:sqlite hands blobs back. */
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
 
@@ -75,7 +82,8 @@ function pgTwin(t: SQLiteTable, twinOf: (t: Table) => PgTable): PgTable {
     for (const u of cfg.uniqueConstraints) extra.push(unique(u.name).on(...(u.columns.map(col) as [PgColumn, ...PgColumn[]])))
     for (const ix of cfg.indexes) {
       const { name, columns: on, unique: isUnique, where } = ix.config
-      const b = (isUnique ? uniqueIndex(name) : index(name)).on(...(on.map(col) as [PgColumn, ...PgColumn[]]))
+      const keys = on.slice(0, PG_INDEX_PREFIX[name] ?? on.length)
+      const b = (isUnique ? uniqueIndex(name) : index(name)).on(...(keys.map(col) as [PgColumn, ...PgColumn[]]))
       // The WHERE text is shared: it must read the same on both engines (test/unit/schema-agree.test.ts applies it).
       extra.push(where ? b.where(where) : b)
     }

@@ -105,3 +105,13 @@ test('a role that may not create pg_trgm is told the statement to run, and no ta
   expect(await db.rows(sql`SELECT tag FROM saltdeck_migrations`)).toEqual([])
   await db.close()
 })
+
+test("a run whose sls list is long stores (PostgreSQL keys SQLite's covering runs index on its first columns)", async () => {
+  const db = await emptyDb()
+  await migrate(db)
+  // About 17 KB of poorly compressible state file names: past a btree entry's 2,704 bytes.
+  const sls = JSON.stringify(Array.from({ length: 400 }, (_, i) => `role.web.c${i}_${Math.random().toString(36).slice(2)}`))
+  expect(await db.exec(sql`INSERT INTO runs (id, minion_id, jid, fun, completed_at, pass_count, fail_count, change_count, total_count, duration_ms, blocked, status, sls)
+    VALUES ('r1', 'web-01', '20261126120000000001', 'state.apply', 1, 0, 0, 0, 0, 0, 0, 'healthy', ${sls})`)).toBe(1)
+  await db.close()
+})
