@@ -43,10 +43,10 @@ function stateReturn(minion: string, run: number): Record<string, unknown> {
 }
 
 /** A data dir's service dependencies on a fresh SQLite file. */
-function world(keep: number) {
+async function world(keep: number) {
   const dir = mkdtempSync(join(tmpdir(), 'sd-detail-'))
   const db = openDb(join(dir, 'saltdeck.db'))
-  migrate(db)
+  await migrate(db)
   const clock = new ManualClock(Date.parse('2026-11-01T00:00:00Z'))
   const deps: AppDeps = { db, config: loadConfig({}, { runDetailKeep: keep }), clock, log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) }
   return { dir, deps, clock }
@@ -73,7 +73,7 @@ console.log(`# A. storage: ${RUNS} runs × ${STATES} states per minion, detail k
 console.log('| minions | runs | s to store | db bytes/run | run_details bytes/run | runs table bytes/run | idents+texts bytes | raw return JSON bytes/run |')
 console.log('|---|---|---|---|---|---|---|---|')
 for (const minions of SCALES) {
-  const { dir, deps, clock } = world(20)
+  const { dir, deps, clock } = await world(20)
   let rawBytes = 0
   const t0 = performance.now()
   for (let r = 0; r < RUNS; r++) {
@@ -102,7 +102,7 @@ for (const minions of SCALES) {
 console.log(`\n# B. ingest: ${PER_ROUND} state-run returns (${STATES} states each) per round through applyFacts, batches of 200; 5 interleaved rounds`)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const rounds: Record<string, number[]> = { 'keep=20': [], 'keep=0': [], 'test.ping': [] }
-const worlds = { 'keep=20': world(20), 'keep=0': world(0), 'test.ping': world(20) }
+const worlds = { 'keep=20': await world(20), 'keep=0': await world(0), 'test.ping': await world(20) }
 const bodies = Array.from({ length: 20 }, (_, r) => stateReturn('minion-x', r))
 for (let round = 0; round < 5; round++) {
   for (const [name, w] of Object.entries(worlds)) {

@@ -1,5 +1,5 @@
 /** The command line: parses arguments into a command and runs it. */
-import { loadConfig, optionList, type Config } from './config'
+import { loadConfig, optionList, OPTIONS, type Config } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
 import { startDemo } from './demo/command'
@@ -8,12 +8,12 @@ import { backup, CommandError, configShow, userCreate, userList, userResetPasswo
 const HELP = `saltdeck ${VERSION}: administration and monitoring console for SaltStack fleets
 
 Usage:
-  saltdeck serve [--host 127.0.0.1] [--port 8080] [--data-dir ./data] [--tls-cert FILE --tls-key FILE]
-  saltdeck user create NAME [--roles viewer] [--display-name TEXT] [--password-stdin] [--data-dir ./data]
-  saltdeck user reset-password NAME [--password-stdin] [--data-dir ./data]
-  saltdeck user list [--data-dir ./data]
+  saltdeck serve [--host 127.0.0.1] [--port 8080] [--data-dir ./data] [--database-url URL] [--tls-cert FILE --tls-key FILE]
+  saltdeck user create NAME [--roles viewer] [--display-name TEXT] [--password-stdin] [--data-dir ./data] [--database-url URL]
+  saltdeck user reset-password NAME [--password-stdin] [--data-dir ./data] [--database-url URL]
+  saltdeck user list [--data-dir ./data] [--database-url URL]
   saltdeck backup FILE [--data-dir ./data]
-  saltdeck vulns import FILE... [--data-dir ./data]
+  saltdeck vulns import FILE... [--data-dir ./data] [--database-url URL]
   saltdeck demo [--host 127.0.0.1] [--port 8080]
   saltdeck config [the flags of serve]
   saltdeck version
@@ -25,7 +25,8 @@ user create    add a user with the given roles (comma list of role names); print
 user reset-password
                set a new password (generated and printed, or from stdin) and end the user's sessions
 user list      show every user with state and roles
-backup         write a consistent copy of the database to FILE while the service runs
+backup         write a consistent copy of the database to FILE while the service runs (SQLite; on PostgreSQL
+               use pg_dump)
 vulns import   import OSV vulnerability feeds (an all.zip per ecosystem, .json records, or directories of them);
                each ecosystem in them replaces its earlier import; the service may be running
 demo           serve a made-up fleet of a few hundred minions (runs, packages, vulnerabilities, alerts) from a
@@ -101,17 +102,17 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     if (cmd === 'user') {
       const [sub, name, ...more] = rest
       if (sub === 'list') {
-        const f = flags(rest.slice(1), ['data-dir'])
+        const f = flags(rest.slice(1), DB_FLAGS)
         await userList(config(env, f), print)
         return 0
       }
       if (sub !== 'create' && sub !== 'reset-password') return usage(`unknown user command: ${sub ?? '(none)'}`)
       if (!name || name.startsWith('--')) return usage(`user ${sub} needs a user name`)
       if (sub === 'create') {
-        const f = flags(more, ['data-dir', 'roles', 'display-name', 'password-stdin'], ['password-stdin'])
+        const f = flags(more, [...DB_FLAGS, 'roles', 'display-name', 'password-stdin'], ['password-stdin'])
         await userCreate(config(env, f), name, { roles: f.roles, displayName: f['display-name'], passwordStdin: f['password-stdin'] === 'true' }, print)
       } else {
-        const f = flags(more, ['data-dir', 'password-stdin'], ['password-stdin'])
+        const f = flags(more, [...DB_FLAGS, 'password-stdin'], ['password-stdin'])
         await userResetPassword(config(env, f), name, { passwordStdin: f['password-stdin'] === 'true' }, print)
       }
       return 0
@@ -119,15 +120,15 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
     if (cmd === 'vulns') {
       const [sub, ...more] = rest
       if (sub !== 'import') return usage(`unknown vulns command: ${sub ?? '(none)'}`)
-      const files = more.filter((a, i) => !a.startsWith('--') && !(i > 0 && more[i - 1] === '--data-dir'))
+      const files = more.filter((a, i) => !a.startsWith('--') && !(i > 0 && ['--data-dir', '--database-url'].includes(more[i - 1]!)))
       if (!files.length) return usage('vulns import needs at least one file or directory')
-      await vulnsImport(config(env, flags(more.filter((a) => !files.includes(a)), ['data-dir'])), files, print)
+      await vulnsImport(config(env, flags(more.filter((a) => !files.includes(a)), DB_FLAGS)), files, print)
       return 0
     }
     if (cmd === 'backup') {
       const [file, ...more] = rest
       if (!file || file.startsWith('--')) return usage('backup needs a target file')
-      await backup(config(env, flags(more, ['data-dir'])), file, print)
+      await backup(config(env, flags(more, DB_FLAGS)), file, print)
       return 0
     }
   } catch (e) {
@@ -167,14 +168,14 @@ function flags(args: string[], known: string[], booleans: string[] = []): Record
   return f
 }
 
-/** The flags of `serve`: the options that have one (host, port, data-dir, the TLS pair). */
+/** The flags of `serve`: the options that have one (host, port, data-dir, database-url, the TLS pair). */
 const SERVE_FLAGS = optionList().flatMap(([, o]) => (o.flag ? [o.flag] : []))
 
 /** The configuration `serve` runs with: environment and defaults, overridden by its flags. */
 function serveConfig(env: Record<string, string | undefined>, args: string[], known = SERVE_FLAGS): Config {
   const f = flags(args, known)
   const overrides: Partial<Config> = {
-    host: f.host, dataDir: f['data-dir'], port: f.port === undefined ? undefined : Number(f.port), tlsCert: f['tls-cert'], tlsKey: f['tls-key'],
+    host: f.host, dataDir: f['data-dir'], databaseUrl: databaseUrlFlag(f), port: f.port === undefined ? undefined : Number(f.port), tlsCert: f['tls-cert'], tlsKey: f['tls-key'],
   }
   if (overrides.port !== undefined && !(Number.isInteger(overrides.port) && overrides.port >= 0 && overrides.port < 65536)) throw new Error('--port must be 0..65535')
   return loadConfig(env, overrides)
@@ -190,5 +191,17 @@ function wrap(text: string, width: number): string {
   return lines.join('\n')
 }
 
+/** The flags of the commands that open the database: where it is. */
+const DB_FLAGS = ['data-dir', 'database-url']
+
 /** The configuration of a data-dir command. */
-const config = (env: Record<string, string | undefined>, f: Record<string, string>) => loadConfig(env, { dataDir: f['data-dir'] })
+const config = (env: Record<string, string | undefined>, f: Record<string, string>) =>
+  loadConfig(env, { dataDir: f['data-dir'], databaseUrl: databaseUrlFlag(f) })
+
+/** --database-url, checked as SALTDECK_DATABASE_URL is. */
+function databaseUrlFlag(f: Record<string, string>): string | undefined {
+  const url = f['database-url']
+  const problem = url === undefined ? null : OPTIONS.databaseUrl.check(url)
+  if (problem) throw new Error(`--database-url ${problem}`)
+  return url
+}

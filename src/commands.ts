@@ -22,7 +22,7 @@ export class CommandError extends Error {}
 /** Opens an existing data directory (commands never create one: `serve` does, with the first admin). */
 async function openExisting(config: Config): Promise<AppDeps> {
   const file = join(resolve(config.dataDir), 'saltdeck.db')
-  if (!existsSync(file)) throw new CommandError(`no database at ${file}: run 'saltdeck serve' once first, or pass --data-dir`)
+  if (!config.databaseUrl && !existsSync(file)) throw new CommandError(`no database at ${file}: run 'saltdeck serve' once first, or pass --data-dir`)
   // Quiet: the commands print their own results; the service's log lines would mix into them.
   return openDataDir(config, new Logger('text', () => {}, true))
 }
@@ -47,7 +47,7 @@ async function withDeps<T>(config: Config, fn: (deps: AppDeps) => Promise<T>): P
   try {
     return await fn(deps)
   } finally {
-    deps.db.$client.close()
+    await deps.db.close()
   }
 }
 
@@ -113,8 +113,13 @@ export function vulnsImport(config: Config, files: string[], print: (s: string) 
   })
 }
 
-/** `backup <file>`: an online, consistent and compact copy of the database. */
+/** What `backup` answers on PostgreSQL (contract §15). */
+export const PG_BACKUP = 'the database is PostgreSQL: back it up with pg_dump (pg_dump --format=custom --file FILE "$SALTDECK_DATABASE_URL"); saltdeck backup copies SQLite only'
+
+/** `backup <file>`: an online, consistent and compact copy of the database (SQLite; PostgreSQL answers PG_BACKUP). */
 export function backup(config: Config, file: string, print: (s: string) => void) {
+  // pg_dump takes a consistent copy of a live PostgreSQL database; Saltdeck has nothing to add to it.
+  if (config.databaseUrl) throw new CommandError(PG_BACKUP)
   const target = resolve(file)
   if (existsSync(target)) throw new CommandError(`${target} exists; choose a new file name`)
   return withDeps(config, async (deps) => {

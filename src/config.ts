@@ -29,6 +29,10 @@ export const OPTIONS = {
     env: 'SALTDECK_DATA_DIR', flag: 'data-dir', kind: 'string', default: './data',
     doc: 'Data directory, created 0700: `saltdeck.db`, `search.db` (the activity search index), `secret.key`, `initial-admin-password`.',
   },
+  databaseUrl: {
+    env: 'SALTDECK_DATABASE_URL', flag: 'database-url', kind: 'string', default: null, secret: true, check: postgresUrlProblem,
+    doc: 'PostgreSQL 15+ to store everything in, `postgres://user:pass@host:port/db[?sslmode=require]`, instead of SQLite in the data directory (unset). The database is created with `--locale=C`; `pg_trgm` is needed (README, PostgreSQL).',
+  },
   sessionTtlMinutes: { env: 'SALTDECK_SESSION_TTL_MINUTES', kind: 'int', default: 480, doc: 'Session lifetime in minutes, absolute from login.' },
   tlsCert: { env: 'SALTDECK_TLS_CERT', flag: 'tls-cert', kind: 'string', default: null, doc: 'PEM certificate for HTTPS; set with `SALTDECK_TLS_KEY`, both or neither.' },
   tlsKey: { env: 'SALTDECK_TLS_KEY', flag: 'tls-key', kind: 'string', default: null, doc: 'PEM private key for HTTPS; set with `SALTDECK_TLS_CERT`.' },
@@ -88,6 +92,11 @@ function read(o: Option, raw: string | undefined): unknown {
   const problem = o.check?.(raw)
   if (problem) throw new Error(`${o.env}: ${problem}`)
   return raw
+}
+
+/** The problem with a database URL, or null: it must be a postgres:// (or postgresql://) URL. */
+function postgresUrlProblem(raw: string): string | null {
+  return /^postgres(ql)?:\/\//i.test(raw) ? null : 'must be a postgres:// URL (postgres://user:pass@host:port/db)'
 }
 
 /** True for an absolute http:// or https:// URL with a host. */

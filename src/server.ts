@@ -1,7 +1,7 @@
 /** Starting and stopping the service on a data directory: the `serve` command's body, also used by tests. */
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { checkpoint, openDb } from './db/client'
+import { checkpoint, collationWarning, openDb, openPostgres, type Db } from './db/client'
 import { lockDataDir } from './db/serve-lock'
 import { ensureFindings } from './features/vulns/watch'
 import { attachSearchIndex } from './db/search-index'
@@ -52,12 +52,26 @@ function prepareDataDir(config: Config): string {
   return dir
 }
 
+/** The configured database: PostgreSQL when a database URL is set (contract §15), else saltdeck.db in `dir`. */
+export function openDatabase(config: Config, dir: string): Db {
+  return config.databaseUrl ? openPostgres(config.databaseUrl) : openDb(join(dir, 'saltdeck.db'))
+}
+
 /** Creates the data directory (0700) and opens, migrates and bootstraps its database. */
 export async function openDataDir(config: Config, log = new Logger()): Promise<AppDeps> {
   const dir = prepareDataDir(config)
-  const db = openDb(join(dir, 'saltdeck.db'))
-  migrate(db)
-  attachSearchIndex(db.$client)
+  const db = openDatabase(config, dir)
+  try {
+    await migrate(db)
+  } catch (e) {
+    await db.close()
+    throw e
+  }
+  // Nothing is refused for it: the operator learns why a list may sort differently than it would on SQLite.
+  const collation = await collationWarning(db)
+  if (collation) log.warn(collation)
+  // SQLite's activity search index is a second file (search.db); PostgreSQL's is a pg_trgm index of the table.
+  if (db.engine === 'sqlite') attachSearchIndex(db.$client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
   await bootstrap(deps, dir)
   ensureFindings(deps)
@@ -77,8 +91,10 @@ export interface Running {
 /** Serves the API on host:port until stopped; stop finishes in-flight requests and checkpoints the WAL. */
 export async function serve(config: Config, log = new Logger()): Promise<Running> {
   const tls = tlsOptions(config)
-  // One service per data directory, taken before anything is migrated or started; the CLI commands take no lock.
-  const lock = lockDataDir(prepareDataDir(config))
+  // One service per SQLite data directory, taken before anything is migrated or started; the CLI commands take no
+  // lock. On PostgreSQL several instances share the database (contract §15): no lock.
+  const dir = prepareDataDir(config)
+  const lock = config.databaseUrl ? { release() {} } : lockDataDir(dir)
   let deps: AppDeps
   try {
     deps = await openDataDir(config, log)
@@ -93,9 +109,10 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   deps.salt = salt
   deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
   salt.start()
-  // The search index follows the activity table within a couple of seconds, whatever wrote the events.
-  const search = new SearchIndexer(deps)
-  void search.start()
+  // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
+  // search.db; PostgreSQL's trigram index is kept by the database itself).
+  const search = deps.db.engine === 'sqlite' ? new SearchIndexer(deps) : null
+  void search?.start()
   // Alert deliveries go out from the outbox whatever wrote it; they survive restarts in the database.
   const alerts = new DeliverySender(deps, send)
   alerts.start()
@@ -138,9 +155,9 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
       await salt.stop()
       await alerts.stop()
-      await search.stop()
-      checkpoint(deps.db)
-      deps.db.$client.close()
+      await search?.stop()
+      await checkpoint(deps.db)
+      await deps.db.close()
       lock.release()
       log.info('saltdeck stopped')
     },

@@ -1,6 +1,7 @@
 /** Opens the SQLite database with the pragmas Saltdeck relies on and wraps it in drizzle. */
 import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
+import { sql } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import * as schema from './schema'
 import type { Engine } from './engine'
@@ -28,26 +29,33 @@ export function openDb(path: string): Db {
   return Object.assign(drizzle(sqlite, { schema }), sqliteEngine(sqlite)) as Db
 }
 
-/** Opens a pool to a PostgreSQL database (`SALTDECK_DATABASE_URL`). */
-export function openPostgres(url: string): Db {
-  return postgresEngine(url) as Db
+/** Opens a pool to a PostgreSQL database (`SALTDECK_DATABASE_URL`); options as postgresEngine takes them. */
+export function openPostgres(url: string, opts: { max?: number; idleSeconds?: number } = {}): Db {
+  return postgresEngine(url, opts) as Db
 }
 
 /** Whether the database answers a trivial query. */
-export function ping(db: Db): boolean {
+export async function ping(db: Db): Promise<boolean> {
   try {
-    db.$client.query('SELECT 1').get()
+    // SQLite: on the connection directly, so readiness answers at once even while a long transaction is open (the
+    // engine's own statements wait for it to end).
+    if (db.native.engine === 'sqlite') db.native.client.query('SELECT 1').get()
+    else await db.row(sql`SELECT 1 AS one`)
     return true
   } catch {
     return false
   }
 }
 
-/** Size of the database file and its WAL in bytes; the page count times the page size for an in-memory database. */
-export function dbSizeBytes(db: Db): number {
-  const file = db.$client.filename
+/**
+ * Size of the database in bytes. SQLite: the file and its WAL (the page count times the page size for an in-memory
+ * database). PostgreSQL: pg_database_size of the connected database.
+ */
+export async function dbSizeBytes(db: Db): Promise<number> {
+  if (db.native.engine === 'postgres') return (await db.row<{ n: number }>(sql`SELECT pg_database_size(current_database()) AS n`))?.n ?? 0
+  const file = db.native.client.filename
   if (!file || file === ':memory:')
-    return db.$client.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()?.n ?? 0
+    return (await db.row<{ n: number }>(sql`SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()`))?.n ?? 0
   let n = 0
   for (const f of [file, `${file}-wal`]) {
     try {
@@ -59,9 +67,21 @@ export function dbSizeBytes(db: Db): number {
   return n
 }
 
-/** Writes the WAL back into the database file and empties it (at a graceful stop). */
-export function checkpoint(db: Db) {
-  db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+/** Writes the WAL back into the database file and empties it (at a graceful stop); PostgreSQL checkpoints itself. */
+export async function checkpoint(db: Db): Promise<void> {
+  if (db.native.engine === 'sqlite') await db.exec(sql`PRAGMA wal_checkpoint(TRUNCATE)`)
+}
+
+/**
+ * What a PostgreSQL database's collation means for Saltdeck: null when it sorts bytewise (C or POSIX, as SQLite
+ * sorts text and as the tests' cluster is made), else the sentence to log: lists ordered by text may differ.
+ */
+export async function collationWarning(db: Db): Promise<string | null> {
+  if (db.native.engine !== 'postgres') return null
+  const r = await db.row<{ c: string }>(sql`SELECT datcollate AS c FROM pg_database WHERE datname = current_database()`)
+  const c = r?.c ?? ''
+  if (c === 'C' || c === 'POSIX' || c.startsWith('C.')) return null
+  return `the database's collation is ${c}, not C: lists ordered by text may sort differently than on SQLite (create the database with --locale=C, or LC_COLLATE 'C' TEMPLATE template0)`
 }
 
 /**

@@ -34,10 +34,14 @@ function direct(client: Sql | TransactionSql, native: Native): Queryable {
   }
 }
 
-/** Opens a pool to `url` (postgres://user:pass@host:port/db?sslmode=...). */
-export function postgresEngine(url: string, opts: { max?: number } = {}): Engine {
+/**
+ * Opens a pool to `url` (postgres://user:pass@host:port/db?sslmode=...) of at most `max` connections, each closed
+ * after `idleSeconds` unused (never, by default).
+ */
+export function postgresEngine(url: string, opts: { max?: number; idleSeconds?: number } = {}): Engine {
   const client = postgres(url, {
     max: opts.max ?? 10,
+    idle_timeout: opts.idleSeconds,
     onnotice: () => {},
     // int8 (counts, epoch milliseconds, ids) and numeric as JS numbers, as SQLite hands them: every integer Saltdeck
     // stores fits in 53 bits (milliseconds until the year 285,616).

@@ -27,9 +27,10 @@ const demoLog = () => new Logger('text', (line) => {
 /** Seeds a fresh temporary data directory and serves it with `config`'s host and port; `print` tells the operator how to sign in. */
 export async function startDemo(config: Config, print: (line: string) => void): Promise<Demo> {
   const dataDir = mkdtempSync(join(tmpdir(), 'saltdeck-demo-'))
+  // Always SQLite in the temporary directory: the made-up fleet never goes into the operator's PostgreSQL.
   // A known first password (no change asked at first login): the demo is for looking, and its data is thrown away.
   const password = randomPassword()
-  const demoConfig: Config = { ...config, dataDir, adminPassword: password, saltUrl: null, saltUsername: null, saltPassword: null, saltEauth: null }
+  const demoConfig: Config = { ...config, dataDir, databaseUrl: null, adminPassword: password, saltUrl: null, saltUsername: null, saltPassword: null, saltEauth: null }
   let running: Running | null = null
   try {
     const deps = await openDataDir(demoConfig, new Logger('text', () => {}, true))
@@ -38,7 +39,7 @@ export async function startDemo(config: Config, print: (line: string) => void): 
     try {
       seeded = await seedDemo(deps)
     } finally {
-      deps.db.$client.close()
+      await deps.db.close()
     }
     running = await serve(demoConfig, demoLog())
     const url = running.url

@@ -283,7 +283,7 @@ describe('first start', () => {
   const fresh = async (adminPassword: string | null) => {
     const dir = mkdtempSync(join(tmpdir(), 'sd-boot-'))
     const db = openDb(':memory:')
-    migrate(db)
+    await migrate(db)
     const deps = { db, config: loadConfig({}, { passwordMemoryKib: 256, adminPassword }), clock: new ManualClock(), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) }
     const printed: string[] = []
     await bootstrap(deps, dir, (l) => printed.push(l))
@@ -318,12 +318,12 @@ describe('first start', () => {
 describe('authentication cache', () => {
   test('a change written by another process (the CLI) takes effect on the next request', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'sd-authcache-')), 'db.sqlite')
-    const open = () => {
+    const open = async () => {
       const db = openDb(file)
-      migrate(db)
+      await migrate(db)
       return { db, config: loadConfig({}, { passwordMemoryKib: 256, adminPassword: 'pw-pw-pw-pw' }), clock: new ManualClock(), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) }
     }
-    const a = open()
+    const a = await open()
     await bootstrap(a, null, () => {})
     const app = createApp(a)
     const res = await app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'pw-pw-pw-pw' }) }))
@@ -331,7 +331,7 @@ describe('authentication cache', () => {
     const me = () => app.handle(new Request('http://localhost/api/roles', { headers: { authorization: `Bearer ${token}` } })).then((r) => r.status)
     expect(await me()).toBe(200)
     expect(await me()).toBe(200)
-    const other = open()
+    const other = await open()
     other.db.$client.query("DELETE FROM user_roles WHERE user_id = (SELECT id FROM users WHERE username = 'admin')").run()
     expect(await me()).toBe(403)
     other.db.$client.query("UPDATE users SET is_active = 0 WHERE username = 'admin'").run()
@@ -355,7 +355,7 @@ describe('tightened defaults', () => {
   test('the initial-admin-password file goes once the admin has changed that password (and at the next start)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'saltdeck-initpw-'))
     const db = openDb(':memory:')
-    migrate(db)
+    await migrate(db)
     const deps = { db, config: loadConfig({}, { dataDir: dir, passwordMemoryKib: 256 }), clock: new ManualClock(), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) }
     let line = ''
     await bootstrap(deps, dir, (l) => (line = l))

@@ -168,12 +168,12 @@ describe('pollers on by default (contract §5)', () => {
       event_stream_enabled: true, jobs_poll_interval_seconds: 300, fleet_poll_interval_seconds: 300, inventory_refresh_minutes: 360, inventory_refresh_initial_delay_s: 60,
     })
   })
-  test('an install from before keeps the values it ran with: what it stored, and the old defaults for the rest', () => {
+  test('an install from before keeps the values it ran with: what it stored, and the old defaults for the rest', async () => {
     const db = openDb(':memory:')
     migrateBefore(db, '0012_run_detail')
     db.$client.query("INSERT INTO users (id, username, username_key, password_hash, created_at, updated_at) VALUES ('u1', 'admin', 'admin', 'x', 1, 1)").run()
     db.$client.query("INSERT INTO settings (section, value, updated_at) VALUES ('pollers', '{\"jobs_poll_interval_seconds\":120}', 1)").run()
-    migrate(db)
+    await migrate(db)
     expect(JSON.parse(db.$client.query<{ value: string }, []>("SELECT value FROM settings WHERE section = 'pollers'").get()!.value)).toEqual({
       jobs_poll_interval_seconds: 120, fleet_poll_interval_seconds: 0, inventory_refresh_minutes: 0, inventory_refresh_initial_delay_s: 30, event_stream_enabled: false,
     })

@@ -1,6 +1,11 @@
-/** A test app on a fresh `:memory:` database with the real migrations, plus request helpers. */
-import { openDb } from '../../src/db/client'
-import { migrate } from '../../src/db/migrate'
+/**
+ * A test app on a fresh database with the real migrations, plus request helpers: SQLite `:memory:`, or a fresh
+ * PostgreSQL database when SALTDECK_TEST_ENGINE=postgres (helpers/migrations.ts).
+ */
+import { sql } from 'drizzle-orm'
+import { users } from '../../src/db/schema'
+import type { Row } from '../../src/db/row'
+import { testDb } from './migrations'
 import { attachSearchIndex } from '../../src/db/search-index'
 import { loadConfig, type Config } from '../../src/config'
 import { ManualClock } from '../../src/lib/clock'
@@ -17,9 +22,8 @@ export const ADMIN_PW = 'admin-password-1'
 
 /** A ready test world: deps, app, clock and bearer tokens for admin, operator, viewer and a role-less user. */
 export async function testWorld(overrides: Partial<Config> = {}, dbPath = ':memory:') {
-  const db = openDb(dbPath)
-  migrate(db)
-  attachSearchIndex(db.$client)
+  const db = await testDb(dbPath)
+  if (db.engine === 'sqlite') attachSearchIndex(db.$client)
   const clock = new ManualClock()
   const config = loadConfig({}, { adminPassword: ADMIN_PW, passwordMemoryKib: 256, ...overrides })
   const deps: AppDeps = { db, config, clock, log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32).fill(7) }
@@ -30,7 +34,7 @@ export async function testWorld(overrides: Partial<Config> = {}, dbPath = ':memo
     const u = await createUser(deps, { username, password: 'password-123', must_change_pw: false, roles: roles.map(roleId) })
     return createSession(deps, u.id).token
   }
-  const adminId = db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'admin'").get()!.id
+  const adminId = (await db.row<Pick<Row<typeof users>, 'id'>>(sql`SELECT ${users.id} FROM ${users} WHERE ${users.username} = 'admin'`))!.id
   const tokens = {
     admin: createSession(deps, adminId).token,
     operator: await mk('oper', ['operator']),

@@ -58,6 +58,23 @@ test('a backup into a directory that does not exist names the target and why', a
   })
 })
 
+test('on PostgreSQL, saltdeck backup says to use pg_dump (exit 1) and opens nothing', async () => {
+  // Nothing listens there: the answer comes before any connection.
+  const r = await run(['backup', '/tmp/x.db', '--database-url', 'postgres://saltdeck@127.0.0.1:1/saltdeck'])
+  expect(r.code).toBe(1)
+  expect(r.text).toStartWith('saltdeck backup: the database is PostgreSQL: back it up with pg_dump')
+  const env = await run(['backup', '/tmp/x.db'], { SALTDECK_DATABASE_URL: 'postgres://saltdeck@127.0.0.1:1/saltdeck' })
+  expect(env.text).toBe(r.text)
+})
+
+test('--database-url and SALTDECK_DATABASE_URL take postgres:// URLs only; saltdeck config masks the URL (it holds the password)', async () => {
+  await expect(run(['backup', '/tmp/x.db', '--database-url', 'mysql://a@b/c'])).rejects.toThrow('--database-url must be a postgres:// URL')
+  await expect(run(['user', 'list'], { SALTDECK_DATABASE_URL: 'saltdeck.db' })).rejects.toThrow('SALTDECK_DATABASE_URL: must be a postgres:// URL')
+  const shown = await run(['config', '--database-url', 'postgresql://u:secret@db/saltdeck'])
+  expect(shown.text).toContain('SALTDECK_DATABASE_URL=********')
+  expect(shown.text).not.toContain('secret@')
+})
+
 test('saltdeck vulns import reads a directory of OSV records into the data dir; a broken file imports nothing and says which', async () => {
   await withDataDir(async (dir, env) => {
     const feed = join(dir, 'feed')

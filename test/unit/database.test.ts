@@ -5,11 +5,11 @@ import { openDb } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
 import { migrations } from '../../src/db/migrations.gen'
 
-test('the embedded migration module holds every drizzle/ migration and migrates :memory:', () => {
+test('the embedded migration module holds every drizzle/ migration and migrates :memory:', async () => {
   expect(migrations.map((m) => `${m.tag}.sql`)).toEqual(readdirSync('drizzle').filter((f) => f.endsWith('.sql')).sort())
   const db = openDb(':memory:')
-  migrate(db)
-  migrate(db) // applying twice is a no-op
+  await migrate(db)
+  await migrate(db) // applying twice is a no-op
   const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((t) => t.name)
   expect(tables).toEqual(expect.arrayContaining(['users', 'roles', 'role_permissions', 'user_roles', 'sessions', 'settings', 'audit_log', 'minions', 'jobs', 'runs', 'activity_events', 'activity_counts', 'minion_package_sets', 'package_keys', 'package_stats', 'package_versions', 'inventory_refreshes']))
 })

@@ -39,9 +39,9 @@ function oldDb() {
 const depsOf = (db: Db, clock = new ManualClock(T0 + 60_000)): AppDeps => ({ db, clock, config: loadConfig({}), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) })
 const page = { limit: 500, offset: 0 }
 
-test('every minion reads back its rows and collection time after the migration', () => {
+test('every minion reads back its rows and collection time after the migration', async () => {
   const db = oldDb()
-  migrate(db)
+  await migrate(db)
   const deps = depsOf(db)
   for (const [id, [source, at, rows]] of Object.entries(FLEET)) {
     const want = rows.map(([name, version, arch]) => ({ name, version, arch, source })).sort((a, b) => `${a.name} ${a.version} ${a.arch}`.localeCompare(`${b.name} ${b.version} ${b.arch}`))
@@ -55,9 +55,9 @@ test('every minion reads back its rows and collection time after the migration',
   expect(db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM package_keys').get()!.n).toBe(8)
 })
 
-test('the writer diffs against carried-over sets: a replay changes nothing, an upgrade moves the counts', () => {
+test('the writer diffs against carried-over sets: a replay changes nothing, an upgrade moves the counts', async () => {
   const db = oldDb()
-  migrate(db)
+  await migrate(db)
   const deps = depsOf(db)
   const before = listPackages(deps, page)
   const setOf = (id: string, rows = FLEET[id]![2]) => ({ minionId: id, source: FLEET[id]![0], packages: rows.map(([name, version, arch]) => ({ name, version, arch })) })

@@ -45,9 +45,9 @@ function oldDb(name: string, n: number) {
 }
 const depsOf = (db: ReturnType<typeof openDb>): AppDeps => ({ db, clock: new ManualClock(T0 + 60_000), config: loadConfig({}), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) })
 
-test('0009 drops the in-file index and the unique key; search.db is created and rebuilt from the events', () => {
+test('0009 drops the in-file index and the unique key; search.db is created and rebuilt from the events', async () => {
   const db = oldDb('a', 120)
-  migrate(db)
+  await migrate(db)
   // 0010 drops the dedupe_key column the old rows carried; the rows stay.
   expect(db.$client.query<{ name: string }, []>('SELECT name FROM pragma_table_info(\'activity_events\')').all().map((c) => c.name)).not.toContain('dedupe_key')
   expect(db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM activity_events').get()!.n).toBe(120)
@@ -74,7 +74,7 @@ test('0009 drops the in-file index and the unique key; search.db is created and 
 
 test('the service indexer catches up on its worker thread, beside writes on the main connection', async () => {
   const db = oldDb('b', 3000)
-  migrate(db)
+  await migrate(db)
   attachSearchIndex(db.$client)
   const deps = depsOf(db)
   const indexer = new SearchIndexer(deps)

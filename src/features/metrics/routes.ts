@@ -15,7 +15,7 @@ import { trustStats } from '../jobs/trust'
 const STREAM_STATES = ['connected', 'reconnecting', 'broken', 'disabled'] as const
 
 /** The exposition for one service. */
-export function metricsText(deps: AppDeps): string {
+export async function metricsText(deps: AppDeps): Promise<string> {
   const x = new Exposition()
   const reqs = deps.metrics?.requestRows() ?? []
   x.family('saltdeck_build_info', 'gauge', 'Version of the running service.', [[{ version: VERSION }, 1]])
@@ -56,7 +56,7 @@ export function metricsText(deps: AppDeps): string {
   x.family('saltdeck_vuln_feed_age_seconds', 'gauge', 'Seconds since each ecosystem\'s feed was imported.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, Math.max(0, Math.round((deps.clock.now() - f.imported_at) / 1000))]))
   x.family('saltdeck_vulnerable_minions', 'gauge', 'Minions with at least one finding, by the severity of their worst.', vs.minions.map((m) => [{ severity: m.severity }, m.n]))
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
-  x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the SQLite database and its WAL.', [[{}, dbSizeBytes(deps.db)]])
+  x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the database (SQLite: the file and its WAL).', [[{}, await dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
   x.family('saltdeck_memory_collections_total', 'counter', 'Full garbage collections run because resident memory passed the soft limit.', [[{}, deps.metrics?.memoryCollections ?? 0]])
   return x.text()
@@ -66,11 +66,11 @@ export function metricsText(deps: AppDeps): string {
 export const metricsRoutes = [
   route({
     method: 'GET', path: '/metrics', produces: 'text/plain', tag: 'system', summary: 'Prometheus metrics (view metrics:*, session or token alike)', access: 'login',
-    handler({ deps, principal }) {
+    async handler({ deps, principal }) {
       // Scrapers authenticate with an API token; a browser session needs the permission.
       // One rule for cookie and token (issue 23 item 5): a token holds its user's permissions, no more.
       if (!holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
-      return new Response(metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
+      return new Response(await metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
     },
   }),
 ]

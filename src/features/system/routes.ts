@@ -14,8 +14,8 @@ export const systemRoutes = (all: () => AnyRoute[]) => {
     route({ method: 'GET', path: '/healthz', tag: 'system', summary: 'Process is alive', access: 'public', response: T.Object({ status: T.Literal('ok') }), handler: () => ({ status: 'ok' }) }),
     route({
       method: 'GET', path: '/readyz', errors: [503], tag: 'system', summary: 'Database answers and takes writes', access: 'public', response: T.Object({ status: T.Literal('ok') }),
-      handler({ deps }) {
-        if (!ping(deps.db)) throw new AppError(503, 'Database unavailable')
+      async handler({ deps }) {
+        if (!(await ping(deps.db))) throw new AppError(503, 'Database unavailable')
         if (checkWritable(deps.db, deps.clock.now())) throw new AppError(503, NOT_WRITABLE)
         return { status: 'ok' }
       },
