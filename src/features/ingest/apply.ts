@@ -40,10 +40,12 @@ function scheduleLabel(deps: AppDeps, j: JobStarted): JobStarted {
  */
 async function storableReturns(deps: AppDeps, tx: Queryable, batch: SaltFacts[]): Promise<JobReturned[]> {
   const out: JobReturned[] = []
+  // Saltdeck's own jobs are never stored as returns: no need to hold or confirm theirs. Asked once for the whole batch
+  // (a batch holds one fact per event, so asking per fact was a statement per return).
+  const busJids = batch.flatMap((b) => (b.bus ? b.returns.map((r) => r.jid) : []))
+  const internal = busJids.length ? await internalJids(tx, busJids) : new Set<string>()
   for (const b of batch) {
     if (b.bus) {
-      // Saltdeck's own jobs are never stored as returns: no need to hold or confirm theirs.
-      const internal = await internalJids(tx, b.returns.map((r) => r.jid))
       for (const r of trustedReturns(deps, internal.size ? b.returns.filter((r) => !internal.has(r.jid)) : b.returns)) out.push(r)
       continue
     }
