@@ -91,18 +91,18 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
   // The jobs still waiting for returns (those new to the index too, Saltdeck's own left out) are read whole before any
   // is stored: jobs.list_jobs does not name the minions a job went to, jobs.list_job does, so a job.new read back from
   // the cache says how many.
-  const internal = internalJids(c.deps, jobs.map((j) => j.jid))
+  const internal = await internalJids(c.deps.db, jobs.map((j) => j.jid))
   const whole = new Map<string, NonNullable<ReturnType<typeof cachedJob>>>()
-  for (const jid of jobsMissingReturns(c.deps, jobs.filter((j) => !internal.has(j.jid) && !isPresencePing(j)), now, BACKFILL_WINDOW_MS)) {
+  for (const jid of await jobsMissingReturns(c.deps, jobs.filter((j) => !internal.has(j.jid) && !isPresencePing(j)), now, BACKFILL_WINDOW_MS)) {
     const d = cachedJob(jid, await c.client.runner('jobs.list_job', { jid }), now)
     if (d) whole.set(jid, d)
   }
-  applyFacts(c.deps, [{ ...noFacts(), jobs: jobs.map((j) => ({ ...j, minions: whole.get(j.jid)?.job.minions ?? j.minions })) }])
+  await applyFacts(c.deps, [{ ...noFacts(), jobs: jobs.map((j) => ({ ...j, minions: whole.get(j.jid)?.job.minions ?? j.minions })) }])
   let backfilled = 0
   for (const [jid, d] of whole) {
-    const have = returnedMinions(c.deps, jid)
+    const have = await returnedMinions(c.deps, jid)
     const returns = d.returns.filter((r) => !have.has(r.minionId))
-    applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }])
+    await applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }])
     backfilled += returns.length
   }
   return backfilled
@@ -116,7 +116,7 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
  */
 async function presentMinions(c: PollerContext): Promise<string[]> {
   if (presenceMethod(c.deps) !== 'status') return presentIds(await c.client.runner('manage.present'), false)
-  if (manageStatusLies(await c.masterVersion())) return pingedIds(await c.client.local('*', 'test.ping', { timeout: 5, jid: internalJid(c.deps) }))
+  if (manageStatusLies(await c.masterVersion())) return pingedIds(await c.client.local('*', 'test.ping', { timeout: 5, jid: await internalJid(c.deps) }))
   return presentIds(await c.client.runner('manage.status', presenceStatusArgs()), true)
 }
 
@@ -128,8 +128,8 @@ export async function collectGrains(c: PollerContext, ids: string[]): Promise<st
   const answered: string[] = []
   for (let i = 0; i < ids.length; i += GRAINS_BATCH) {
     const batch = ids.slice(i, i + GRAINS_BATCH)
-    const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
-    if (facts.length) applyFacts(c.deps, [{ ...noFacts(), grains: facts }])
+    const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: await internalJid(c.deps) }), batch)
+    if (facts.length) await applyFacts(c.deps, [{ ...noFacts(), grains: facts }])
     answered.push(...facts.map((f) => f.id))
   }
   return answered
@@ -142,12 +142,12 @@ const POLLERS = {
    */
   keys: timed('keys', 'minion_state_keys_interval_seconds', FIRST_DELAY, async (c) => {
     const list = keyList(await c.client.wheel('key.list_all'), c.deps.clock.now())
-    applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
+    await applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
     const missing = keysWithoutFingerprint(c.deps)
     for (let i = 0; i < missing.length; i += FINGER_BATCH) {
       const batch = missing.slice(i, i + FINGER_BATCH)
       const fps = keyFingerprints(await c.client.wheel('key.finger', { match: batch.map(literalGlob) }), batch)
-      if (fps.length) applyFacts(c.deps, [{ ...noFacts(), keyFingerprints: fps }])
+      if (fps.length) await applyFacts(c.deps, [{ ...noFacts(), keyFingerprints: fps }])
     }
     return list.keys.length
   }),
@@ -160,8 +160,8 @@ const POLLERS = {
     if (c.presenceHold() === 'down') return 0
     const ids = await within(presentMinions(c), c.presenceDeadlineMs(), 'presence')
     const ts = c.deps.clock.now()
-    if (c.presenceHold() !== null) applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }])
-    else applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }])
+    if (c.presenceHold() !== null) await applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }])
+    else await applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }])
     return ids.length
   }),
   /**
@@ -170,7 +170,7 @@ const POLLERS = {
    * 3008's split minion-data cache answers it empty after an upgrade until each minion re-syncs (#69775).
    */
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
-    applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
+    await applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
     return (await collectGrains(c, acceptedMinionIds(c.deps))).length
   }),
   /** jobs: job index, job.new / job.ret backfill. */
@@ -219,7 +219,7 @@ const POLLERS = {
     intervalSeconds: () => 3600,
     initialDelaySeconds: () => 0,
     tick: async () => {
-      pruneJobMarks(c.deps)
+      await pruneJobMarks(c.deps)
       pruneTrend(c.deps)
       return pruneEvents(c.deps, setting(c, 'event_stream_retention_days') || 30)
     },

@@ -110,11 +110,11 @@ describe('recordEvents', () => {
   test('a job event repeated in the same batch or a later batch is ignored, not an error', async () => {
     const w = await testWorld()
     const ts = w.clock.now()
-    const first = applyFacts(w.deps, [retIntent('web-01', ts), retIntent('web-01', ts + 5, J1, 'test.version'), retIntent('web-02', ts)])
+    const first = await applyFacts(w.deps, [retIntent('web-01', ts), retIntent('web-01', ts + 5, J1, 'test.version'), retIntent('web-02', ts)])
     expect(first.map((e) => e.minion_id)).toEqual(['web-01', 'web-02'])
     expect(first[0]!.summary).toBe('web-01 returned test.ping')
     // The poller backfills the same returns later, plus one the stream missed.
-    const later = applyFacts(w.deps, [retIntent('web-02', ts + 9, J1, 'backfilled'), retIntent('db-01', ts), retIntent('web-01', ts + 9, J1, 'backfilled')])
+    const later = await applyFacts(w.deps, [retIntent('web-02', ts + 9, J1, 'backfilled'), retIntent('db-01', ts), retIntent('web-01', ts + 9, J1, 'backfilled')])
     expect(later.map((e) => e.minion_id)).toEqual(['db-01'])
     const r = await list(w)
     expect(r.body.total).toBe(3)
@@ -126,13 +126,13 @@ describe('recordEvents', () => {
   test('job events differing in event_type, jid or minion_id are all kept', async () => {
     const w = await testWorld()
     const ts = w.clock.now()
-    const stored = applyFacts(w.deps, [newIntent(J1, ts), retIntent('web-01', ts), retIntent('web-01', ts, J2), retIntent('web-02', ts), newIntent(J2, ts), newIntent(J1, ts)])
+    const stored = await applyFacts(w.deps, [newIntent(J1, ts), retIntent('web-01', ts), retIntent('web-01', ts, J2), retIntent('web-02', ts), newIntent(J2, ts), newIntent(J1, ts)])
     expect(stored.map((e) => `${e.event_type} ${e.jid} ${e.minion_id}`).sort()).toEqual([
       `job.new ${J1} null`, `job.new ${J2} null`, `job.ret ${J1} web-01`, `job.ret ${J1} web-02`, `job.ret ${J2} web-01`,
     ])
     expect((await list(w)).body.total).toBe(5)
     // Seen again later (the jobs poller, a stream replay): nothing new.
-    expect(applyFacts(w.deps, [newIntent(J2, ts), retIntent('web-02', ts)])).toEqual([])
+    expect(await applyFacts(w.deps, [newIntent(J2, ts), retIntent('web-02', ts)])).toEqual([])
     expect((await list(w)).body.total).toBe(5)
   })
 

@@ -11,13 +11,13 @@ const T0 = Date.parse('2026-11-21T08:00:00.000Z')
 
 test('jobs: indexed once, filled in later, listed newest first with filters and returns', async () => {
   const w = await testWorld()
-  expect(upsertJobs(w.deps, [
+  expect(await upsertJobs(w.deps.db, [
     { jid: '20261121080000000001', fun: 'state.apply', target: 'web*', tgtType: 'glob', user: 'alice', startedAt: T0 + 1 },
     { jid: '20261121080000000002', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'bob', startedAt: T0 + 2 },
   ])).toEqual(['20261121080000000001', '20261121080000000002'])
   // The jobs poller sees the first job again with its minion list: nothing new, the unknown field is filled.
-  expect(upsertJobs(w.deps, [{ jid: '20261121080000000001', fun: 'x', target: null, tgtType: null, user: null, minions: ['web-01', 'web-02'], startedAt: T0 }])).toEqual([])
-  expect(recordJobReturns(w.deps, [
+  expect(await upsertJobs(w.deps.db, [{ jid: '20261121080000000001', fun: 'x', target: null, tgtType: null, user: null, minions: ['web-01', 'web-02'], startedAt: T0 }])).toEqual([])
+  expect(await recordJobReturns(w.deps.db, [
     { jid: '20261121080000000001', minionId: 'web-01', success: true, retcode: 0, ret: { a: 1 }, receivedAt: T0 + 10 },
     { jid: '20261121080000000001', minionId: 'web-01', success: true, retcode: 0, ret: { a: 1 }, receivedAt: T0 + 11 },
     { jid: '20261121080000000001', minionId: 'web-02', success: false, retcode: 2, ret: 'x'.repeat(MAX_RETURN_CHARS + 1), receivedAt: T0 + 12 },
@@ -39,7 +39,7 @@ test("a job's positional and keyword arguments are answered apart (arguments, kw
   const w = await testWorld()
   // As salt publishes `salt '*' state.apply mystate test=True pillar='{"a": 1}'`: the keywords ride in arg as one object.
   const arg = ['mystate', { __kwarg__: true, test: true, pillar: { a: 1 } }]
-  upsertJobs(w.deps, [
+  await upsertJobs(w.deps.db, [
     { jid: '20261121080000000001', fun: 'state.apply', target: '*', tgtType: 'glob', user: 'root', arg, startedAt: T0 },
     { jid: '20261121080000000002', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', arg: [], startedAt: T0 + 1 },
     { jid: '20261121080000000003', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', startedAt: T0 + 2 },
@@ -53,7 +53,7 @@ test("a job's positional and keyword arguments are answered apart (arguments, kw
 
 test('a job.new whose minions salt did not name says so, never "(0 minions)"', async () => {
   const w = await testWorld()
-  applyFacts(w.deps, [{ ...noFacts(), jobs: [
+  await applyFacts(w.deps, [{ ...noFacts(), jobs: [
     { jid: '20261121080000000001', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', minions: null, startedAt: T0, ts: T0 },
     { jid: '20261121080000000002', fun: 'test.ping', target: 'none*', tgtType: 'glob', user: 'root', minions: [], startedAt: T0, ts: T0 },
   ] }])
@@ -65,7 +65,7 @@ test('a job.new whose minions salt did not name says so, never "(0 minions)"', a
 test('keys: minion ids grouped by key state, sorted', async () => {
   const w = await testWorld()
   const keys: [string, KeyAct][] = [['web-02', 'accept'], ['web-01', 'accept'], ['new-1', 'pend'], ['bad-1', 'reject'], ['dup', 'denied']]
-  applyFacts(w.deps, [{ ...noFacts(), keys: keys.map(([minionId, act]) => ({ minionId, act, ts: w.clock.now() })) }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: keys.map(([minionId, act]) => ({ minionId, act, ts: w.clock.now() })) }])
   recordGrains(w.deps, [{ id: 'no-key', grains: {} }])
   expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({ accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'], fingerprints: {} })
 })
@@ -73,8 +73,8 @@ test('keys: minion ids grouped by key state, sorted', async () => {
 test('keys: fingerprints are stored for the key state they were read in, kept on accept, dropped when the key may be another', async () => {
   const w = await testWorld()
   const at = () => w.clock.now()
-  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: at() }, { minionId: 'web-01', act: 'accept', ts: at() }] }])
-  applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: [
+  await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: at() }, { minionId: 'web-01', act: 'accept', ts: at() }] }])
+  await applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: [
     { minionId: 'new-1', act: 'pend', fingerprint: 'aa:bb' },
     // Read while web-01 was pending: not the accepted key Saltdeck knows, so not stored.
     { minionId: 'web-01', act: 'pend', fingerprint: 'cc:dd' },
@@ -88,10 +88,10 @@ test('keys: fingerprints are stored for the key state they were read in, kept on
   expect((await call(w, 'GET', '/api/minions/web-01', { who: 'viewer' })).body.key_fingerprint).toBeNull()
   expect((await call(w, 'GET', '/api/minions/ghost')).status).toBe(404)
   // Accepting moves the same key: the fingerprint stays.
-  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'accept', ts: at() }] }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'accept', ts: at() }] }])
   expect((await keys()).fingerprints).toEqual({ 'new-1': 'aa:bb' })
   // Deleted and offered again: maybe another key, so the old fingerprint goes until the poller reads the new one.
-  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'delete', ts: at() }, { minionId: 'new-1', act: 'pend', ts: at() }] }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'delete', ts: at() }, { minionId: 'new-1', act: 'pend', ts: at() }] }])
   expect((await keys()).fingerprints).toEqual({})
   expect(keysWithoutFingerprint(w.deps)).toEqual(['new-1', 'web-01'])
 })
@@ -99,8 +99,8 @@ test('keys: fingerprints are stored for the key state they were read in, kept on
 test('keys: ids that are property names of plain objects keep their own fingerprints', async () => {
   const w = await testWorld()
   const ids = ['__proto__', 'constructor', 'toString']
-  applyFacts(w.deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'pend' as const, ts: w.clock.now() })) }])
-  applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: ids.map((minionId, i) => ({ minionId, act: 'pend' as const, fingerprint: `0${i}:ff` })) }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'pend' as const, ts: w.clock.now() })) }])
+  await applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: ids.map((minionId, i) => ({ minionId, act: 'pend' as const, fingerprint: `0${i}:ff` })) }])
   const r = await call(w, 'GET', '/api/keys')
   expect(r.status).toBe(200)
   expect(r.body.pending).toEqual(['__proto__', 'constructor', 'toString'])

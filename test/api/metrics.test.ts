@@ -87,7 +87,7 @@ describe('content', async () => {
     await w.rt.scheduler.run('presence')
     w.salt.down = false
     const before = sample(await (await get('/metrics')).text(), 'saltdeck_events_ingested_total')!
-    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: Date.now() }] }])
+    await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: Date.now() }] }])
     const text = await (await get('/metrics')).text()
     expect(sample(text, 'saltdeck_poller_runs_total{poller="keys"}')).toBe(1)
     expect(sample(text, 'saltdeck_poller_errors_total{poller="keys"}')).toBe(0)

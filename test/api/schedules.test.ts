@@ -81,7 +81,7 @@ describe('schedules', () => {
     expect(published()).toMatchObject([{ fun: 'test.ping', tgt: ['web-01', 'web-02'] }])
     const after = (await call(w, 'GET', `/api/schedules/${s.id}`)).body
     expect(after).toMatchObject({ enabled: true, next_run_at: '2026-11-21T08:10:00.000Z', last_run_at: '2026-11-21T08:05:02.000Z', last_error: null })
-    expect(jobInitiator(w.deps, after.last_jid)).toBe('oper')
+    expect(await jobInitiator(w.deps, after.last_jid)).toBe('oper')
     expect((await events('job.schedule_fired')).events).toMatchObject([{ category: 'job', jid: after.last_jid, initiator: 'oper', target: 'Ping', success: true, summary: 'Schedule Ping ran test.ping on 2 minions' }])
   })
 

@@ -74,7 +74,7 @@ describe('POST /api/templates/{id}/run', () => {
     const ok = await call(w, 'POST', `/api/templates/${t.id}/run`, { who: { token: web.token }, body: { tgt: 'web-*' } })
     expect(ok).toMatchObject({ status: 202, body: { minions: ['web-01', 'web-02'] } })
     expect(published()).toMatchObject([{ fun: 'test.ping', tgt: ['web-01', 'web-02'] }])
-    expect(jobInitiator(w.deps, ok.body.jid)).toBe('web-testers-user')
+    expect(await jobInitiator(w.deps, ok.body.jid)).toBe('web-testers-user')
     const runs = await auditOf('template.run')
     expect(runs.map((e: any) => [e.username, e.target, e.ok])).toEqual([['web-testers-user', 'Ping all: test.ping on web-*', true], ['web-testers-user', 'Ping all: test.ping on *', false]])
     expect(runs[0].detail).toBe(`jid ${ok.body.jid}`)

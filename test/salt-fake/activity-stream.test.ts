@@ -32,7 +32,7 @@ test('Last-Event-ID replays stored events after that id, then live ones arrive',
   const stored = recordEvents(w.deps, [ev(t, 'minion', 'minion.start', 'a'), ev(t + 1, 'minion', 'minion.start', 'b'), ev(t + 2, 'key', 'key.pend', 'c')])
   const res = await w.app.handle(new Request('http://localhost/api/activity/stream', { headers: { authorization: `Bearer ${w.tokens.admin}`, 'last-event-id': String(stored[0]!.id) } }))
   expect(res.headers.get('content-type')).toContain('text/event-stream')
-  setTimeout(() => applyFacts(w.deps, [{ ...noFacts(), presence: [{ minionId: 'live-1', online: true, ts: t + 100_000 }] }]), 30)
+  setTimeout(() => void applyFacts(w.deps, [{ ...noFacts(), presence: [{ minionId: 'live-1', online: true, ts: t + 100_000 }] }]), 30)
   const text = await frames(res, 4)
   const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
   expect(ids.slice(0, 2)).toEqual([stored[1]!.id, stored[2]!.id])

@@ -67,7 +67,7 @@ test('0009 drops the in-file index and the unique key; search.db is created and 
   expect(listEvents(deps, { search: 'eb-11' }, ALL, 100, 0).events.map((e) => e.minion_id).sort()).toEqual(['web-11', 'web-110', 'web-111', 'web-112', 'web-113', 'web-114', 'web-115', 'web-116', 'web-117', 'web-118', 'web-119'])
   // A legacy return seen again is still a duplicate; a new one lands once.
   const ret = (m: string) => ({ ...noFacts(), returns: [pingReturn('20261121080000000001', m, T0 + 1)] })
-  expect(applyFacts(deps, [ret('web-7'), ret('web-new'), ret('web-new')]).map((e) => e.minion_id)).toEqual(['web-new'])
+  expect((await applyFacts(deps, [ret('web-7'), ret('web-new'), ret('web-new')])).map((e) => e.minion_id)).toEqual(['web-new'])
   expect(listEvents(deps, {}, ALL, 1, 0).total).toBe(121)
   db.$client.close()
 })
@@ -80,7 +80,7 @@ test('the service indexer catches up on its worker thread, beside writes on the 
   const indexer = new SearchIndexer(deps)
   await indexer.start()
   expect(indexer.threaded).toBe(true)
-  applyFacts(deps, [{ ...noFacts(), returns: Array.from({ length: 500 }, (_, i) => pingReturn('20261121080000000002', `db-${i}`, T0 + 2)) }])
+  await applyFacts(deps, [{ ...noFacts(), returns: Array.from({ length: 500 }, (_, i) => pingReturn('20261121080000000002', `db-${i}`, T0 + 2)) }])
   const end = Date.now() + 10_000
   while (searchPending(db.$client) > 0 && Date.now() < end) await Bun.sleep(20)
   expect(searchPending(db.$client)).toBe(0)

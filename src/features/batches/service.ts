@@ -12,6 +12,10 @@ import { newId } from '../../lib/ids'
 import { newJid } from '../../lib/salt-time'
 import { iso } from '../../lib/clock'
 import { checkedMinions, publishChecked, type RunRequest } from '../salt-actions/run'
+import { returnOutcomes } from '../jobs/store'
+import {
+  batchRow, claimSlice, finishSlice, insertBatch, insertSlice, releaseSlice, runningBatchIds, setBatchState, sliceRows, touchBatch, type SliceRow,
+} from './store'
 
 /** How long a slice waits for its minions' returns before it counts the missing ones as failed and goes on. */
 export const SLICE_TIMEOUT_MS = 300_000
@@ -30,36 +34,29 @@ export function sliceSize(batch: number | string, total: number): number {
   return Math.max(1, Math.ceil((total * pct) / 100))
 }
 
-interface BatchRow { id: string; initiator: string; fun: string; arg: string; kwarg: string; target: string; tgt_type: string; size: number; wait_seconds: number; stop_on_failure: number; state: string; error: string | null; created_at: number; updated_at: number }
-interface SliceRow { batch_id: string; idx: number; minions: string; jid: string | null; started_at: number | null; finished_at: number | null }
-
 /** Checks the whole target as a run would (contract §14), stores the batch and its slices, publishes the first slice. */
 export async function startBatch(deps: AppDeps, client: SaltClient, user: { userId: string; username: string }, req: RunRequest, opts: BatchOptions) {
   const minions = await checkedMinions(deps, client, user.userId, req)
   const size = sliceSize(opts.batch, minions.length)
   const id = newId()
   const now = deps.clock.now()
-  const db = deps.db.$client
-  db.transaction(() => {
-    db.query(`INSERT INTO batches (id, initiator, fun, arg, kwarg, target, tgt_type, size, wait_seconds, stop_on_failure, state, created_at, updated_at)
-      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11, ?11)`)
-      .run(id, user.username, req.fun, JSON.stringify(req.arg), JSON.stringify(req.kwarg), Array.isArray(req.tgt) ? req.tgt.join(',') : req.tgt, req.tgt_type, size, opts.batch_wait, opts.batch_stop_on_failure ? 1 : 0, now)
-    for (let i = 0; i * size < minions.length; i++)
-      db.query('INSERT INTO batch_slices (batch_id, idx, minions) VALUES (?1, ?2, ?3)').run(id, i, JSON.stringify(minions.slice(i * size, (i + 1) * size)))
-  })()
+  await deps.db.tx(async (tx) => {
+    await insertBatch(tx, {
+      id, initiator: user.username, fun: req.fun, arg: JSON.stringify(req.arg), kwarg: JSON.stringify(req.kwarg), target: Array.isArray(req.tgt) ? req.tgt.join(',') : req.tgt,
+      tgt_type: req.tgt_type, size, wait_seconds: opts.batch_wait, stop_on_failure: opts.batch_stop_on_failure ? 1 : 0, created_at: now,
+    })
+    for (let i = 0; i * size < minions.length; i++) await insertSlice(tx, id, i, JSON.stringify(minions.slice(i * size, (i + 1) * size)))
+  })
   await advanceBatch(deps, client, id)
-  const first = slicesOf(deps, id)[0]!
+  const first = (await sliceRows(deps.db, id))[0]!
   return { jid: first.jid ?? '', minions, batch_id: id }
 }
 
-const batchRow = (deps: AppDeps, id: string) => deps.db.$client.query('SELECT * FROM batches WHERE id = ?1').get(id) as BatchRow | null
-const slicesOf = (deps: AppDeps, id: string) => deps.db.$client.query('SELECT * FROM batch_slices WHERE batch_id = ?1 ORDER BY idx').all(id) as SliceRow[]
-
 /** A slice's stored returns: how many minions returned, and which failed (success false or a non-zero retcode). */
-function progress(deps: AppDeps, s: SliceRow) {
+async function progress(deps: AppDeps, s: SliceRow) {
   const minions = JSON.parse(s.minions) as string[]
   if (!s.jid) return { minions, returned: 0, failed: 0 }
-  const rows = deps.db.$client.query('SELECT minion_id, success, retcode FROM job_returns WHERE jid = ?1').all(s.jid) as { minion_id: string; success: number | null; retcode: number | null }[]
+  const rows = await returnOutcomes(deps.db, s.jid)
   const mine = rows.filter((r) => minions.includes(r.minion_id))
   const bad = mine.filter((r) => r.success === 0 || (r.retcode !== null && r.retcode !== 0)).length
   // Once a slice finished by its timeout, the minions that never returned count as failed.
@@ -67,59 +64,56 @@ function progress(deps: AppDeps, s: SliceRow) {
   return { minions, returned: mine.length, failed: bad + missing }
 }
 
-const setState = (deps: AppDeps, id: string, state: string, error: string | null = null) =>
-  deps.db.$client.query('UPDATE batches SET state = ?2, error = ?3, updated_at = ?4 WHERE id = ?1').run(id, state, error, deps.clock.now())
+const setState = (deps: AppDeps, id: string, state: string, error: string | null = null) => setBatchState(deps.db, id, state, error, deps.clock.now())
 
 /** One step of one running batch: publish the first slice, finish the current one, stop, end, or publish the next. */
 async function advanceBatch(deps: AppDeps, client: SaltClient, id: string) {
-  const b = batchRow(deps, id)
+  const b = await batchRow(deps.db, id)
   if (!b || b.state !== 'running') return
-  const slices = slicesOf(deps, id)
+  const slices = await sliceRows(deps.db, id)
   const now = deps.clock.now()
   const published = slices.filter((s) => s.jid !== null)
   let cur = published[published.length - 1]
   if (cur && cur.finished_at === null) {
-    const p = progress(deps, cur)
+    const p = await progress(deps, cur)
     if (p.returned < p.minions.length && now < cur.started_at! + SLICE_TIMEOUT_MS) return
-    deps.db.$client.query('UPDATE batch_slices SET finished_at = ?3 WHERE batch_id = ?1 AND idx = ?2').run(id, cur.idx, now)
+    await finishSlice(deps.db, id, cur.idx, now)
     cur = { ...cur, finished_at: now }
   }
-  if (cur && b.stop_on_failure && progress(deps, cur).failed > 0) return setState(deps, id, 'stopped')
+  if (cur && b.stop_on_failure && (await progress(deps, cur)).failed > 0) return setState(deps, id, 'stopped')
   const next = slices[cur ? cur.idx + 1 : 0]
   if (!next) return setState(deps, id, 'done')
   if (cur && now < cur.finished_at! + b.wait_seconds * 1000) return
   // The slice is claimed with its jid before salt is asked, so two steps at once (the start and the tick) never publish
   // it twice; a stop between the claim and the publish leaves a slice without returns, which its timeout ends.
   const jid = newJid(now)
-  const claimed = deps.db.$client.query('UPDATE batch_slices SET jid = ?3, started_at = ?4 WHERE batch_id = ?1 AND idx = ?2 AND jid IS NULL').run(id, next.idx, jid, now)
-  if (claimed.changes !== 1) return
+  if (!(await claimSlice(deps.db, id, next.idx, jid, now))) return
   try {
     await publishChecked(deps, client, b.initiator, JSON.parse(next.minions), { fun: b.fun, arg: JSON.parse(b.arg), kwarg: JSON.parse(b.kwarg) }, jid)
-    deps.db.$client.query('UPDATE batches SET updated_at = ?2 WHERE id = ?1').run(id, deps.clock.now())
+    await touchBatch(deps.db, id, deps.clock.now())
   } catch (e) {
     // salt refused or did not answer: the batch ends failed, saying why; this slice was not published, the earlier stay.
-    deps.db.$client.query('UPDATE batch_slices SET jid = NULL, started_at = NULL WHERE batch_id = ?1 AND idx = ?2').run(id, next.idx)
-    setState(deps, id, 'failed', e instanceof Error ? e.message : String(e))
+    await releaseSlice(deps.db, id, next.idx)
+    await setState(deps, id, 'failed', e instanceof Error ? e.message : String(e))
   }
 }
 
 /** Advances every running batch one step (the runtime's tick; after a restart it resumes each where it stood). */
 export async function advanceBatches(deps: AppDeps, client: SaltClient) {
-  const ids = deps.db.$client.query("SELECT id FROM batches WHERE state = 'running' ORDER BY created_at").all() as { id: string }[]
-  for (const { id } of ids) await advanceBatch(deps, client, id)
+  for (const id of await runningBatchIds(deps.db)) await advanceBatch(deps, client, id)
 }
 
 /** A batch as GET /api/batches/{id} answers it; NotFound when there is none. */
-export function getBatch(deps: AppDeps, id: string) {
-  const b = batchRow(deps, id)
+export async function getBatch(deps: AppDeps, id: string) {
+  const b = await batchRow(deps.db, id)
   if (!b) throw new NotFound('Batch')
   return {
     id: b.id, state: b.state as 'running' | 'done' | 'stopped' | 'failed', error: b.error, initiator: b.initiator, fun: b.fun,
     target: b.target, tgt_type: b.tgt_type, size: b.size, batch_wait: b.wait_seconds, batch_stop_on_failure: !!b.stop_on_failure,
     created_at: iso(b.created_at), updated_at: iso(b.updated_at),
-    slices: slicesOf(deps, id).map((s) => {
-      const p = progress(deps, s)
+    slices: await Promise.all((await sliceRows(deps.db, id)).map(async (s) => {
+      const p = await progress(deps, s)
       return { jid: s.jid, minions: p.minions, returned: p.returned, failed: p.failed, started_at: s.started_at === null ? null : iso(s.started_at), finished_at: s.finished_at === null ? null : iso(s.finished_at) }
-    }),
+    })),
   }
 }

@@ -5,6 +5,7 @@
  * committed.
  */
 import type { AppDeps } from '../../deps'
+import type { Queryable } from '../../db/engine'
 import type { SaltFacts } from '../../salt/facts'
 import { runFunctions } from '../../config'
 import { jidTime } from '../../lib/salt-time'
@@ -40,32 +41,36 @@ function scheduleLabel(deps: AppDeps, j: JobStarted): JobStarted {
  * The returns of a batch that may be stored: all of salt's own replies (the job cache, written from authenticated
  * returns), and of the bus's claims only those of a job published to that minion (features/jobs/trust.ts).
  */
-function storableReturns(deps: AppDeps, batch: SaltFacts[]): JobReturned[] {
+async function storableReturns(deps: AppDeps, tx: Queryable, batch: SaltFacts[]): Promise<JobReturned[]> {
   const out: JobReturned[] = []
+  // Saltdeck's own jobs are never stored as returns: no need to hold or confirm theirs. Asked once for the whole batch
+  // (a batch holds one fact per event, so asking per fact was a statement per return).
+  const busJids = batch.flatMap((b) => (b.bus ? b.returns.map((r) => r.jid) : []))
+  const internal = busJids.length ? await internalJids(tx, busJids) : new Set<string>()
   for (const b of batch) {
     if (b.bus) {
-      // Saltdeck's own jobs are never stored as returns: no need to hold or confirm theirs.
-      const internal = internalJids(deps, b.returns.map((r) => r.jid))
       for (const r of trustedReturns(deps, internal.size ? b.returns.filter((r) => !internal.has(r.jid)) : b.returns)) out.push(r)
       continue
     }
     // A held return the cache now confirms: its schedule claim names the job, if the job targets that minion alone.
     for (const r of b.returns) {
       const h = heldOf(deps, r.jid).get(r.minionId)
-      if (h?.schedule) markScheduled(deps, r.jid, r.minionId, SCHEDULE_USER)
+      if (h?.schedule) await markScheduled(tx, r.jid, r.minionId, SCHEDULE_USER)
       out.push(r)
     }
   }
   return out
 }
 
-/** Records a batch of facts in one transaction; returns the activity events stored. `initiator`: the acting user. */
-export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string | null = null): EventOut[] {
+/**
+ * Records a batch of facts in one transaction (`tx`, handed to every part); returns the activity events stored.
+ * `initiator`: the acting user.
+ */
+export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string | null = null): Promise<EventOut[]> {
   let runFuns = runFunsOf.get(deps)
   if (!runFuns) runFunsOf.set(deps, (runFuns = runFunctions(deps.config)))
-  const db = deps.db.$client
   let stored: EventOut[] = []
-  db.transaction(() => {
+  await deps.db.tx(async (tx) => {
     const events: EventInput[] = []
     for (const b of batch) {
       if (b.refused) countRefusals(deps, b.refused)
@@ -73,15 +78,15 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
     }
     const jobs = batch.flatMap((b) => (b.bus ? b.jobs : b.jobs.map((j) => scheduleLabel(deps, j))))
     notePublishedJobs(deps, jobs)
-    recordStartedJobs(deps, jobs, events)
-    const returns = storableReturns(deps, batch)
+    await recordStartedJobs(tx, deps, jobs, events)
+    const returns = await storableReturns(deps, tx, batch)
     const runs: StoredRun[] = []
     for (const r of returns) {
       if (!runFuns!.has(r.fun) || isQueuedNotice(r.ret)) continue
-      const run = recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? jobArgs(deps, r.jid) })
+      const run = recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? (await jobArgs(tx, r.jid)) })
       if (run) runs.push(run)
     }
-    recordReturnedJobs(deps, returns, runFuns!, events)
+    await recordReturnedJobs(tx, deps, returns, runFuns!, events)
     confirmHeld(deps, returns)
     for (const b of batch) {
       if (b.keyList) recordKeyList(deps, b.keyList, events)
@@ -103,7 +108,7 @@ export function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string 
     // Alert rules judge the facts in the same transaction, so a transition and its outbox entry land with them.
     watchRuns(deps, runs)
     watchEvents(deps, stored)
-  })()
+  })
   publishActivity(deps, stored)
   return stored
 }

@@ -19,8 +19,8 @@ export interface ReaderWiring {
   client: SaltClient
   log: Logger
   worker: boolean
-  /** A new jid, noted as a job Saltdeck runs for itself (hidden from the jobs list and the feed). */
-  internalJid(): string
+  /** A new jid, noted as a job Saltdeck runs for itself (hidden from the jobs list and the feed) before it resolves. */
+  internalJid(): Promise<string>
 }
 
 /** One request as read: per asked minion, its os_family and its key indexes (null: no package list). */
@@ -58,8 +58,10 @@ async function scanAnswer(res: Response, cat: PackageCatalog): Promise<ScannedSe
 /** Reads on the main thread; the next request goes out when salt has answered this one. */
 function inlineReader(rt: ReaderWiring, batches: string[][], cat: PackageCatalog): BatchReader {
   const ask = (ids: string[]) => {
-    const fams = rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list', jid: rt.internalJid() })
-    const answer = rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: LIST_PKGS_KWARG, tgt_type: 'list', jid: rt.internalJid() })
+    // Each jid is marked before its job is published.
+    const jids = Promise.all([rt.internalJid(), rt.internalJid()])
+    const fams = jids.then(([jid]) => rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list', jid }))
+    const answer = jids.then(([, jid]) => rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: LIST_PKGS_KWARG, tgt_type: 'list', jid }))
     // Awaited later; a failure must not count as unhandled meanwhile.
     fams.catch(() => {})
     answer.catch(() => {})
@@ -117,7 +119,16 @@ async function workerReader(rt: ReaderWiring, batches: string[][], cat: PackageC
     wake?.()
   }
   let asked = 0
-  const ask = () => asked < batches.length && post({ type: 'batch', seq: asked, ids: batches[asked++]!, jids: [rt.internalJid(), rt.internalJid()] })
+  // The batch goes to the worker once its jids are marked; the answers are taken by seq, whatever order they come in.
+  const ask = () => {
+    if (asked >= batches.length) return
+    const seq = asked
+    const ids = batches[asked++]!
+    Promise.all([rt.internalJid(), rt.internalJid()]).then((jids) => post({ type: 'batch', seq, ids, jids }), (e: unknown) => {
+      failure = e instanceof Error ? e : new Error(String(e))
+      wake?.()
+    })
+  }
   for (let i = 0; i < window; i++) ask()
   // Worker key index → writer catalog key index.
   let xlate = new Int32Array(1024)

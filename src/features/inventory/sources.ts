@@ -93,7 +93,7 @@ export function planSources(deps: AppDeps): { keys: number; nameOf: Map<number, 
 }
 
 /** Learns the source package of every key that lacks one; re-matches vulnerabilities for keys whose source differs from their name. */
-export async function learnSources(deps: AppDeps, client: SaltClient, internalJid: () => string): Promise<LearnResult> {
+export async function learnSources(deps: AppDeps, client: SaltClient, internalJid: () => string | Promise<string>): Promise<LearnResult> {
   const t0 = performance.now()
   const db = deps.db.$client
   const now = deps.clock.now()
@@ -111,7 +111,7 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
       out.calls++
       let answer: Record<string, unknown> = {}
       try {
-        const ret = (await client.local([job.minion], 'pkg.info_installed', { arg: job.names, kwarg: { failhard: false }, tgt_type: 'list', jid: internalJid(), timeout: CALL_TIMEOUT_S })) as Record<string, unknown>
+        const ret = (await client.local([job.minion], 'pkg.info_installed', { arg: job.names, kwarg: { failhard: false }, tgt_type: 'list', jid: await internalJid(), timeout: CALL_TIMEOUT_S })) as Record<string, unknown>
         const mine = ret?.[job.minion]
         if (mine && typeof mine === 'object' && !Array.isArray(mine)) answer = mine as Record<string, unknown>
       } catch (e) {

@@ -1,9 +1,11 @@
 /** Salt's job facts into the job index, the returns and their activity events (job.new, job.ret). */
 import type { AppDeps } from '../../deps'
+import type { Queryable } from '../../db/engine'
 import type { JobReturned, JobStarted } from '../../salt/facts'
 import { countRun, isStateDict } from '../../salt/returns'
 import type { EventInput } from '../activity/service'
-import { internalJids, jobOrigin, markJob, recordJobReturns, returnKey, upsertJobs } from './service'
+import { internalJids, jobOrigin, recordJobReturns, returnKey, upsertJobs } from './service'
+import { putMark } from './store'
 import { isPresencePing } from '../../salt/presence-ping'
 import { isTestRun, slsArgs } from '../../salt/states'
 
@@ -32,17 +34,18 @@ export function describeReturn(minionId: string, fun: string, ret: unknown, runF
 
 /**
  * Indexes jobs; a job.new event for each job not known before (a job seen on the stream and in the cache is one),
- * none for Saltdeck's own jobs. The initiator is the Saltdeck user who dispatched it, else salt's user.
+ * none for Saltdeck's own jobs. The initiator is the Saltdeck user who dispatched it, else salt's user. Runs on `tx`,
+ * the ingest's transaction.
  */
-export function recordStartedJobs(deps: AppDeps, jobs: JobStarted[], out: EventInput[]) {
+export async function recordStartedJobs(tx: Queryable, deps: AppDeps, jobs: JobStarted[], out: EventInput[]) {
   if (!jobs.length) return
   // manage.status publishes Saltdeck's presence ping under a jid of its own: known by its target, it is internal too.
-  for (const j of jobs) if (isPresencePing(j)) markJob(deps, j.jid, { internal: true })
-  const fresh = new Set(upsertJobs(deps, jobs))
-  const internal = internalJids(deps, jobs.map((j) => j.jid))
+  for (const j of jobs) if (isPresencePing(j)) await putMark(tx, j.jid, null, true, deps.clock.now())
+  const fresh = new Set(await upsertJobs(tx, jobs))
+  const internal = await internalJids(tx, jobs.map((j) => j.jid))
   for (const j of jobs) {
     if (!fresh.delete(j.jid) || internal.has(j.jid)) continue
-    const o = jobOrigin(deps, j.jid)
+    const o = await jobOrigin(tx, j.jid)
     out.push({
       ts: j.ts, category: 'job', event_type: 'job.new', jid: j.jid, fun: j.fun, target: j.target, initiator: o?.user ?? j.user,
       summary: dispatchSummary(funLabel(j.fun, j.arg), j.target, j.minions?.length ?? null),
@@ -53,19 +56,20 @@ export function recordStartedJobs(deps: AppDeps, jobs: JobStarted[], out: EventI
 /**
  * Stores returns once per (jid, minion); a job.ret event for each new one, with its job's initiator and target.
  * Returns of Saltdeck's own jobs are neither stored nor shown: the features that asked keep what they need of them.
+ * Runs on `tx`, the ingest's transaction.
  */
-export function recordReturnedJobs(deps: AppDeps, all: JobReturned[], runFuns: Set<string>, out: EventInput[]): JobReturned[] {
+export async function recordReturnedJobs(tx: Queryable, _deps: AppDeps, all: JobReturned[], runFuns: Set<string>, out: EventInput[]): Promise<JobReturned[]> {
   if (!all.length) return []
-  const internal = internalJids(deps, all.map((r) => r.jid))
+  const internal = await internalJids(tx, all.map((r) => r.jid))
   const returns = internal.size ? all.filter((r) => !internal.has(r.jid)) : all
-  const fresh = recordJobReturns(deps, returns.map((r) => ({ jid: r.jid, minionId: r.minionId, success: success(r), retcode: r.retcode, ret: r.ret, receivedAt: r.ts })))
-  const origins = new Map<string, ReturnType<typeof jobOrigin>>()
+  const fresh = await recordJobReturns(tx, returns.map((r) => ({ jid: r.jid, minionId: r.minionId, success: success(r), retcode: r.retcode, ret: r.ret, receivedAt: r.ts })))
+  const origins = new Map<string, Awaited<ReturnType<typeof jobOrigin>>>()
   const stored: JobReturned[] = []
   for (const r of returns) {
     if (!fresh.delete(returnKey(r.jid, r.minionId))) continue
     stored.push(r)
     let o = origins.get(r.jid)
-    if (o === undefined) origins.set(r.jid, (o = jobOrigin(deps, r.jid)))
+    if (o === undefined) origins.set(r.jid, (o = await jobOrigin(tx, r.jid)))
     const args = r.funArgs ?? o?.arg
     const d = describeReturn(r.minionId, r.fun, r.ret, runFuns, funLabel(r.fun, args), isTestRun(args))
     out.push({

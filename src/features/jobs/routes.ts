@@ -29,7 +29,7 @@ export const jobRoutes = [
     handler: ({ deps, query }) => listJobs(deps, query),
     csv: {
       filename: 'jobs.csv', header: ['jid', 'fun', 'target', 'tgt_type', 'initiator', 'started_at', 'arguments', 'kwargs', 'minion_count', 'returned', 'failed', 'killed_at', 'killed_by', 'running'],
-      page: ({ deps, query }, offset, limit) => listJobs(deps, { ...query, offset, limit }).jobs.map((j) => [
+      page: async ({ deps, query }, offset, limit) => (await listJobs(deps, { ...query, offset, limit })).jobs.map((j) => [
         j.jid, j.fun, j.target, j.tgt_type, j.initiator, j.started_at, j.arguments && JSON.stringify(j.arguments), j.kwargs, j.minions?.length, j.returned, j.failed, j.killed_at, j.killed_by, j.running,
       ]),
     },

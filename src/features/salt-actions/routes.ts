@@ -146,13 +146,13 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     access: { scoped: [{ verb: 'kill', kind: 'job' }, { verb: 'execute', kind: 'salt' }], doc: '`kill job:*`, or the jobs the caller started' },
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
     async handler({ deps, params, principal }) {
-      const minions = jobMinions(deps, params.jid)
+      const minions = await jobMinions(deps, params.jid)
       // Without kill job:* a user may kill only the jobs it started itself (contract §14).
-      if (!holds(principal.grants, 'kill', `job:${params.jid}`) && jobInitiator(deps, params.jid) !== principal.username) throw new Forbidden()
+      if (!holds(principal.grants, 'kill', `job:${params.jid}`) && (await jobInitiator(deps, params.jid)) !== principal.username) throw new Forbidden()
       const jid = newJid(deps.clock.now())
-      markJob(deps, jid, { initiator: principal.username })
+      await markJob(deps, jid, { initiator: principal.username })
       const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob', jid })
-      markKilled(deps, params.jid, principal.username)
+      await markKilled(deps, params.jid, principal.username)
       return { jid: params.jid, kill_jid: r?.jid ? String(r.jid) : null, minions: r?.minions ?? [] }
     },
     // A kill salt refuses is audited too, as key actions and runs are: the attempt is the operator's act.

@@ -48,7 +48,7 @@ export async function checkedMinions(deps: AppDeps, client: SaltClient, userId: 
 /** Publishes a job to checked minions as a list (a whole run, or a batch's slice), noted with its Saltdeck user. */
 export async function publishChecked(deps: AppDeps, client: SaltClient, username: string, minions: string[], req: Pick<RunRequest, 'fun' | 'arg' | 'kwarg'>, jid = newJid(deps.clock.now())) {
   // The job is noted with its Saltdeck user before salt publishes it: salt reports the salt-api account as its user.
-  markJob(deps, jid, { initiator: username })
+  await markJob(deps, jid, { initiator: username })
   const r = await client.localAsync(minions, req.fun, { tgt_type: 'list', arg: req.arg, kwarg: req.kwarg, jid })
   if (!r?.jid) throw noMinions()
   // salt-api's answer names the minions salt published to: their returns on the bus are believed (features/jobs/trust.ts).

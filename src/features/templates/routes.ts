@@ -5,7 +5,7 @@ import { Default, Nullable, OneOf, PlainText } from '../../http/schemas'
 import { SaltNotConfigured } from '../../salt/errors'
 import { holds, type Grant } from '../roles/service'
 import { runTemplate } from './run'
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, templateById, updateTemplate } from './store'
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate, type TemplateOut as Template } from './service'
 
 /** The target types POST /api/run takes. */
 export const TGT_TYPES = ['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr'] as const
@@ -30,6 +30,11 @@ export const TemplateOut = T.Object({
   arg: T.Array(T.Unknown()), kwarg: T.Record(T.String(), T.Unknown()), batch: Nullable(T.String()), shared: T.Boolean(),
   owner: Nullable(T.String({ description: 'the owner\'s username; null once that user is deleted' })), created_at: T.String({ format: 'date-time' }), updated_at: T.String({ format: 'date-time' }),
 })
+/**
+ * The template a run request found visible to its caller, by request: the audit entry names it without reading the
+ * database again (the audit's target is computed synchronously, also when the run failed).
+ */
+const runsOf = new WeakMap<object, Template>()
 const caller = (p: { userId: string; grants: Grant[] }) => ({ userId: p.userId, manageAll: holds(p.grants, 'manage', 'template:*') })
 
 /** The template routes. */
@@ -60,8 +65,8 @@ export const templateRoutes = [
   }),
   route({
     method: 'DELETE', path: '/api/templates/:id', errors: [404, 409], tag: 'templates', summary: 'Delete a template no schedule uses', access: EXECUTE, params: Id, status: 204,
-    handler: ({ deps, principal, params }) => {
-      deleteTemplate(deps, params.id, caller(principal))
+    handler: async ({ deps, principal, params }) => {
+      await deleteTemplate(deps, params.id, caller(principal))
     },
     audit: { action: 'template.delete', target: (c) => c.params.id },
   }),
@@ -71,17 +76,19 @@ export const templateRoutes = [
     access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: '`execute salt:<fun>` on every targeted minion' }, params: Id,
     body: T.Object({ tgt: T.Optional({ ...Target, description: 'a target instead of the template\'s (its type is the template\'s)' }) }, { additionalProperties: false }),
     response: T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String()) }),
-    handler({ deps, principal, params, body }) {
-      const t = getTemplate(deps, params.id, principal.userId)
+    async handler(c) {
+      const { deps, principal, params, body } = c
+      const t = await getTemplate(deps, params.id, principal.userId)
+      runsOf.set(c, t)
       if (!deps.salt) throw new SaltNotConfigured()
       return runTemplate(deps, deps.salt.client, principal, t, body.tgt)
     },
     audit: {
       action: 'template.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`),
       // A run refused because the template is not there is audited under its id.
-      target: ({ deps, params, principal, body }) => {
-        const t = templateById(deps, params.id)
-        return t && (t.shared || t.owner_id === principal.userId) ? `${t.name}: ${t.fun} on ${body.tgt ?? t.tgt}` : params.id
+      target: (c) => {
+        const t = runsOf.get(c)
+        return t ? `${t.name}: ${t.fun} on ${c.body.tgt ?? t.tgt}` : c.params.id
       },
     },
   }),

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import type { SaltClient } from '../../salt/client'
 import { runForUser } from '../salt-actions/run'
 import { startBatch } from '../batches/service'
-import type { TemplateOut } from './store'
+import type { TemplateOut } from './service'
 
 /** Runs `t` (on `tgt` when given) as `user`; a template with a `batch` ("5", "10%") starts a batch without waits or stop. */
 export function runTemplate(deps: AppDeps, client: SaltClient, user: { userId: string; username: string }, t: TemplateOut, tgt?: string) {

@@ -40,7 +40,7 @@ export const scheduleRoutes = [
   route({
     method: 'POST', path: '/api/schedules', errors: [404, 409], tag: 'templates', summary: 'Schedule a template; it fires as the caller', access: EXECUTE, status: 201, response: ScheduleOut,
     body: T.Object({ name: Fields.name, template_id: Fields.template_id, cron: Fields.cron, timezone: Default(Fields.timezone, 'UTC'), enabled: Default(Fields.enabled, true) }, { additionalProperties: false }),
-    handler({ deps, principal, body }) {
+    async handler({ deps, principal, body }) {
       checkCron(body.cron, body.timezone)
       return createSchedule(deps, principal.userId, body)
     },
@@ -53,8 +53,8 @@ export const scheduleRoutes = [
   route({
     method: 'PATCH', path: '/api/schedules/:id', errors: [404, 409], tag: 'templates', summary: 'Change, enable or disable a schedule (its creator, or `manage template:*`)', access: EXECUTE, params: Id, response: ScheduleOut,
     body: T.Partial(T.Object(Fields, { additionalProperties: false }), { minProperties: 1 }),
-    handler({ deps, principal, params, body }) {
-      const cur = getSchedule(deps, params.id)
+    async handler({ deps, principal, params, body }) {
+      const cur = await getSchedule(deps, params.id)
       if (body.cron !== undefined || body.timezone !== undefined) checkCron(body.cron ?? cur.cron, body.timezone ?? cur.timezone)
       return updateSchedule(deps, params.id, caller(principal), body)
     },
@@ -62,8 +62,8 @@ export const scheduleRoutes = [
   }),
   route({
     method: 'DELETE', path: '/api/schedules/:id', errors: [404], tag: 'templates', summary: 'Delete a schedule (its creator, or `manage template:*`)', access: EXECUTE, params: Id, status: 204,
-    handler: ({ deps, principal, params }) => {
-      deleteSchedule(deps, params.id, caller(principal))
+    handler: async ({ deps, principal, params }) => {
+      await deleteSchedule(deps, params.id, caller(principal))
     },
     audit: { action: 'schedule.delete', target: (c) => c.params.id },
   }),
