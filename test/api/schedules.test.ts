@@ -55,7 +55,7 @@ describe('schedules', () => {
     // Another user who may execute, but neither created it nor holds manage template:*, cannot change or delete it.
     const role = (await call(w, 'POST', '/api/roles', { body: { name: 'runners' } })).body
     await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb: 'execute', resource_glob: 'salt:*' } })
-    const other = { token: createSession(w.deps, (await createUser(w.deps, { username: 'other', password: 'password-123', must_change_pw: false, roles: [role.id] })).id).token }
+    const other = { token: (await createSession(w.deps, (await createUser(w.deps, { username: 'other', password: 'password-123', must_change_pw: false, roles: [role.id] })).id)).token }
     expect((await call(w, 'PATCH', `/api/schedules/${s.body.id}`, { who: other, body: { enabled: false } })).status).toBe(403)
     expect((await call(w, 'DELETE', `/api/schedules/${s.body.id}`, { who: other })).status).toBe(403)
     const off = await call(w, 'PATCH', `/api/schedules/${s.body.id}`, { who: 'operator', body: { enabled: false } })
@@ -91,7 +91,7 @@ describe('schedules', () => {
     const role = (await call(w, 'POST', '/api/roles', { body: { name: 'pingers' } })).body
     const grant = (await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb: 'execute', resource_glob: 'salt:test.*', target_glob: 'web-*' } })).body
     const u = await createUser(w.deps, { username: 'pinger', password: 'password-123', must_change_pw: false, roles: [role.id] })
-    const s = await scheduled({ token: createSession(w.deps, u.id).token })
+    const s = await scheduled({ token: (await createSession(w.deps, u.id)).token })
     expect((await call(w, 'DELETE', `/api/roles/${role.id}/permissions/${grant.id}`)).status).toBe(204)
     w.clock.advance(5 * 60_000)
     expect(await fireDueSchedules(w.deps, w.rt.client)).toBe(1)
