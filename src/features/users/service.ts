@@ -13,8 +13,6 @@ import {
   updateUserRow, userById, userByKey, type HeldRole, type UserRow,
 } from './store'
 
-export type { UserRow } from './store'
-
 /** The roles of a user as `{id, name}`, sorted by name. */
 export const rolesOf = (deps: AppDeps, userId: string) => rolesOfUser(deps.db, userId)
 
