@@ -1,6 +1,6 @@
 /** Passwords, login, sessions, API tokens and throttling. */
 import type { AppDeps } from '../../deps'
-import { Conflict, NotFound, Throttled, Unauthenticated } from '../../lib/errors'
+import { Conflict, NotFound } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId, newToken, tokenHash } from '../../lib/ids'
 import type { Grant } from '../roles/service'
