@@ -54,7 +54,7 @@ const origPrepare = client.prepare.bind(client)
 ;(client as any).prepare = (sql: string) => wrap(origPrepare(sql), sql)
 
 const adminId = origQuery("SELECT id FROM users WHERE username_key = 'admin'").get() as { id: string }
-const grants = grantsOf(deps, adminId.id)
+const grants = await grantsOf(deps, adminId.id)
 const ids = readFileSync(join(DATA_DIR, 'minion-ids.txt'), 'utf8').split('\n').filter(Boolean)
 let k = 0
 const someId = () => ids[(k = (k * 7919 + 104729) % ids.length)]!
@@ -83,14 +83,14 @@ const q = (xs: number[], p: number) => {
 const out: string[] = [`# In-process timings and query plans`, ``, `Data dir: \`${DATA_DIR}\`; ${ITER} iterations per call (after one warm-up); times in ms.`, ``]
 for (const c of cases) {
   capture = []
-  c.call()
+  await c.call()
   const stmts = capture
   capture = null
   const times: number[] = []
   const n = ITER
   for (let i = 0; i < n; i++) {
     const t = performance.now()
-    c.call()
+    await c.call()
     times.push(performance.now() - t)
     if (i > 3 && times.reduce((a, b) => a + b, 0) > 20_000) break // slow call: enough samples
   }

@@ -58,7 +58,7 @@ export function userCreate(config: Config, username: string, opts: { roles?: str
   if (opts.displayName !== undefined && !Value.Check(DisplayName, opts.displayName))
     throw new CommandError('the display name must be at most 128 characters, without control characters or bidirectional controls')
   return withDeps(config, async (deps) => {
-    const byName = new Map(listRoles(deps).roles.map((r) => [r.name.toLowerCase(), r.id]))
+    const byName = new Map((await listRoles(deps)).roles.map((r) => [r.name.toLowerCase(), r.id]))
     const names = (opts.roles ?? 'viewer').split(',').map((s) => s.trim()).filter(Boolean)
     const unknown = names.filter((n) => !byName.has(n.toLowerCase()))
     if (unknown.length) throw new CommandError(`unknown role: ${unknown.join(', ')} (roles: ${[...byName.keys()].join(', ')})`)
@@ -70,7 +70,7 @@ export function userCreate(config: Config, username: string, opts: { roles?: str
       if (e instanceof Conflict) throw new CommandError(`user '${username}' already exists`)
       throw e
     }
-    audit(deps, { username: null, action: 'user.create', target: username, client: 'cli' })
+    await audit(deps, { username: null, action: 'user.create', target: username, client: 'cli' })
     print(generated ? `Created user '${username}' with password: ${password}  (must be changed at first login)` : `Created user '${username}'.`)
   })
 }
@@ -78,11 +78,11 @@ export function userCreate(config: Config, username: string, opts: { roles?: str
 /** `user reset-password <name> [--password-stdin]`: sets a new password and ends the user's sessions. */
 export function userResetPassword(config: Config, username: string, opts: { passwordStdin?: boolean }, print: (s: string) => void) {
   return withDeps(config, async (deps) => {
-    const user = listUsers(deps).users.find((u) => u.username.toLowerCase() === username.toLowerCase())
+    const user = (await listUsers(deps)).users.find((u) => u.username.toLowerCase() === username.toLowerCase())
     if (!user) throw new CommandError(`no user '${username}'`)
     const { password, generated } = await choosePassword(!!opts.passwordStdin)
     await setPassword(deps, user.id, password, generated)
-    audit(deps, { username: null, action: 'user.set_password', target: user.username, client: 'cli' })
+    await audit(deps, { username: null, action: 'user.set_password', target: user.username, client: 'cli' })
     print(generated ? `New password for '${user.username}': ${password}  (must be changed at next login)` : `Password of '${user.username}' changed.`)
   })
 }
@@ -90,7 +90,7 @@ export function userResetPassword(config: Config, username: string, opts: { pass
 /** `user list`: one line per user with state and roles. */
 export function userList(config: Config, print: (s: string) => void) {
   return withDeps(config, async (deps) => {
-    const rows = listUsers(deps).users.map((u) => [u.username, u.is_active ? 'active' : 'inactive', u.must_change_pw ? 'must-change-pw' : '-', u.roles.map((r) => r.name).join(',') || '-', u.display_name || '-'])
+    const rows = (await listUsers(deps)).users.map((u) => [u.username, u.is_active ? 'active' : 'inactive', u.must_change_pw ? 'must-change-pw' : '-', u.roles.map((r) => r.name).join(',') || '-', u.display_name || '-'])
     const head = ['USERNAME', 'STATE', 'PASSWORD', 'ROLES', 'DISPLAY NAME']
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
     for (const r of [head, ...rows]) print(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '))
@@ -105,7 +105,7 @@ export function vulnsImport(config: Config, files: string[], print: (s: string) 
       const r = await importFeed(deps, readRecords(files.map((f) => resolve(f))), files.map((f) => f.split('/').slice(-2).join('/')).join(', ').slice(0, 500))
       for (const f of r.feeds) print(`${f.ecosystem}: ${f.records} records`)
       print(`Imported ${r.records} records (${r.skipped} of other ecosystems skipped, ${r.withdrawn} withdrawn) in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-      audit(deps, { username: 'cli', action: 'vuln.import', target: 'feeds', detail: `${r.records} records: ${r.feeds.map((f) => f.ecosystem).join(', ')}`, ok: true, client: 'cli' })
+      await audit(deps, { username: 'cli', action: 'vuln.import', target: 'feeds', detail: `${r.records} records: ${r.feeds.map((f) => f.ecosystem).join(', ')}`, ok: true, client: 'cli' })
     } catch (e) {
       if (e instanceof FeedError) throw new CommandError(`nothing imported: ${e.message}`)
       throw e

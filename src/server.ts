@@ -75,7 +75,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
   await bootstrap(deps, dir)
   ensureFindings(deps)
-  applyEnvSalt(deps)
+  await applyEnvSalt(deps)
   log.format = readSection(deps, 'logging').log_format as LogFormat
   log.debugOn = config.logDebug
   return deps

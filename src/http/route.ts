@@ -74,8 +74,8 @@ export interface CookieJar {
  */
 export interface AuditSpec<C, R> {
   action: string
-  target: (c: C, result: R) => string | null
-  detail?: (c: C, result: R) => string | null
+  target: (c: C, result: R) => string | null | Promise<string | null>
+  detail?: (c: C, result: R) => string | null | Promise<string | null>
   /** Who acted, when that is not the logged-in user (login). */
   actor?: (c: C, result: R | undefined) => string | null
   /** Also records failures; `target` and `actor` then see no result. */
@@ -160,10 +160,10 @@ const publicOrigin = (url: string | null) => (url ? new URL(url).origin : null)
 const BODILESS = new Set(['POST', 'DELETE'])
 
 /** Runs authentication, CSRF, password-change and permission checks, in the contract's order. */
-function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: () => URL, cookieValue: string | undefined, hasBody: boolean): Principal {
+async function authorize(def: AnyRoute, deps: AppDeps, request: Request, url: () => URL, cookieValue: string | undefined, hasBody: boolean): Promise<Principal> {
   if (def.access === 'public') return null
   const tok = readToken(request, cookieValue)
-  const principal = tok ? authenticate(deps, tok.token, tok.via) : null
+  const principal = tok ? await authenticate(deps, tok.token, tok.via) : null
   // A cookie write is checked against cross-site requests also where a caller is optional (logout is a state change too).
   if (principal?.via === 'cookie' && UNSAFE.has(def.method)) {
     // A browser form cannot send JSON cross-site without a preflight; a request with no body at all has nothing to smuggle.
@@ -226,7 +226,7 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
     let parsedUrl: URL | undefined
     const url = () => (parsedUrl ??= new URL(c.request.url))
     const parsed = c.body as ParsedBody | undefined
-    const principal = authorize(def, deps, c.request, url, typeof jar.value === 'string' ? jar.value : undefined, !!parsed?.present)
+    const principal = await authorize(def, deps, c.request, url, typeof jar.value === 'string' ? jar.value : undefined, !!parsed?.present)
     const query = c.request.url.includes('?') ? Object.fromEntries(url().searchParams) : {}
     const params = Object.fromEntries(Object.entries(c.params ?? {}).map(([k, v]) => [k, safeDecode(v)]))
     const v = validate(def, params, query, parsed)
@@ -306,10 +306,10 @@ async function audited(def: AnyRoute, c: AnyCtx): Promise<unknown> {
     result = await def.handler(c)
   } catch (e) {
     const known = httpError(e)
-    if (spec.failures && known) audit(c.deps, { username: who(undefined), action: spec.action, target: spec.target(c, undefined), ok: false, detail: known.detail, client: c.client })
+    if (spec.failures && known) await audit(c.deps, { username: who(undefined), action: spec.action, target: await spec.target(c, undefined), ok: false, detail: known.detail, client: c.client })
     throw e
   }
-  audit(c.deps, { username: who(result), action: spec.action, target: spec.target(c, result), detail: spec.detail?.(c, result) ?? null, client: c.client })
+  await audit(c.deps, { username: who(result), action: spec.action, target: await spec.target(c, result), detail: (await spec.detail?.(c, result)) ?? null, client: c.client })
   return result
 }
 

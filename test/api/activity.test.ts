@@ -17,10 +17,10 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** A user whose only role grants (view, key:*); returns its bearer token. */
 async function keyOnlyUser(w: World) {
-  const role = createRole(w.deps, 'key-watcher', 'sees keys only')
-  addPermission(w.deps, role.id, 'view', 'key:*')
+  const role = await createRole(w.deps, 'key-watcher', 'sees keys only')
+  await addPermission(w.deps, role.id, 'view', 'key:*')
   const u = await createUser(w.deps, { username: 'keys', password: 'password-123', must_change_pw: false, roles: [role.id] })
-  return createSession(w.deps, u.id).token
+  return (await createSession(w.deps, u.id)).token
 }
 
 const J1 = '20261121071000000001'

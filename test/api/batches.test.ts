@@ -146,7 +146,7 @@ describe('POST /api/run with batch', () => {
     const { createUser } = await import('../../src/features/users/service')
     const { createSession } = await import('../../src/features/auth/service')
     const u = await createUser(w.deps, { username: 'webber', password: 'password-123', must_change_pw: false, roles: [role.id] })
-    const r = await call(w, 'POST', '/api/run', { who: { token: createSession(w.deps, u.id).token }, body: { tgt: '*', fun: 'test.ping', batch: 1 } })
+    const r = await call(w, 'POST', '/api/run', { who: { token: (await createSession(w.deps, u.id)).token }, body: { tgt: '*', fun: 'test.ping', batch: 1 } })
     expect(r).toMatchObject({ status: 403, body: { detail: 'Not allowed: test.ping on 1 minions (db-01)' } })
     expect(published()).toEqual([])
     expect(w.deps.db.$client.query('SELECT count(*) AS n FROM batches').get()).toEqual({ n: 0 })

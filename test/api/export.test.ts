@@ -51,8 +51,8 @@ beforeAll(async () => {
   await applyFacts(w.deps, [{ ...noFacts(), keys: IDS.map((minionId) => ({ minionId, act: 'accept', ts: w.clock.now() })) }])
   recordGrains(w.deps, IDS.map((id) => ({ id, grains: { os: 'Debian', os_family: 'Debian', osrelease: '12.5', osmajorrelease: 12 } })))
   replacePackageSets(w.deps, IDS.map((minionId, i) => ({ minionId, source: 'apt', packages: [{ name: 'openssl', version: i % 10 ? '3.0.11-1~deb12u1' : '3.0.13-1~deb12u1', arch: 'amd64' }] })))
-  for (let i = 0; i < CSV_PAGE + 200; i++) audit(w.deps, { username: 'admin', action: i % 10 ? 'export.test' : 'other', target: `t-${i}`, detail: FORMULAS[i % FORMULAS.length] })
-  audit(w.deps, { username: 'admin', action: 'export.test', target: QUOTED, detail: null })
+  for (let i = 0; i < CSV_PAGE + 200; i++) await audit(w.deps, { username: 'admin', action: i % 10 ? 'export.test' : 'other', target: `t-${i}`, detail: FORMULAS[i % FORMULAS.length] })
+  await audit(w.deps, { username: 'admin', action: 'export.test', target: QUOTED, detail: null })
   await upsertJobs(w.deps.db, Array.from({ length: CSV_PAGE + 100 }, (_, i) => ({
     jid: String(20261121080000000000n + BigInt(i)), fun: i % 5 ? 'test.ping' : 'cmd.run', target: i === 7 ? QUOTED : '*', tgtType: 'glob', user: 'root',
     arg: i % 5 ? [] : ['=1+1', { __kwarg__: true, shell: '/bin/sh' }], startedAt: T0 + i * 1000, minions: ['m-00001'],

@@ -103,7 +103,7 @@ describe('directory sign-in (provider-neutral)', () => {
     const w = await testWorld()
     await call(w, 'POST', '/api/admin/identity/mappings', { body: { provider: 'oidc', group: 'ops', role_id: w.roleId('operator') } })
     await call(w, 'POST', '/api/admin/identity/mappings', { body: { provider: 'oidc', group: 'readers', role_id: w.roleId('viewer') } })
-    const a = signInDirectoryUser(w.deps, { provider: 'oidc', username: 'carol', displayName: 'Carol C', groups: ['ops', 'unmapped'] }, '10.0.0.1')
+    const a = await signInDirectoryUser(w.deps, { provider: 'oidc', username: 'carol', displayName: 'Carol C', groups: ['ops', 'unmapped'] }, '10.0.0.1')
     const me = await call(w, 'GET', '/api/auth/me', { who: { token: a.token } })
     expect(me.body).toMatchObject({ username: 'carol', display_name: 'Carol C' })
     const users = (await call(w, 'GET', '/api/users')).body.users
@@ -111,9 +111,9 @@ describe('directory sign-in (provider-neutral)', () => {
     expect(carol).toMatchObject({ source: 'oidc', roles: [{ name: 'operator' }] })
     expect(users.find((u: any) => u.username === 'admin').source).toBe('local')
     // OIDC groups are claims matched exactly: 'Readers' is not 'readers'.
-    signInDirectoryUser(w.deps, { provider: 'oidc', username: 'carol', displayName: 'Carol C', groups: ['readers', 'Ops'] }, '10.0.0.1')
+    await signInDirectoryUser(w.deps, { provider: 'oidc', username: 'carol', displayName: 'Carol C', groups: ['readers', 'Ops'] }, '10.0.0.1')
     expect((await call(w, 'GET', `/api/users/${carol.id}`)).body.roles.map((r: any) => r.name)).toEqual(['viewer'])
-    expect(() => signInDirectoryUser(w.deps, { provider: 'oidc', username: 'carol', displayName: 'Carol C', groups: ['nothing'] }, '10.0.0.1')).toThrow('No Saltdeck role for this account')
+    await expect(signInDirectoryUser(w.deps, { provider: 'oidc', username: 'carol', displayName: 'Carol C', groups: ['nothing'] }, '10.0.0.1')).rejects.toThrow('No Saltdeck role for this account')
     expect((await call(w, 'GET', `/api/users/${carol.id}`)).body.roles).toEqual([])
     const sessions = w.deps.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE user_id = ?1").get(carol.id)!.n
     expect(sessions).toBe(2)
@@ -131,7 +131,7 @@ describe('directory sign-in (provider-neutral)', () => {
   test('a directory never takes over a local account of the same name', async () => {
     const w = await testWorld()
     await call(w, 'POST', '/api/admin/identity/mappings', { body: { provider: 'oidc', group: 'admins', role_id: w.roleId('admin') } })
-    expect(() => signInDirectoryUser(w.deps, { provider: 'oidc', username: 'ADMIN', displayName: 'x', groups: ['admins'] }, 'c')).toThrow('Invalid credentials')
+    await expect(signInDirectoryUser(w.deps, { provider: 'oidc', username: 'ADMIN', displayName: 'x', groups: ['admins'] }, 'c')).rejects.toThrow('Invalid credentials')
     const admin = (await call(w, 'GET', '/api/users')).body.users.find((u: any) => u.username === 'admin')
     expect(admin.source).toBe('local')
   })
@@ -139,7 +139,7 @@ describe('directory sign-in (provider-neutral)', () => {
   test('a directory user has no Saltdeck password: change-password and reset are 409', async () => {
     const w = await testWorld()
     await call(w, 'POST', '/api/admin/identity/mappings', { body: { provider: 'ldap', group: 'ops', role_id: w.roleId('operator') } })
-    const s = signInDirectoryUser(w.deps, { provider: 'ldap', username: 'dave', displayName: 'Dave', groups: ['ops'] }, 'c')
+    const s = await signInDirectoryUser(w.deps, { provider: 'ldap', username: 'dave', displayName: 'Dave', groups: ['ops'] }, 'c')
     const own = await call(w, 'POST', '/api/auth/change-password', { who: { token: s.token }, body: { current_password: 'anything-1', new_password: 'something-new-1' } })
     expect(own).toMatchObject({ status: 409, body: { detail: 'Password is managed by the directory' } })
     const reset = await call(w, 'POST', `/api/users/${s.userId}/password`, { body: { new_password: 'something-new-1' } })

@@ -74,7 +74,7 @@ describe('LDAP sign-in against slapd', () => {
     const { w, login } = await ldapWorld()
     expect((await login('alice', '')).status).toBe(422)
     // slapd takes an empty simple bind as an anonymous one; the sign-in must not get that far.
-    const r = await ldapAuthenticate(w.deps, providerConfig(w.deps, 'ldap'), 'alice', '')
+    const r = await ldapAuthenticate(w.deps, await providerConfig(w.deps, 'ldap'), 'alice', '')
     expect(r).toEqual({ ok: false, outcome: 'invalid', reason: 'empty password (never bound)' })
   })
 

@@ -49,17 +49,17 @@ describe('access', async () => {
   })
 
   test('one rule for session and token: view metrics:* (issue 23 item 5); a role granting it opens it to both', async () => {
-    const { token } = createApiToken(w.deps, viewerId, 'prometheus', null)
+    const { token } = await createApiToken(w.deps, viewerId, 'prometheus', null)
     expect((await call(w, 'GET', '/metrics', { who: { cookie: w.tokens.viewer } })).status).toBe(403)
     expect(await call(w, 'GET', '/metrics', { who: { token } })).toMatchObject({ status: 403, body: { detail: 'Forbidden' } })
     const operatorId = w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'oper'").get()!.id
-    expect((await call(w, 'GET', '/metrics', { who: { token: createApiToken(w.deps, operatorId, 'prometheus', null).token } })).status).toBe(200)
+    expect((await call(w, 'GET', '/metrics', { who: { token: (await createApiToken(w.deps, operatorId, 'prometheus', null)).token } })).status).toBe(200)
     expect((await call(w, 'GET', '/metrics', { who: 'nobody' })).status).toBe(403)
-    const nobodyToken = createApiToken(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'nobody'").get()!.id, 'scraper', null).token
+    const nobodyToken = (await createApiToken(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'nobody'").get()!.id, 'scraper', null)).token
     expect((await call(w, 'GET', '/metrics', { who: { token: nobodyToken } })).status).toBe(403)
-    const role = createRole(w.deps, 'scraper', '')
-    addPermission(w.deps, role.id, 'view', 'metrics:*')
-    setRoles(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'nobody'").get()!.id, [role.id])
+    const role = await createRole(w.deps, 'scraper', '')
+    await addPermission(w.deps, role.id, 'view', 'metrics:*')
+    await setRoles(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'nobody'").get()!.id, [role.id])
     expect((await call(w, 'GET', '/metrics', { who: 'nobody' })).status).toBe(200)
     expect((await call(w, 'GET', '/metrics', { who: { token: nobodyToken } })).status).toBe(200)
   })

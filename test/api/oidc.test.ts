@@ -20,7 +20,7 @@ async function world() {
   const w = await testWorld({ publicUrl: PUBLIC })
   w.clock.t = Date.now()
   // The seeded sessions were made on the test clock's date: the admin's is made again.
-  w.tokens.admin = createSession(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'admin'").get()!.id).token
+  w.tokens.admin = (await createSession(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'admin'").get()!.id)).token
   const logs: string[] = []
   w.deps.log = new Logger('json', (l) => logs.push(l))
   const put = await call(w, 'PUT', '/api/admin/identity/oidc', { body: { enabled: true, issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, display_name: 'Test IdP' } })

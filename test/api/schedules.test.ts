@@ -11,6 +11,7 @@ import { openDb } from '../../src/db/client'
 import { SaltRuntime } from '../../src/runtime'
 import { createUser } from '../../src/features/users/service'
 import { createSession } from '../../src/features/auth/service'
+import { loadSettings } from '../../src/features/settings/service'
 import { jobInitiator } from '../../src/features/jobs/service'
 import { fireDueSchedules } from '../../src/features/templates/schedules'
 import type { AppDeps } from '../../src/deps'
@@ -55,7 +56,7 @@ describe('schedules', () => {
     // Another user who may execute, but neither created it nor holds manage template:*, cannot change or delete it.
     const role = (await call(w, 'POST', '/api/roles', { body: { name: 'runners' } })).body
     await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb: 'execute', resource_glob: 'salt:*' } })
-    const other = { token: createSession(w.deps, (await createUser(w.deps, { username: 'other', password: 'password-123', must_change_pw: false, roles: [role.id] })).id).token }
+    const other = { token: (await createSession(w.deps, (await createUser(w.deps, { username: 'other', password: 'password-123', must_change_pw: false, roles: [role.id] })).id)).token }
     expect((await call(w, 'PATCH', `/api/schedules/${s.body.id}`, { who: other, body: { enabled: false } })).status).toBe(403)
     expect((await call(w, 'DELETE', `/api/schedules/${s.body.id}`, { who: other })).status).toBe(403)
     const off = await call(w, 'PATCH', `/api/schedules/${s.body.id}`, { who: 'operator', body: { enabled: false } })
@@ -91,7 +92,7 @@ describe('schedules', () => {
     const role = (await call(w, 'POST', '/api/roles', { body: { name: 'pingers' } })).body
     const grant = (await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb: 'execute', resource_glob: 'salt:test.*', target_glob: 'web-*' } })).body
     const u = await createUser(w.deps, { username: 'pinger', password: 'password-123', must_change_pw: false, roles: [role.id] })
-    const s = await scheduled({ token: createSession(w.deps, u.id).token })
+    const s = await scheduled({ token: (await createSession(w.deps, u.id)).token })
     expect((await call(w, 'DELETE', `/api/roles/${role.id}/permissions/${grant.id}`)).status).toBe(204)
     w.clock.advance(5 * 60_000)
     expect(await fireDueSchedules(w.deps, w.rt.client)).toBe(1)
@@ -104,9 +105,10 @@ describe('schedules', () => {
 })
 
 describe('once per firing', () => {
-  /** A second instance (its own database connection and salt runtime) over the first one's database file. */
-  function secondInstance(path: string): AppDeps & { salt: SaltRuntime } {
+  /** A second instance (its own database connection, settings as its start reads them, and salt runtime) over the first one's database file. */
+  async function secondInstance(path: string): Promise<AppDeps & { salt: SaltRuntime }> {
     const deps = { ...w.deps, db: openDb(path), salt: undefined } as AppDeps
+    await loadSettings(deps)
     const rt = new SaltRuntime(deps, { client: { backoffMs: 1, sleep: async () => {} } })
     deps.salt = rt
     cleanup.push(async () => {
@@ -126,7 +128,7 @@ describe('once per firing', () => {
     w = await saltWorld(undefined, path)
     await w.rt.scheduler.run('keys')
     for (const n of ['a', 'b', 'c', 'd', 'e']) await scheduled('operator', '*/5 * * * *', undefined, n)
-    const other = secondInstance(path)
+    const other = await secondInstance(path)
     w.clock.advance(5 * 60_000)
     // Each instance ticks twice at once (its poller and a direct call), all four over the same due schedules.
     const fired = await Promise.all([fireDueSchedules(w.deps, w.rt.client), fireDueSchedules(other, other.salt.client), w.rt.scheduler.run('schedules'), other.salt.scheduler.run('schedules')])
@@ -145,11 +147,11 @@ describe('once per firing', () => {
     w.clock.advance(5 * 60_000)
     expect(await fireDueSchedules(w.deps, w.rt.client)).toBe(1)
     // The instance restarts over the same file at once: the firing it made is not made again.
-    const again = secondInstance(path)
+    const again = await secondInstance(path)
     expect(await fireDueSchedules(again, again.salt.client)).toBe(0)
     // Down from 08:05 to 08:40:30: the firings at 08:10 … 08:40 are missed and not replayed; the next is 08:45.
     w.clock.advance(35.5 * 60_000)
-    const later = secondInstance(path)
+    const later = await secondInstance(path)
     expect(await fireDueSchedules(later, later.salt.client)).toBe(0)
     expect(published().length).toBe(1)
     expect((await call(w, 'GET', `/api/schedules/${s.id}`)).body).toMatchObject({ enabled: true, next_run_at: '2026-11-21T08:45:00.000Z', last_run_at: '2026-11-21T08:05:00.000Z' })

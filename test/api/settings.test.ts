@@ -58,7 +58,7 @@ describe('settings', () => {
   test('SALTDECK_SALT_* values win over the stored ones at start', async () => {
     const w = await testWorld({ saltUrl: 'http://env-salt:8000', saltEauth: 'file', saltPassword: 'env-pw', presenceMethod: 'status' })
     await call(w, 'PUT', '/api/admin/settings/salt', { body: { url: 'http://stored:8000', username: 'kept', presence_method: 'present' } })
-    applyEnvSalt(w.deps)
+    await applyEnvSalt(w.deps)
     const s = (await call(w, 'GET', '/api/admin/settings')).body.salt
     expect(s).toEqual({ url: 'http://env-salt:8000', username: 'kept', password_set: true, verify: true, eauth: 'file', presence_method: 'status' })
     expect(saltCredentials(w.deps).password).toBe('env-pw')

@@ -124,7 +124,7 @@ describe('the periodic recheck is the backstop', () => {
     const w = await testWorld()
     await login(w, 'admin', ADMIN_PW)
     const session = w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM sessions ORDER BY created_at DESC LIMIT 1").get()!.id
-    expect(sessionStanding(w.deps, session)).not.toBeNull()
+    expect(await sessionStanding(w.deps, session)).not.toBeNull()
     const res = activityStream(w.deps, {}, [{ verb: '*', resource_glob: '*' }], 0, { sessionId: session, recheckMs: 20 })
     const reader = res.body!.getReader()
     const ended = (async () => {

@@ -29,14 +29,15 @@ export async function testWorld(overrides: Partial<Config> = {}, dbPath = ':memo
   const deps: AppDeps = { db, config, clock, log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32).fill(7) }
   await bootstrap(deps, null, () => {})
   const app = createApp(deps)
-  const roleId = (name: string) => listRoles(deps).roles.find((r) => r.name === name)!.id
+  const roleList = (await listRoles(deps)).roles
+  const roleId = (name: string) => roleList.find((r) => r.name === name)!.id
   const mk = async (username: string, roles: string[]) => {
     const u = await createUser(deps, { username, password: 'password-123', must_change_pw: false, roles: roles.map(roleId) })
-    return createSession(deps, u.id).token
+    return (await createSession(deps, u.id)).token
   }
   const adminId = (await db.row<Pick<Row<typeof users>, 'id'>>(sql`SELECT ${users.id} FROM ${users} WHERE ${users.username} = 'admin'`))!.id
   const tokens = {
-    admin: createSession(deps, adminId).token,
+    admin: (await createSession(deps, adminId)).token,
     operator: await mk('oper', ['operator']),
     viewer: await mk('view', ['viewer']),
     nobody: await mk('nobody', []),

@@ -10,5 +10,5 @@ export async function userWith(w: Awaited<ReturnType<typeof testWorld>>, name: s
   for (const [verb, resource_glob, target_glob] of grants)
     expect((await call(w, 'POST', `/api/roles/${role.id}/permissions`, { body: { verb, resource_glob, ...(target_glob ? { target_glob } : {}) } })).status).toBe(201)
   const u = await createUser(w.deps, { username: `${name}-user`, password: 'password-123', must_change_pw: false, roles: [role.id] })
-  return { token: createSession(w.deps, u.id).token, roleId: role.id as string, username: `${name}-user` }
+  return { token: (await createSession(w.deps, u.id)).token, roleId: role.id as string, username: `${name}-user` }
 }

@@ -11,7 +11,7 @@ import type { AppDeps } from '../../src/deps'
 export async function saltWorld(minions = ['web-01', 'web-02', 'db-01'], dbPath?: string) {
   const w = await testWorld({}, dbPath)
   const salt = new FakeSalt().start().addMinions(minions)
-  updateSection(w.deps, 'salt', { url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' })
+  await updateSection(w.deps, 'salt', { url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' })
   const rt = new SaltRuntime(w.deps, { client: { backoffMs: 1, sleep: async () => {} }, streamBackoff: { firstMs: 10, maxMs: 40, probeMs: 20, brokenRetryMs: 200 }, probeMs: 50, masterTimeoutMs: 5000 })
   // The stream is read on the main thread here, with the test's clock; test/salt-fake/event-worker.test.ts covers the worker.
   rt.stream.useWorker = false

@@ -111,10 +111,10 @@ test('saltdeck user reset-password ends every browser session and API token of t
   await withDataDir(async (_dir, env) => {
     const deps = await openDataDir(loadConfig(env))
     const u = await createUser(deps, { username: 'carol', password: 'carol-pass-1', must_change_pw: false })
-    createSession(deps, u.id)
-    createApiToken(deps, u.id, 'ci', null)
+    await createSession(deps, u.id)
+    await createApiToken(deps, u.id, 'ci', null)
     const admin = deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'admin'").get()!.id
-    createSession(deps, admin)
+    await createSession(deps, admin)
     deps.db.$client.close()
     expect((await run(['user', 'reset-password', 'carol'], env)).code).toBe(0)
     const after = await openDataDir(loadConfig(env))

@@ -62,21 +62,25 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
         }
       }
       // The credential's standing as last read: the stream ends when it ends, and follows its grants while it stands.
-      let version = authVersion(deps)
+      // Set by the first recheck (at the end of start), before which any tick rechecks.
+      let version = -1
       let expiresAt: number | null = null
-      const recheck = () => {
+      const checkNow = async () => {
         if (!sessionId) return
-        version = authVersion(deps)
-        const now = sessionStanding(deps, sessionId)
+        version = await authVersion(deps)
+        const now = await sessionStanding(deps, sessionId)
         // A user who could see some activity and no longer sees any (a role taken away) has nothing left to stream.
         if (!now || (visibleCategories(grants).length > 0 && visibleCategories(now.grants).length === 0)) return end()
         grants = now.grants
         expiresAt = now.expiresAt
       }
-      const tick = () => {
+      const checkTick = async () => {
         if (!sessionId) return
-        if (authVersion(deps) !== version || (expiresAt !== null && expiresAt <= deps.clock.now())) recheck()
+        if ((await authVersion(deps)) !== version || (expiresAt !== null && expiresAt <= deps.clock.now())) await checkNow()
       }
+      // A standing that cannot be read (the database failing) ends the stream: the client reconnects and authenticates anew.
+      const recheck = () => void checkNow().catch(end)
+      const tick = () => void checkTick().catch(end)
       ctl.enqueue(enc.encode('retry: 3000\n\n'))
       pump()
       const unsubscribe = onActivity(deps, pump)

@@ -14,7 +14,7 @@ export const auditRoutes = [
     handler: ({ deps, query }) => listAudit(deps, query),
     csv: {
       filename: 'audit.csv', header: ['id', 'ts', 'username', 'action', 'target', 'ok', 'detail', 'client'],
-      page: ({ deps, query }, offset, limit) => listAudit(deps, { ...query, offset, limit }).entries.map((e) => [e.id, e.ts, e.username, e.action, e.target, e.ok, e.detail, e.client]),
+      page: async ({ deps, query }, offset, limit) => (await listAudit(deps, { ...query, offset, limit })).entries.map((e) => [e.id, e.ts, e.username, e.action, e.target, e.ok, e.detail, e.client]),
     },
   }),
 ]

@@ -25,8 +25,8 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', path: '/api/auth/logout', tag: 'auth', summary: 'End the current session', access: 'optional', status: 204,
-    handler({ deps, principal, cookie }) {
-      if (principal) deleteSession(deps, principal.sessionId)
+    async handler({ deps, principal, cookie }) {
+      if (principal) await deleteSession(deps, principal.sessionId)
       cookie.clear()
     },
     audit: { action: 'auth.logout', skip: (c) => !c.principal, target: (c) => c.principal?.username ?? null },

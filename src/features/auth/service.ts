@@ -1,12 +1,15 @@
 /** Passwords, login, sessions, API tokens and throttling. */
-import { and, asc, eq, gt, isNull, ne, or } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { sessions, users } from '../../db/schema'
-import { Conflict, NotFound, Throttled, Unauthenticated } from '../../lib/errors'
+import { Conflict, NotFound } from '../../lib/errors'
 import { iso, isoOrNull } from '../../lib/clock'
 import { newId, newToken, tokenHash } from '../../lib/ids'
 import type { Grant } from '../roles/service'
+import { grantsOfUser } from '../roles/store'
+import { userById } from '../users/store'
 import { authChanged } from './changes'
+import {
+  deleteSessionRow, deleteSessionsOf, deleteToken, insertSession, liveTokenCount, liveTokens, readAuthVersion, sessionByHash, sessionById,
+} from './store'
 
 /** The caller of a request, or null on public routes. */
 export type Principal = {
@@ -36,25 +39,7 @@ export async function verifyPassword(deps: AppDeps, password: string, hash: stri
 }
 
 /** The union of a user's grants, sorted by verb then glob, without duplicates. */
-export function grantsOf(deps: AppDeps, userId: string): Grant[] {
-  return deps.db.$client
-    .query<Grant, [string]>(
-      `SELECT DISTINCT p.verb AS verb, p.resource_glob AS resource_glob FROM user_roles ur
-       JOIN role_permissions p ON p.role_id = ur.role_id WHERE ur.user_id = ?1 ORDER BY p.verb, p.resource_glob`,
-    )
-    .all(userId)
-}
-
-interface SessionRow {
-  session_id: string
-  kind: 'session' | 'api_token'
-  expires_at: number | null
-  user_id: string
-  username: string
-  display_name: string
-  must_change_pw: number
-  is_active: number
-}
+export const grantsOf = (deps: AppDeps, userId: string): Promise<Grant[]> => grantsOfUser(deps.db, userId)
 
 interface Cached {
   principal: NonNullable<Principal>
@@ -68,17 +53,17 @@ const CACHE_MAX = 10_000
  * Resolves a session or API token to its user; null when unknown, expired or the user is inactive. Results are cached
  * per token while auth_version (bumped by triggers on every relevant write, from any process) stays the same.
  */
-export function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): Principal {
+export async function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): Promise<Principal> {
   let cache = authCaches.get(deps)
   if (!cache) authCaches.set(deps, (cache = new Map()))
-  const version = authVersion(deps)
+  const version = await authVersion(deps)
   const hit = cache.get(token)
   const now = deps.clock.now()
   if (hit && hit.version === version) {
     if (hit.expiresAt !== null && hit.expiresAt <= now) return null
     return hit.principal.via === via ? hit.principal : { ...hit.principal, via }
   }
-  const p = lookup(deps, token, via)
+  const p = await lookup(deps, token, via)
   if (p) {
     if (cache.size >= CACHE_MAX) cache.clear()
     cache.set(token, { principal: p.principal, expiresAt: p.expiresAt, version })
@@ -86,22 +71,18 @@ export function authenticate(deps: AppDeps, token: string, via: 'cookie' | 'bear
   return p?.principal ?? null
 }
 
-function lookup(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): { principal: NonNullable<Principal>; expiresAt: number | null } | null {
-  const row = deps.db.$client
-    .query<SessionRow, [string]>(
-      `SELECT s.id AS session_id, s.kind, s.expires_at, u.id AS user_id, u.username, u.display_name, u.must_change_pw, u.is_active
-       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?1`,
-    )
-    .get(tokenHash(token))
-  if (!row || !row.is_active || (row.expires_at !== null && row.expires_at <= deps.clock.now())) return null
+/** A cache miss: the session and its user (one statement), then the user's grants (another). */
+async function lookup(deps: AppDeps, token: string, via: 'cookie' | 'bearer'): Promise<{ principal: NonNullable<Principal>; expiresAt: number | null } | null> {
+  const row = await sessionByHash(deps.db, tokenHash(token))
+  if (!row || row.is_active !== 1 || (row.expires_at !== null && row.expires_at <= deps.clock.now())) return null
   return {
     expiresAt: row.expires_at,
     principal: {
       userId: row.user_id,
       username: row.username,
       displayName: row.display_name,
-      mustChangePw: !!row.must_change_pw,
-      grants: grantsOf(deps, row.user_id),
+      mustChangePw: row.must_change_pw === 1,
+      grants: await grantsOf(deps, row.user_id),
       sessionId: row.session_id,
       via,
       kind: row.kind,
@@ -118,10 +99,10 @@ export function principalSummary(p: NonNullable<Principal>) {
 }
 
 /** The body of login. */
-export function userSummary(deps: AppDeps, userId: string) {
-  const u = deps.db.select().from(users).where(eq(users.id, userId)).get()
+export async function userSummary(deps: AppDeps, userId: string) {
+  const u = await userById(deps.db, userId)
   if (!u) throw new NotFound('User')
-  return { username: u.username, display_name: u.displayName, must_change_pw: u.mustChangePw, permissions: u.isActive ? grantsOf(deps, u.id) : [] }
+  return { username: u.username, display_name: u.display_name, must_change_pw: u.must_change_pw === 1, permissions: u.is_active === 1 ? await grantsOf(deps, u.id) : [] }
 }
 
 const WINDOW_MS = 15 * 60_000
@@ -174,28 +155,29 @@ export const throttleOf = (deps: AppDeps) => {
 }
 
 /** Creates a browser session; returns the secret token (only its hash is stored). */
-export function createSession(deps: AppDeps, userId: string): { token: string; maxAge: number } {
+export async function createSession(deps: AppDeps, userId: string): Promise<{ token: string; maxAge: number }> {
   const token = newToken()
   const ttl = deps.config.sessionTtlMinutes * 60
-  deps.db.insert(sessions).values({ id: newId(), tokenHash: tokenHash(token), userId, kind: 'session', createdAt: deps.clock.now(), expiresAt: deps.clock.now() + ttl * 1000 }).run()
+  const now = deps.clock.now()
+  await insertSession(deps.db, { id: newId(), token_hash: tokenHash(token), user_id: userId, kind: 'session', name: null, created_at: now, expires_at: now + ttl * 1000 })
   return { token, maxAge: ttl }
 }
 
 /** Deletes one session or token by id. */
-export function deleteSession(deps: AppDeps, sessionId: string) {
-  deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run()
+export async function deleteSession(deps: AppDeps, sessionId: string) {
+  await deleteSessionRow(deps.db, sessionId)
   authChanged(deps)
 }
 
 /** Ends a user's browser sessions, except `keep` when given. */
-export function endSessions(deps: AppDeps, userId: string, keep?: string) {
-  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.kind, 'session'), keep ? ne(sessions.id, keep) : undefined)).run()
+export async function endSessions(deps: AppDeps, userId: string, keep?: string) {
+  await deleteSessionsOf(deps.db, userId, { kind: 'session', keep })
   authChanged(deps)
 }
 
 /** Ends every credential of a user, browser sessions and API tokens alike (a password change), except `keep` when given. */
-export function endCredentials(deps: AppDeps, userId: string, keep?: string) {
-  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), keep ? ne(sessions.id, keep) : undefined)).run()
+export async function endCredentials(deps: AppDeps, userId: string, keep?: string) {
+  await deleteSessionsOf(deps.db, userId, { keep })
   authChanged(deps)
 }
 
@@ -203,45 +185,35 @@ export function endCredentials(deps: AppDeps, userId: string, keep?: string) {
 export const MAX_API_TOKENS = 100
 
 /** Creates an API token for scripts; the secret is returned once. 409 past MAX_API_TOKENS live ones. */
-export function createApiToken(deps: AppDeps, userId: string, name: string, expiresInDays: number | null | undefined) {
+export async function createApiToken(deps: AppDeps, userId: string, name: string, expiresInDays: number | null | undefined) {
   const now = deps.clock.now()
-  const live = deps.db.$client.query<{ n: number }, [string, number]>(
-    "SELECT count(*) AS n FROM sessions WHERE user_id = ?1 AND kind = 'api_token' AND (expires_at IS NULL OR expires_at > ?2)",
-  ).get(userId, now)!.n
-  if (live >= MAX_API_TOKENS) throw new Conflict(`Too many API tokens (${MAX_API_TOKENS}); revoke one first`)
+  if ((await liveTokenCount(deps.db, userId, now)) >= MAX_API_TOKENS) throw new Conflict(`Too many API tokens (${MAX_API_TOKENS}); revoke one first`)
   const token = newToken()
   const expiresAt = expiresInDays ? now + expiresInDays * 86_400_000 : null
   const id = newId()
-  deps.db.insert(sessions).values({ id, tokenHash: tokenHash(token), userId, kind: 'api_token', name, createdAt: now, expiresAt }).run()
+  await insertSession(deps.db, { id, token_hash: tokenHash(token), user_id: userId, kind: 'api_token', name, created_at: now, expires_at: expiresAt })
   return { id, name, token, expires_at: isoOrNull(expiresAt) }
 }
 
 /** Lists the caller's live API tokens (never their secrets). */
-export function listApiTokens(deps: AppDeps, userId: string) {
-  const rows = deps.db.select().from(sessions)
-    .where(and(eq(sessions.userId, userId), eq(sessions.kind, 'api_token'), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, deps.clock.now()))))
-    .orderBy(asc(sessions.createdAt)).all()
-  const tokens = rows.map((r) => ({ id: r.id, name: r.name, created_at: iso(r.createdAt), expires_at: isoOrNull(r.expiresAt) }))
+export async function listApiTokens(deps: AppDeps, userId: string) {
+  const rows = await liveTokens(deps.db, userId, deps.clock.now())
+  const tokens = rows.map((r) => ({ id: r.id, name: r.name, created_at: iso(r.created_at), expires_at: isoOrNull(r.expires_at) }))
   return { total: tokens.length, tokens }
 }
 
 /** Revokes one of the caller's API tokens. */
-export function revokeApiToken(deps: AppDeps, userId: string, id: string) {
-  const res = deps.db.$client.query("DELETE FROM sessions WHERE id = ?1 AND user_id = ?2 AND kind = 'api_token'").run(id, userId)
-  if (res.changes === 0) throw new NotFound('Token')
+export async function revokeApiToken(deps: AppDeps, userId: string, id: string) {
+  if ((await deleteToken(deps.db, userId, id)) === 0) throw new NotFound('Token')
   authChanged(deps)
 }
 
 /** What a session or token still grants now: its grants and expiry, or null once it ended or its user is inactive or gone. */
-export function sessionStanding(deps: AppDeps, sessionId: string): { grants: Grant[]; expiresAt: number | null } | null {
-  const row = deps.db.$client
-    .query<{ user_id: string; expires_at: number | null; is_active: number }, [string]>(
-      'SELECT s.user_id, s.expires_at, u.is_active FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = ?1',
-    )
-    .get(sessionId)
-  if (!row || !row.is_active || (row.expires_at !== null && row.expires_at <= deps.clock.now())) return null
-  return { grants: grantsOf(deps, row.user_id), expiresAt: row.expires_at }
+export async function sessionStanding(deps: AppDeps, sessionId: string): Promise<{ grants: Grant[]; expiresAt: number | null } | null> {
+  const row = await sessionById(deps.db, sessionId)
+  if (!row || row.is_active !== 1 || (row.expires_at !== null && row.expires_at <= deps.clock.now())) return null
+  return { grants: await grantsOf(deps, row.user_id), expiresAt: row.expires_at }
 }
 
 /** The counter every write to sessions, users, roles and grants moves, from any process (migration 0003's triggers). */
-export const authVersion = (deps: AppDeps) => deps.db.$client.query<{ v: number }, []>('SELECT v FROM auth_version').get()?.v ?? -1
+export const authVersion = (deps: AppDeps) => readAuthVersion(deps.db)

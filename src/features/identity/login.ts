@@ -20,37 +20,37 @@ export async function passwordSignIn(deps: AppDeps, username: string, password: 
   const wait = throttle.retryAfter(key, client, at)
   if (wait) {
     const e = new Throttled('Too many failed logins, retry later', wait)
-    recordSignIn(deps, { source: null, username, outcome: 'throttled', client, sentence: e.message })
+    await recordSignIn(deps, { source: null, username, outcome: 'throttled', client, sentence: e.message })
     throw e
   }
-  // Counted before the (slow, awaited) check: concurrent guesses all count against the limits.
+  // Counted before anything is awaited (the reads, the slow check): concurrent guesses all count against the limits.
   throttle.fail(key, client, at)
-  const u = userByName(deps, username)
-  const ldap = providerConfig(deps, 'ldap')
+  const u = await userByName(deps, username)
+  const ldap = await providerConfig(deps, 'ldap')
   if (u?.source === 'local' || (!u && ldap.enabled !== true)) {
-    const ok = await verifyPassword(deps, password, u?.passwordHash ?? null)
-    if (!u || !ok || !u.isActive) {
+    const ok = await verifyPassword(deps, password, u?.password_hash ?? null)
+    if (!u || !ok || u.is_active !== 1) {
       const reason = !u ? 'unknown user' : !ok ? 'wrong password' : 'the user is deactivated'
-      recordSignIn(deps, { source: 'local', username, outcome: 'invalid', client, sentence: INVALID, reason })
+      await recordSignIn(deps, { source: 'local', username, outcome: 'invalid', client, sentence: INVALID, reason })
       throw new Unauthenticated(INVALID)
     }
     throttle.succeed(key, client, at)
-    recordSignIn(deps, { source: 'local', username: u.username, outcome: 'success', client })
-    return { userId: u.id, ...createSession(deps, u.id) }
+    await recordSignIn(deps, { source: 'local', username: u.username, outcome: 'success', client })
+    return { userId: u.id, ...(await createSession(deps, u.id)) }
   }
   if (u && u.source !== 'ldap') {
     // A user of another provider signs in there; the same time is spent as on a wrong password.
     await verifyPassword(deps, password, null)
-    recordSignIn(deps, { source: u.source, username, outcome: 'invalid', client, sentence: INVALID, reason: `the user signs in with ${u.source}, not a password` })
+    await recordSignIn(deps, { source: u.source, username, outcome: 'invalid', client, sentence: INVALID, reason: `the user signs in with ${u.source}, not a password` })
     throw new Unauthenticated(INVALID)
   }
   if (ldap.enabled !== true) {
-    recordSignIn(deps, { source: 'ldap', username, outcome: 'invalid', client, sentence: INVALID, reason: 'LDAP sign-in is disabled' })
+    await recordSignIn(deps, { source: 'ldap', username, outcome: 'invalid', client, sentence: INVALID, reason: 'LDAP sign-in is disabled' })
     throw new Unauthenticated(INVALID)
   }
   const r = await ldapAuthenticate(deps, ldap, username, password)
   if (!r.ok) {
-    recordSignIn(deps, { source: 'ldap', username, outcome: r.outcome, client, sentence: INVALID, reason: r.reason })
+    await recordSignIn(deps, { source: 'ldap', username, outcome: r.outcome, client, sentence: INVALID, reason: r.reason })
     throw new Unauthenticated(INVALID)
   }
   // The directory accepted the password: whatever the roles say, this was no guess.

@@ -30,7 +30,7 @@ function redirect(set: { status: number; headers: Record<string, string> }, loca
 const toLogin = (deps: AppDeps, request: Request, sentence: string) => `${base(deps, request)}/#/login?error=${encodeURIComponent(sentence)}`
 
 /** A failure before or after the issuer: recorded (audit, metrics, log with the reason), then told on the login page. */
-function failed(c: Ctx<'public', unknown, unknown, unknown>, e: unknown) {
+async function failed(c: Ctx<'public', unknown, unknown, unknown>, e: unknown) {
   if (!(e instanceof OidcFailure)) {
     // The sign-in path's own errors (403 no role, 401 a name of another source) were recorded where they were thrown.
     const known = httpError(e)
@@ -39,7 +39,7 @@ function failed(c: Ctx<'public', unknown, unknown, unknown>, e: unknown) {
     c.deps.log.error('OpenID Connect sign-in failed', { error: String((e as Error)?.stack ?? e) })
     return redirect(c.set, toLogin(c.deps, c.request, known?.detail ?? 'The sign-in failed; try again later'))
   }
-  recordSignIn(c.deps, { source: 'oidc', username: '', outcome: e.outcome, client: c.client, sentence: e.sentence, reason: e.reason })
+  await recordSignIn(c.deps, { source: 'oidc', username: '', outcome: e.outcome, client: c.client, sentence: e.sentence, reason: e.reason })
   redirect(c.set, toLogin(c.deps, c.request, e.sentence))
 }
 
@@ -56,8 +56,8 @@ export const oidcRoutes = [
   route({
     method: 'GET', path: '/api/auth/providers', tag: 'auth', summary: 'The sign-in choices the login page offers (public)', access: 'public',
     response: T.Object({ oidc: Nullable(T.Object({ display_name: T.String(), start: T.String({ description: 'The path that starts the sign-in' }) })) }),
-    handler({ deps }) {
-      const cfg = providerConfig(deps, 'oidc')
+    async handler({ deps }) {
+      const cfg = await providerConfig(deps, 'oidc')
       const on = cfg.enabled === true && typeof cfg.issuer === 'string' && typeof cfg.client_id === 'string'
       return { oidc: on ? { display_name: String(cfg.display_name ?? 'SSO'), start: '/api/auth/oidc/start' } : null }
     },
@@ -67,11 +67,11 @@ export const oidcRoutes = [
     summary: "Start signing in with OpenID Connect: redirects to the issuer's authorization endpoint (code flow, PKCE S256, state and nonce in a short-lived cookie)",
     async handler(c) {
       try {
-        const { location, cookie } = await beginOidc(c.deps, providerConfig(c.deps, 'oidc'), base(c.deps, c.request) + CALLBACK_PATH)
+        const { location, cookie } = await beginOidc(c.deps, await providerConfig(c.deps, 'oidc'), base(c.deps, c.request) + CALLBACK_PATH)
         c.otherCookie(FLOW_COOKIE).set(cookie, FLOW_TTL_S)
         redirect(c.set, location)
       } catch (e) {
-        failed(c, e)
+        await failed(c, e)
       }
     },
   }),
@@ -83,12 +83,12 @@ export const oidcRoutes = [
       // One use: whatever happens, this sign-in's cookie is spent.
       flow.clear()
       try {
-        const who = await finishOidc(c.deps, providerConfig(c.deps, 'oidc'), base(c.deps, c.request) + CALLBACK_PATH, c.query, flow.value)
-        const { token, maxAge } = signInDirectoryUser(c.deps, { provider: 'oidc', ...who }, c.client)
+        const who = await finishOidc(c.deps, await providerConfig(c.deps, 'oidc'), base(c.deps, c.request) + CALLBACK_PATH, c.query, flow.value)
+        const { token, maxAge } = await signInDirectoryUser(c.deps, { provider: 'oidc', ...who }, c.client)
         c.cookie.set(token, maxAge)
         redirect(c.set, `${base(c.deps, c.request)}/#/`)
       } catch (e) {
-        failed(c, e)
+        await failed(c, e)
       }
     },
   }),

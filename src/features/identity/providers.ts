@@ -5,6 +5,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { AppDeps } from '../../deps'
 import type { users } from '../../db/schema'
+import type { Row } from '../../db/row'
 import { LDAP_FIELDS, OIDC_FIELDS } from './schema'
 import { testLdap } from './ldap'
 import { testOidc } from './oidc-discovery'
@@ -44,7 +45,7 @@ export const REGISTRY: { readonly [P in Provider]: ProviderDef } = {
 export type UserSource = 'local' | Provider
 // The users table's `source` column must hold exactly these values: a provider missing there is a compile error here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-const sourcesMatch: Same<(typeof users.$inferSelect)['source'], UserSource> = true
+const sourcesMatch: Same<Row<typeof users>['source'], UserSource> = true
 void sourcesMatch
 
 /** Whether a string names a provider. */

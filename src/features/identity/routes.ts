@@ -48,7 +48,7 @@ const put = (p: Provider) =>
 const test = (p: Provider) =>
   route({
     method: 'POST', path: `/api/admin/identity/${p}/test`, tag: 'identity', summary: `Try the stored ${REGISTRY[p].label} settings without signing anyone in`, access: manage, response: TestOut,
-    handler: ({ deps }) => REGISTRY[p].test(deps, providerConfig(deps, p)),
+    handler: async ({ deps }) => REGISTRY[p].test(deps, await providerConfig(deps, p)),
     audit: { action: `identity.${p}.test`, target: () => p, detail: (_, r) => (r.ok ? 'ok' : 'failed') },
   })
 

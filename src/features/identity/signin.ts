@@ -35,10 +35,10 @@ export interface SignInRecord {
 }
 
 /** Writes a sign-in's audit entry (action auth.login, with source and outcome), counts it, and logs a failure's reason. */
-export function recordSignIn(deps: AppDeps, r: SignInRecord) {
+export async function recordSignIn(deps: AppDeps, r: SignInRecord) {
   const name = r.username.slice(0, 64)
   const tail = `source: ${r.source ?? 'unknown'}; outcome: ${r.outcome}`
-  audit(deps, { username: name, action: 'auth.login', target: name, ok: r.outcome === 'success', detail: r.sentence ? `${r.sentence}; ${tail}` : tail, client: r.client })
+  await audit(deps, { username: name, action: 'auth.login', target: name, ok: r.outcome === 'success', detail: r.sentence ? `${r.sentence}; ${tail}` : tail, client: r.client })
   deps.metrics?.signIn(r.source ?? 'unknown', r.outcome)
   if (r.outcome !== 'success') deps.log.warn('sign-in refused', { source: r.source ?? 'unknown', username: name, outcome: r.outcome, reason: r.reason ?? r.sentence ?? '' })
 }
@@ -52,27 +52,27 @@ const USABLE_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,255}$/
  * group answers 403 `No Saltdeck role for this account` with no session (and takes away any roles held before). A
  * name that belongs to a user of another source (a local account above all) is never taken over: 401.
  */
-export function signInDirectoryUser(deps: AppDeps, who: DirectoryIdentity, client: string): { userId: string; token: string; maxAge: number } {
+export async function signInDirectoryUser(deps: AppDeps, who: DirectoryIdentity, client: string): Promise<{ userId: string; token: string; maxAge: number }> {
   const { provider } = who
   const label = REGISTRY[provider].label
-  const fail = (outcome: SignInOutcome, error: Error, reason: string): never => {
-    recordSignIn(deps, { source: provider, username: who.username, outcome, client, sentence: error.message, reason })
+  const fail = async (outcome: SignInOutcome, error: Error, reason: string): Promise<never> => {
+    await recordSignIn(deps, { source: provider, username: who.username, outcome, client, sentence: error.message, reason })
     throw error
   }
-  if (!USABLE_NAME.test(who.username)) fail('invalid', new Unauthenticated('Invalid credentials'), `${label} gave an unusable user name`)
-  const existing = userByName(deps, who.username)
+  if (!USABLE_NAME.test(who.username)) await fail('invalid', new Unauthenticated('Invalid credentials'), `${label} gave an unusable user name`)
+  const existing = await userByName(deps, who.username)
   if (existing && existing.source !== provider)
-    fail('invalid', new Unauthenticated('Invalid credentials'), `the name belongs to a user of source ${existing.source}; not taken over by ${label}`)
-  if (existing && !existing.isActive) fail('invalid', new Unauthenticated('Invalid credentials'), 'the user is deactivated in Saltdeck')
-  const roleIds = mappedRoleIds(deps, provider, who.groups)
+    await fail('invalid', new Unauthenticated('Invalid credentials'), `the name belongs to a user of source ${existing.source}; not taken over by ${label}`)
+  if (existing && existing.is_active !== 1) await fail('invalid', new Unauthenticated('Invalid credentials'), 'the user is deactivated in Saltdeck')
+  const roleIds = await mappedRoleIds(deps.db, provider, who.groups)
   const displayName = who.displayName.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 128)
   if (!roleIds.length) {
     // Roles are the directory's to give: one who lost every mapped group loses what it held.
-    if (existing) upsertDirectoryUser(deps, provider, existing.username, displayName, [])
-    fail('no_role', new Forbidden(NO_ROLE), `no mapped group among ${who.groups.length} group(s)`)
+    if (existing) await upsertDirectoryUser(deps, provider, existing.username, displayName, [])
+    await fail('no_role', new Forbidden(NO_ROLE), `no mapped group among ${who.groups.length} group(s)`)
   }
-  const user = upsertDirectoryUser(deps, provider, existing?.username ?? who.username, displayName, roleIds)
-  const session = createSession(deps, user.id)
-  recordSignIn(deps, { source: provider, username: user.username, outcome: 'success', client })
+  const user = await upsertDirectoryUser(deps, provider, existing?.username ?? who.username, displayName, roleIds)
+  const session = await createSession(deps, user.id)
+  await recordSignIn(deps, { source: provider, username: user.username, outcome: 'success', client })
   return { userId: user.id, ...session }
 }

@@ -1,77 +1,70 @@
 /** SQL of the identity feature: provider settings and group → role mappings. */
-import { and, asc, eq, inArray } from 'drizzle-orm'
-import type { AppDeps } from '../../deps'
+import { sql } from 'drizzle-orm'
+import type { Queryable } from '../../db/engine'
+import type { Row } from '../../db/row'
 import { identityMappings, identityProviders, roles } from '../../db/schema'
 import { newId } from '../../lib/ids'
 import { REGISTRY, type Provider } from './providers'
+
+/** A mapping as answered: the stored mapping with its role's name. */
+export type MappingRow = Pick<Row<typeof identityMappings>, 'id' | 'provider' | 'group_name' | 'role_id' | 'created_at'> & { role_name: string }
 
 /** How a provider's group is compared: LDAP names and DNs ignore case, OIDC claims are matched exactly. */
 const keyOf = (provider: Provider, group: string) => (REGISTRY[provider].groupsIgnoreCase ? group.toLowerCase() : group)
 
 /** A provider's stored values (secrets still encrypted); {} when never written. */
-export function storedProvider(deps: AppDeps, provider: Provider): { value: Record<string, unknown>; updatedAt: number | null } {
-  const row = deps.db.select().from(identityProviders).where(eq(identityProviders.provider, provider)).get()
-  return { value: row ? (JSON.parse(row.value) as Record<string, unknown>) : {}, updatedAt: row?.updatedAt ?? null }
+export async function storedProvider(q: Queryable, provider: Provider): Promise<{ value: Record<string, unknown>; updatedAt: number | null }> {
+  const row = await q.row<Pick<Row<typeof identityProviders>, 'value' | 'updated_at'>>(
+    sql`SELECT ${identityProviders.value}, ${identityProviders.updatedAt} FROM ${identityProviders} WHERE ${identityProviders.provider} = ${provider}`)
+  return { value: row ? (JSON.parse(row.value) as Record<string, unknown>) : {}, updatedAt: row?.updated_at ?? null }
 }
 
-/** Rewrites a provider's stored values inside one transaction: `change` gets the current values and edits them. */
-export function changeProvider(deps: AppDeps, provider: Provider, change: (current: Record<string, unknown>) => void) {
-  const now = deps.clock.now()
-  deps.db.transaction((tx) => {
-    const row = tx.select().from(identityProviders).where(eq(identityProviders.provider, provider)).get()
-    const current = row ? (JSON.parse(row.value) as Record<string, unknown>) : {}
-    change(current)
-    const value = JSON.stringify(current)
-    tx.insert(identityProviders).values({ provider, value, updatedAt: now })
-      .onConflictDoUpdate({ target: identityProviders.provider, set: { value, updatedAt: now } }).run()
-  })
+/** Writes a provider's values (the whole JSON document). */
+export async function writeProvider(q: Queryable, provider: Provider, value: Record<string, unknown>, now: number) {
+  const json = JSON.stringify(value)
+  await q.exec(sql`INSERT INTO ${identityProviders} (provider, value, updated_at) VALUES (${provider}, ${json}, ${now})
+    ON CONFLICT (provider) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`)
 }
 
 /** The time of the last change to any provider (epoch ms), or null. */
-export function lastProviderChange(deps: AppDeps): number | null {
-  const rows = deps.db.select({ t: identityProviders.updatedAt }).from(identityProviders).all()
-  return rows.length ? Math.max(...rows.map((r) => r.t)) : null
+export async function lastProviderChange(q: Queryable): Promise<number | null> {
+  return (await q.row<{ t: number | null }>(sql`SELECT max(${identityProviders.updatedAt}) AS t FROM ${identityProviders}`))?.t ?? null
 }
 
-const mappingCols = {
-  id: identityMappings.id, provider: identityMappings.provider, group: identityMappings.group, roleId: identityMappings.roleId,
-  roleName: roles.name, createdAt: identityMappings.createdAt,
-}
+const MAPPING = sql`SELECT ${identityMappings.id}, ${identityMappings.provider}, ${identityMappings.group}, ${identityMappings.roleId}, ${roles.name} AS role_name,
+  ${identityMappings.createdAt} FROM ${identityMappings} JOIN ${roles} ON ${roles.id} = ${identityMappings.roleId}`
 
 /** Every mapping with its role's name, by provider then group. */
-export function allMappings(deps: AppDeps) {
-  return deps.db.select(mappingCols).from(identityMappings).innerJoin(roles, eq(roles.id, identityMappings.roleId))
-    .orderBy(asc(identityMappings.provider), asc(identityMappings.groupKey), asc(roles.nameKey)).all()
-}
+export const allMappings = (q: Queryable) =>
+  q.rows<MappingRow>(sql`${MAPPING} ORDER BY ${identityMappings.provider}, ${identityMappings.groupKey}, ${roles.nameKey}`)
 
 /** One mapping, or undefined. */
-export function mappingById(deps: AppDeps, id: string) {
-  return deps.db.select(mappingCols).from(identityMappings).innerJoin(roles, eq(roles.id, identityMappings.roleId)).where(eq(identityMappings.id, id)).get()
-}
+export const mappingById = (q: Queryable, id: string) => q.row<MappingRow>(sql`${MAPPING} WHERE ${identityMappings.id} = ${id}`)
 
 /** Whether this provider already maps this group to this role. */
-export function mappingExists(deps: AppDeps, provider: Provider, group: string, roleId: string) {
-  return !!deps.db.select({ id: identityMappings.id }).from(identityMappings)
-    .where(and(eq(identityMappings.provider, provider), eq(identityMappings.groupKey, keyOf(provider, group)), eq(identityMappings.roleId, roleId))).get()
+export async function mappingExists(q: Queryable, provider: Provider, group: string, roleId: string): Promise<boolean> {
+  return !!(await q.row(sql`SELECT 1 AS x FROM ${identityMappings} WHERE ${identityMappings.provider} = ${provider}
+    AND ${identityMappings.groupKey} = ${keyOf(provider, group)} AND ${identityMappings.roleId} = ${roleId}`))
 }
 
 /** Stores a mapping; returns its id. */
-export function insertMapping(deps: AppDeps, provider: Provider, group: string, roleId: string): string {
+export async function insertMapping(q: Queryable, provider: Provider, group: string, roleId: string, now: number): Promise<string> {
   const id = newId()
-  deps.db.insert(identityMappings).values({ id, provider, group, groupKey: keyOf(provider, group), roleId, createdAt: deps.clock.now() }).run()
+  await q.exec(sql`INSERT INTO ${identityMappings} (id, provider, group_name, group_key, role_id, created_at)
+    VALUES (${id}, ${provider}, ${group}, ${keyOf(provider, group)}, ${roleId}, ${now})`)
   return id
 }
 
 /** Deletes a mapping; false when there was none. */
-export function deleteMappingRow(deps: AppDeps, id: string): boolean {
-  return deps.db.$client.query('DELETE FROM identity_mappings WHERE id = ?1').run(id).changes > 0
+export async function deleteMappingRow(q: Queryable, id: string): Promise<boolean> {
+  return (await q.exec(sql`DELETE FROM ${identityMappings} WHERE ${identityMappings.id} = ${id}`)) > 0
 }
 
 /** The role ids mapped to any of these groups of this provider. */
-export function mappedRoleIds(deps: AppDeps, provider: Provider, groups: string[]): string[] {
+export async function mappedRoleIds(q: Queryable, provider: Provider, groups: string[]): Promise<string[]> {
   const keys = [...new Set(groups.map((g) => keyOf(provider, g)))]
   if (!keys.length) return []
-  const rows = deps.db.selectDistinct({ roleId: identityMappings.roleId }).from(identityMappings)
-    .where(and(eq(identityMappings.provider, provider), inArray(identityMappings.groupKey, keys))).all()
-  return rows.map((r) => r.roleId).sort()
+  const rows = await q.rows<Pick<Row<typeof identityMappings>, 'role_id'>>(sql`SELECT DISTINCT ${identityMappings.roleId} FROM ${identityMappings}
+    WHERE ${identityMappings.provider} = ${provider} AND ${identityMappings.groupKey} IN ${keys}`)
+  return rows.map((r) => r.role_id).sort()
 }

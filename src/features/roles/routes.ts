@@ -41,17 +41,17 @@ export const roleRoutes = [
   route({
     method: 'POST', path: '/api/roles/:role_id/permissions', errors: [404, 409], tag: 'roles', summary: 'Grant a permission to a custom role', access: manage, params: UuidPath('role_id'), status: 201, response: GrantOut,
     body: T.Object({ verb: GlobPart, resource_glob: GlobPart, target_glob: Default(TargetGlob, '*') }, { additionalProperties: false }),
-    handler: ({ deps, params, body }) => {
+    handler: async ({ deps, params, body }) => {
       // Only running salt functions is scoped to minions (contract §14); a target on any other grant would be kept and mean nothing.
       if (body.target_glob !== '*' && !mayApply(body, 'execute', 'salt')) throw valueError('target_glob scopes only grants of execute on salt:<function>', body)
       return addPermission(deps, params.role_id, body.verb, body.resource_glob, body.target_glob)
     },
-    audit: { action: 'role.grant', target: ({ deps, params, body }) => `${getRole(deps, params.role_id).name}: ${body.verb} ${body.resource_glob}${body.target_glob === '*' ? '' : ` on ${body.target_glob}`}` },
+    audit: { action: 'role.grant', target: async ({ deps, params, body }) => `${(await getRole(deps, params.role_id)).name}: ${body.verb} ${body.resource_glob}${body.target_glob === '*' ? '' : ` on ${body.target_glob}`}` },
   }),
   route({
     method: 'DELETE', path: '/api/roles/:role_id/permissions/:permission_id', errors: [404, 409], tag: 'roles', summary: 'Remove a permission from a custom role', access: manage,
     params: UuidPath('role_id', 'permission_id'), status: 204,
     handler: ({ deps, params }) => removePermission(deps, params.role_id, params.permission_id),
-    audit: { action: 'role.revoke', target: ({ deps, params }) => `${getRole(deps, params.role_id).name}: ${params.permission_id}` },
+    audit: { action: 'role.revoke', target: async ({ deps, params }) => `${(await getRole(deps, params.role_id)).name}: ${params.permission_id}` },
   }),
 ]

@@ -1,22 +1,20 @@
 /** Roles, their grants, the built-in roles and permission matching. */
-import { and, asc, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { rolePermissions, roles } from '../../db/schema'
+import type { Queryable } from '../../db/engine'
 import { Conflict, NotFound } from '../../lib/errors'
 import { globMatch } from '../../lib/glob'
 import { newId } from '../../lib/ids'
 import { authChanged } from '../auth/changes'
+import {
+  allRoles, deleteGrant, deleteRoleRow, existingRoleIds, fullAdminCount, grantExists, grantsOfRole, insertGrant, insertRole, markBuiltin, roleById,
+  roleByKey, roleKeys, scopedGrantsOfUser, setDescription, type GrantPair, type RoleRow, type ScopedGrantRow,
+} from './store'
 
 /** A (verb, resource_glob) pair. */
-export interface Grant {
-  verb: string
-  resource_glob: string
-}
+export type Grant = GrantPair
 
 /** A grant with the minions it is scoped to: target_glob is salt's glob on minion ids (`*`: every minion). */
-export interface ScopedGrant extends Grant {
-  target_glob: string
-}
+export type ScopedGrant = ScopedGrantRow
 
 /** The built-in roles and their grants (contract §4); repaired at every start. */
 export const BUILTIN_ROLES: Record<string, { description: string; grants: [string, string][] }> = {
@@ -37,104 +35,91 @@ export function holds(grants: Grant[], verb: string, resource: string): boolean 
 }
 
 /** Creates missing built-in roles and re-adds missing grants; returns the role ids by name. */
-export function ensureBuiltinRoles(deps: AppDeps): Record<string, string> {
+export async function ensureBuiltinRoles(deps: AppDeps): Promise<Record<string, string>> {
   const ids: Record<string, string> = {}
-  deps.db.transaction((tx) => {
+  await deps.db.tx(async (tx) => {
     for (const [name, spec] of Object.entries(BUILTIN_ROLES)) {
-      let row = tx.select().from(roles).where(eq(roles.nameKey, name)).get()
+      let row = await roleByKey(tx, name)
       if (!row) {
-        row = { id: newId(), name, nameKey: name, description: spec.description, isBuiltin: true, createdAt: deps.clock.now() }
-        tx.insert(roles).values(row).run()
-      } else if (!row.isBuiltin) tx.update(roles).set({ isBuiltin: true }).where(eq(roles.id, row.id)).run()
-      for (const [verb, resourceGlob] of spec.grants)
-        tx.insert(rolePermissions).values({ id: newId(), roleId: row.id, verb, resourceGlob, targetGlob: '*' }).onConflictDoNothing().run()
+        row = { id: newId(), name, name_key: name, description: spec.description, is_builtin: 1, created_at: deps.clock.now() }
+        await insertRole(tx, row)
+      } else if (row.is_builtin !== 1) await markBuiltin(tx, row.id)
+      for (const [verb, resource_glob] of spec.grants) await insertGrant(tx, { id: newId(), role_id: row.id, verb, resource_glob, target_glob: '*' })
       ids[name] = row.id
     }
   })
   return ids
 }
 
-type RoleRow = typeof roles.$inferSelect
 /** The public shape of a role. */
-export const roleOut = (r: RoleRow) => ({ id: r.id, name: r.name, is_builtin: r.isBuiltin, description: r.description })
+export const roleOut = (r: RoleRow) => ({ id: r.id, name: r.name, is_builtin: r.is_builtin === 1, description: r.description })
 
 /** Reads a role or throws 404. */
-export function getRole(deps: AppDeps, id: string): RoleRow {
-  const r = deps.db.select().from(roles).where(eq(roles.id, id)).get()
+export async function getRole(deps: AppDeps, id: string): Promise<RoleRow> {
+  const r = await roleById(deps.db, id)
   if (!r) throw new NotFound('Role')
   return r
 }
 
 /** Lists every role sorted by name. */
-export function listRoles(deps: AppDeps) {
-  const rows = deps.db.select().from(roles).orderBy(asc(roles.nameKey), asc(roles.name)).all()
+export async function listRoles(deps: AppDeps) {
+  const rows = await allRoles(deps.db)
   return { total: rows.length, roles: rows.map(roleOut) }
 }
 
 /** A role with its grants. */
-export function roleDetail(deps: AppDeps, id: string) {
-  const r = getRole(deps, id)
-  const perms = deps.db.select().from(rolePermissions).where(eq(rolePermissions.roleId, id))
-    .orderBy(asc(rolePermissions.verb), asc(rolePermissions.resourceGlob), asc(rolePermissions.targetGlob)).all()
-  return { ...roleOut(r), permissions: perms.map((p) => ({ id: p.id, verb: p.verb, resource_glob: p.resourceGlob, target_glob: p.targetGlob })) }
+export async function roleDetail(deps: AppDeps, id: string) {
+  const r = await getRole(deps, id)
+  const perms = await grantsOfRole(deps.db, id)
+  return { ...roleOut(r), permissions: perms.map((p) => ({ id: p.id, verb: p.verb, resource_glob: p.resource_glob, target_glob: p.target_glob })) }
 }
 
 /** Creates a role; names are unique case-insensitively. */
-export function createRole(deps: AppDeps, name: string, description: string) {
+export async function createRole(deps: AppDeps, name: string, description: string) {
   const key = name.toLowerCase()
-  if (deps.db.select({ id: roles.id }).from(roles).where(eq(roles.nameKey, key)).get()) throw new Conflict('Role name already exists')
-  const row = { id: newId(), name, nameKey: key, description, isBuiltin: false, createdAt: deps.clock.now() }
-  deps.db.insert(roles).values(row).run()
+  if (await roleByKey(deps.db, key)) throw new Conflict('Role name already exists')
+  const row: RoleRow = { id: newId(), name, name_key: key, description, is_builtin: 0, created_at: deps.clock.now() }
+  await insertRole(deps.db, row)
   return roleOut(row)
 }
 
 /** Changes a role's description (built-in roles included). */
-export function updateRole(deps: AppDeps, id: string, description: string | null | undefined) {
-  const r = getRole(deps, id)
+export async function updateRole(deps: AppDeps, id: string, description: string | null | undefined) {
+  const r = await getRole(deps, id)
   if (description != null) {
-    deps.db.update(roles).set({ description }).where(eq(roles.id, id)).run()
+    await setDescription(deps.db, id, description)
     r.description = description
   }
   return roleOut(r)
 }
 
 /** Deletes a custom role and, through the foreign keys, its assignments and grants. */
-export function deleteRole(deps: AppDeps, id: string) {
-  const r = getRole(deps, id)
-  if (r.isBuiltin) throw new Conflict('Cannot delete a built-in role')
-  keepingFullAdmin(deps, () => deps.db.delete(roles).where(eq(roles.id, id)).run())
+export async function deleteRole(deps: AppDeps, id: string) {
+  const r = await getRole(deps, id)
+  if (r.is_builtin === 1) throw new Conflict('Cannot delete a built-in role')
+  await keepingFullAdmin(deps, (tx) => deleteRoleRow(tx, id))
   return r
 }
 
 /** Adds a grant to a custom role; `targetGlob` scopes an execute grant to the minions it matches. */
-export function addPermission(deps: AppDeps, roleId: string, verb: string, resourceGlob: string, targetGlob = '*') {
-  const r = getRole(deps, roleId)
-  if (r.isBuiltin) throw new Conflict("Cannot change a built-in role's permissions")
-  const existing = deps.db.select().from(rolePermissions).where(and(
-    eq(rolePermissions.roleId, roleId), eq(rolePermissions.verb, verb), eq(rolePermissions.resourceGlob, resourceGlob), eq(rolePermissions.targetGlob, targetGlob),
-  )).get()
-  if (existing) throw new Conflict('Permission already exists')
-  const row = { id: newId(), roleId, verb, resourceGlob, targetGlob }
-  deps.db.insert(rolePermissions).values(row).run()
-  return { id: row.id, verb, resource_glob: resourceGlob, target_glob: targetGlob }
+export async function addPermission(deps: AppDeps, roleId: string, verb: string, resourceGlob: string, targetGlob = '*') {
+  const r = await getRole(deps, roleId)
+  if (r.is_builtin === 1) throw new Conflict("Cannot change a built-in role's permissions")
+  const grant = { id: newId(), role_id: roleId, verb, resource_glob: resourceGlob, target_glob: targetGlob }
+  if (await grantExists(deps.db, grant)) throw new Conflict('Permission already exists')
+  await insertGrant(deps.db, grant)
+  return { id: grant.id, verb, resource_glob: resourceGlob, target_glob: targetGlob }
 }
 
 /** A user's grants with their targets (the union over its roles), for the checks that look at minions. */
-export function scopedGrantsOf(deps: AppDeps, userId: string): ScopedGrant[] {
-  return deps.db.$client
-    .query<ScopedGrant, [string]>(
-      `SELECT DISTINCT p.verb AS verb, p.resource_glob AS resource_glob, p.target_glob AS target_glob FROM user_roles ur
-       JOIN role_permissions p ON p.role_id = ur.role_id WHERE ur.user_id = ?1 ORDER BY p.verb, p.resource_glob, p.target_glob`,
-    )
-    .all(userId)
-}
+export const scopedGrantsOf = (deps: AppDeps, userId: string): Promise<ScopedGrant[]> => scopedGrantsOfUser(deps.db, userId)
 
 /** Removes a grant from a custom role. */
-export function removePermission(deps: AppDeps, roleId: string, permId: string) {
-  const r = getRole(deps, roleId)
-  if (r.isBuiltin) throw new Conflict("Cannot change a built-in role's permissions")
-  const res = keepingFullAdmin(deps, () => deps.db.$client.query('DELETE FROM role_permissions WHERE role_id = ?1 AND id = ?2').run(roleId, permId))
-  if (res.changes === 0) throw new NotFound('Permission')
+export async function removePermission(deps: AppDeps, roleId: string, permId: string) {
+  const r = await getRole(deps, roleId)
+  if (r.is_builtin === 1) throw new Conflict("Cannot change a built-in role's permissions")
+  const changed = await keepingFullAdmin(deps, (tx) => deleteGrant(tx, roleId, permId))
+  if (changed === 0) throw new NotFound('Permission')
 }
 
 /** Why a change that would leave nobody able to administer Saltdeck is refused. */
@@ -142,36 +127,32 @@ export const LAST_FULL_ADMIN = 'At least one active user must keep full administ
 
 /**
  * Runs a change to users, roles or grants in one transaction and undoes it (409) when afterwards no active user holds
- * the full grant (*, *): every admin route would be 403 for everyone, and a restart would not repair it.
+ * the full grant (*, *): every admin route would be 403 for everyone, and a restart would not repair it. `change`
+ * runs on the transaction it is handed, and only on it.
  */
-export function keepingFullAdmin<T>(deps: AppDeps, change: () => T): T {
-  const db = deps.db.$client
-  const out = db.transaction(() => {
-    const out = change()
-    const admins = db.query<{ n: number }, []>(
-      `SELECT count(*) AS n FROM users u WHERE u.is_active = 1 AND EXISTS (SELECT 1 FROM user_roles ur JOIN role_permissions p ON p.role_id = ur.role_id
-         WHERE ur.user_id = u.id AND p.verb = '*' AND p.resource_glob = '*' AND p.target_glob = '*')`,
-    ).get()!.n
-    if (admins === 0) throw new Conflict(LAST_FULL_ADMIN)
+export async function keepingFullAdmin<T>(deps: AppDeps, change: (tx: Queryable) => Promise<T>): Promise<T> {
+  const out = await deps.db.tx(async (tx) => {
+    const out = await change(tx)
+    if ((await fullAdminCount(tx)) === 0) throw new Conflict(LAST_FULL_ADMIN)
     return out
-  })()
+  })
   // Open streams recheck what their user may still see (a role taken, a user deactivated or deleted).
   authChanged(deps)
   return out
 }
 
 /** The ids among `ids` that name no role. */
-export function unknownRoleIds(deps: AppDeps, ids: string[]): string[] {
+export async function unknownRoleIds(deps: AppDeps, ids: string[]): Promise<string[]> {
   if (!ids.length) return []
-  const found = new Set(deps.db.select({ id: roles.id }).from(roles).where(sql`${roles.id} in ${ids}`).all().map((r) => r.id))
+  const found = new Set(await existingRoleIds(deps.db, ids))
   return ids.filter((i) => !found.has(i))
 }
 
 /** Each reference (a role id or a role name, any case) as a role id, or null where it names no role. */
-export function roleIdsOf(deps: AppDeps, refs: string[]): (string | null)[] {
+export async function roleIdsOf(deps: AppDeps, refs: string[]): Promise<(string | null)[]> {
   if (!refs.length) return []
-  const rows = deps.db.select({ id: roles.id, key: roles.nameKey }).from(roles).all()
+  const rows = await roleKeys(deps.db)
   const ids = new Set(rows.map((r) => r.id))
-  const byName = new Map(rows.map((r) => [r.key, r.id]))
+  const byName = new Map(rows.map((r) => [r.name_key, r.id]))
   return refs.map((r) => (ids.has(r) ? r : byName.get(r.toLowerCase()) ?? null))
 }

@@ -30,13 +30,13 @@ export async function runForUser(deps: AppDeps, client: SaltClient, user: { user
 }
 
 /** The execute grants a user holds, with their targets: what the run form offers. */
-export function runScope(deps: AppDeps, userId: string) {
-  return { grants: executeGrants(scopedGrantsOf(deps, userId)).map((g) => ({ resource_glob: g.resource_glob, target_glob: g.target_glob })) }
+export async function runScope(deps: AppDeps, userId: string) {
+  return { grants: executeGrants(await scopedGrantsOf(deps, userId)).map((g) => ({ resource_glob: g.resource_glob, target_glob: g.target_glob })) }
 }
 
 /** The checks of a run: the minions salt matches for the target, every one covered for the function by the user's grants. */
 export async function checkedMinions(deps: AppDeps, client: SaltClient, userId: string, req: Pick<RunRequest, 'tgt' | 'tgt_type' | 'fun'>): Promise<string[]> {
-  const grants = scopedGrantsOf(deps, userId)
+  const grants = await scopedGrantsOf(deps, userId)
   if (!grantsForFunction(grants, req.fun).length) throw new Forbidden(refusedFunction(req.fun))
   const minions = await expandTarget(client, req.tgt, req.tgt_type)
   if (!minions.length) throw noMinions()

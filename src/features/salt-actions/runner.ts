@@ -33,7 +33,7 @@ export const refusedRunner = (fun: string) => `Not allowed: runner ${fun}`
 export async function runRunnerForUser(deps: AppDeps, client: SaltClient, user: { userId: string; username: string }, req: RunnerRequest, followMs = FOLLOW_MS) {
   // A runner acts from the master and can reach any minion (an orchestration targets what it likes): only a grant on
   // every minion (`target_glob` `*`) allows one.
-  const fleetWide = scopedGrantsOf(deps, user.userId).filter((g) => g.target_glob === '*')
+  const fleetWide = (await scopedGrantsOf(deps, user.userId)).filter((g) => g.target_glob === '*')
   if (!holds(fleetWide, 'execute', `runner:${req.fun}`)) throw new Forbidden(refusedRunner(req.fun))
   const r = await client.runnerAsync(req.fun, req.arg, req.kwarg)
   if (!r?.jid) throw new SaltRejected('salt-api started no runner job', 502)

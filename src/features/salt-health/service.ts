@@ -32,7 +32,7 @@ const newer = (a: string | null, b: string | null) => {
 }
 
 /** GET /api/salt/health. */
-export function saltHealth(deps: AppDeps) {
+export async function saltHealth(deps: AppDeps) {
   const now = deps.clock.now()
   const h = deps.salt?.health() ?? idle(deps)
   const configured = settingsStatus(deps).configured

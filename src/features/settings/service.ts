@@ -1,17 +1,40 @@
-/** Reading and partially updating settings; the salt password is kept encrypted. */
-import { eq } from 'drizzle-orm'
+/**
+ * Reading and partially updating settings; the salt password is kept encrypted. The service holds the stored sections
+ * in memory (loaded at start, written through on every change): the salt side reads them synchronously, at every
+ * poller tick, salt-api login and stream check.
+ */
 import type { AppDeps } from '../../deps'
-import { settings } from '../../db/schema'
 import { decrypt, encrypt } from '../../lib/secret'
 import { sameUrl } from '../../lib/outbound'
 import { iso } from '../../lib/clock'
 import { SECTIONS, defaultsOf, type Section, type SectionValues } from './schema'
+import { allSections, sectionRow, writeSection } from './store'
 
 type Dict = Record<string, unknown>
 
+/** The stored sections of one service and the time of the last change (the meta row's). */
+interface Loaded {
+  sections: Map<string, Dict>
+  updatedAt: number
+}
+const loaded = new WeakMap<AppDeps, Loaded>()
+
+/** Reads every stored section into the service's memory: at start (bootstrap), and by readSettings. */
+export async function loadSettings(deps: AppDeps) {
+  const rows = await allSections(deps.db)
+  const sections = new Map(rows.filter((r) => r.section !== 'meta').map((r) => [r.section, JSON.parse(r.value) as Dict]))
+  loaded.set(deps, { sections, updatedAt: rows.find((r) => r.section === 'meta')?.updated_at ?? 0 })
+}
+
+function loadedOf(deps: AppDeps): Loaded {
+  const l = loaded.get(deps)
+  // A programming error, not an operator's: every service runs bootstrap (which loads them) before it serves.
+  if (!l) throw new Error('settings read before loadSettings(deps)')
+  return l
+}
+
 function stored(deps: AppDeps, section: string): Dict {
-  const row = deps.db.select().from(settings).where(eq(settings.section, section)).get()
-  return row ? (JSON.parse(row.value) as Dict) : {}
+  return loadedOf(deps).sections.get(section) ?? {}
 }
 
 /** A section's values: defaults overlaid with what is stored (salt keeps `password_enc`). */
@@ -19,21 +42,16 @@ export function readSection<S extends Section>(deps: AppDeps, section: S): Secti
   return { ...defaultsOf(SECTIONS[section]), ...stored(deps, section) } as SectionValues<S>
 }
 
-/** Time of the last settings change (epoch ms). */
-function updatedAt(deps: AppDeps): number {
-  const row = deps.db.select().from(settings).where(eq(settings.section, 'meta')).get()
-  return row?.updatedAt ?? 0
-}
-
-/** The SettingsOut document. */
-export function readSettings(deps: AppDeps) {
+/** The SettingsOut document, read from the database. */
+export async function readSettings(deps: AppDeps) {
+  await loadSettings(deps)
   const salt = readSection(deps, 'salt')
   return {
     salt: { url: salt.url ?? null, username: salt.username ?? null, password_set: typeof salt.password_enc === 'string', verify: salt.verify, eauth: salt.eauth, presence_method: salt.presence_method },
     pollers: readSection(deps, 'pollers'),
     widget: readSection(deps, 'widget'),
     logging: readSection(deps, 'logging'),
-    updated_at: iso(updatedAt(deps) || deps.clock.now()),
+    updated_at: iso(loadedOf(deps).updatedAt || deps.clock.now()),
   }
 }
 
@@ -42,10 +60,10 @@ export function readSettings(deps: AppDeps) {
  * A new salt-api URL without a new password forgets the stored password: it was given for the old address, and the
  * pollers' next login would carry it to the new one.
  */
-export function updateSection(deps: AppDeps, section: Section, patch: Dict) {
+export async function updateSection(deps: AppDeps, section: Section, patch: Dict) {
   const now = deps.clock.now()
-  deps.db.transaction((tx) => {
-    const row = tx.select().from(settings).where(eq(settings.section, section)).get()
+  const written = await deps.db.tx(async (tx) => {
+    const row = await sectionRow(tx, section)
     const current: Dict = row ? JSON.parse(row.value) : {}
     const moved = section === 'salt' && typeof patch.url === 'string' && typeof current.url === 'string' && !sameUrl(current.url, patch.url)
     if (moved && (patch.password === null || patch.password === undefined)) delete current.password_enc
@@ -54,10 +72,15 @@ export function updateSection(deps: AppDeps, section: Section, patch: Dict) {
       if (section === 'salt' && k === 'password') current.password_enc = encrypt(deps.secretKey, String(v))
       else current[k] = v
     }
-    const value = JSON.stringify(current)
-    tx.insert(settings).values({ section, value, updatedAt: now }).onConflictDoUpdate({ target: settings.section, set: { value, updatedAt: now } }).run()
-    tx.insert(settings).values({ section: 'meta', value: '{}', updatedAt: now }).onConflictDoUpdate({ target: settings.section, set: { updatedAt: now } }).run()
+    await writeSection(tx, section, JSON.stringify(current), now)
+    return current
   })
+  // Written through once committed: the salt side reads the new values from here on.
+  const l = loaded.get(deps)
+  if (l) {
+    l.sections.set(section, written)
+    l.updatedAt = now
+  } else await loadSettings(deps)
   if (section === 'logging') deps.log.format = readSection(deps, 'logging').log_format as 'json' | 'text'
   deps.onSettingsChanged?.(section)
   return readSettings(deps)
@@ -94,9 +117,9 @@ export function presenceMethod(deps: AppDeps): 'present' | 'status' {
 }
 
 /** Writes the SALTDECK_SALT_* and SALTDECK_PRESENCE_METHOD environment values over the stored salt settings (they win at start). */
-export function applyEnvSalt(deps: AppDeps) {
+export async function applyEnvSalt(deps: AppDeps) {
   const c = deps.config
   const method = c.presenceMethod === 'present' || c.presenceMethod === 'status' ? c.presenceMethod : null
   const patch: Dict = { url: c.saltUrl, username: c.saltUsername, password: c.saltPassword, eauth: c.saltEauth, verify: c.saltVerify, presence_method: method }
-  if (Object.values(patch).some((v) => v !== null && v !== undefined)) updateSection(deps, 'salt', patch)
+  if (Object.values(patch).some((v) => v !== null && v !== undefined)) await updateSection(deps, 'salt', patch)
 }

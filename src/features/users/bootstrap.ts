@@ -1,8 +1,9 @@
-/** The first start: built-in roles repaired, and the first admin created when there are no users. */
+/** Every start: settings loaded, built-in roles repaired, and the first admin created when there are no users. */
 import { chmodSync, writeFileSync } from 'node:fs'
 import { randomInt } from 'node:crypto'
 import type { AppDeps } from '../../deps'
 import { ensureBuiltinRoles } from '../roles/service'
+import { loadSettings } from '../settings/service'
 import { adminMustChangePassword, forgetInitialPassword, hasUsers, initialPasswordFile, insertUser } from './service'
 
 const PW_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
@@ -10,14 +11,16 @@ const PW_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
 export const randomPassword = () => Array.from({ length: 20 }, () => PW_ALPHABET[randomInt(PW_ALPHABET.length)]).join('')
 
 /**
- * First start: repairs the built-in roles and, when there are no users, creates `admin` with
- * SALTDECK_ADMIN_PASSWORD or a random password written to `<data dir>/initial-admin-password`.
+ * Every start: loads the settings (the salt side reads them from memory), repairs the built-in roles and, on the first
+ * start (no users), creates `admin` with SALTDECK_ADMIN_PASSWORD or a random password written to
+ * `<data dir>/initial-admin-password`.
  */
 export async function bootstrap(deps: AppDeps, dataDir: string | null, announce: (line: string) => void = console.log) {
-  const roleIds = ensureBuiltinRoles(deps)
-  if (hasUsers(deps)) {
+  await loadSettings(deps)
+  const roleIds = await ensureBuiltinRoles(deps)
+  if (await hasUsers(deps)) {
     // Left over from a start before the admin changed that password: it opens nothing any more.
-    if (dataDir && !adminMustChangePassword(deps)) forgetInitialPassword(dataDir)
+    if (dataDir && !(await adminMustChangePassword(deps))) forgetInitialPassword(dataDir)
     return
   }
   const fromEnv = deps.config.adminPassword

@@ -27,7 +27,7 @@ export const userRoutes = [
     handler: ({ deps, body }) => createUser(deps, body),
     audit: { action: 'user.create', target: (_, out) => out.username },
   }),
-  route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, response: UserOut, handler: ({ deps, params }) => userOut(deps, getUser(deps, params.user_id)) }),
+  route({ method: 'GET', path: '/api/users/:user_id', errors: [404], tag: 'users', summary: 'Read a user', access: view, params: ById, response: UserOut, handler: async ({ deps, params }) => userOut(deps, await getUser(deps, params.user_id)) }),
   route({
     method: 'PATCH', path: '/api/users/:user_id', errors: [404, 409], tag: 'users', summary: 'Change a user', access: manage, params: ById,
     body: T.Object({ display_name: T.Optional(Nullable(DisplayName)), is_active: T.Optional(Nullable(T.Boolean())), roles: T.Optional(Nullable(RoleRefs)) }, { additionalProperties: false }),
@@ -44,24 +44,24 @@ export const userRoutes = [
     body: T.Object({ new_password: NewPassword, must_change_pw: Default(Nullable(T.Boolean()), true) }, { additionalProperties: false }),
     // An explicit null asks for the default too.
     handler: ({ deps, params, body }) => setPassword(deps, params.user_id, body.new_password, body.must_change_pw ?? true),
-    audit: { action: 'user.set_password', target: ({ deps, params }) => getUser(deps, params.user_id).username },
+    audit: { action: 'user.set_password', target: async ({ deps, params }) => (await getUser(deps, params.user_id)).username },
   }),
   route({
     method: 'GET', path: '/api/users/:user_id/roles', errors: [404], tag: 'users', summary: "A user's roles", access: view, params: ById,
-    handler({ deps, params }) {
-      getUser(deps, params.user_id)
-      const r = rolesOf(deps, params.user_id)
+    async handler({ deps, params }) {
+      await getUser(deps, params.user_id)
+      const r = await rolesOf(deps, params.user_id)
       return { total: r.length, roles: r }
     },
   }),
   route({
     method: 'PUT', path: '/api/users/:user_id/roles', errors: [404, 409], tag: 'users', summary: "Replace a user's roles", access: manage, params: ById,
     body: T.Object({ role_ids: RoleRefs }, { additionalProperties: false }),
-    handler({ deps, params, body }) {
-      setRoles(deps, params.user_id, body.role_ids)
-      const r = rolesOf(deps, params.user_id)
+    async handler({ deps, params, body }) {
+      await setRoles(deps, params.user_id, body.role_ids)
+      const r = await rolesOf(deps, params.user_id)
       return { total: r.length, roles: r }
     },
-    audit: { action: 'user.set_roles', target: ({ deps, params }) => getUser(deps, params.user_id).username },
+    audit: { action: 'user.set_roles', target: async ({ deps, params }) => (await getUser(deps, params.user_id)).username },
   }),
 ]

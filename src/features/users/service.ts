@@ -1,42 +1,42 @@
 /** Local user accounts and their role assignments. */
-import { asc, eq } from 'drizzle-orm'
 import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { AppDeps } from '../../deps'
-import { roles, userRoles, users } from '../../db/schema'
 import { Conflict, Forbidden, Invalid, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { endCredentials, endSessions, hashPassword, verifyPassword } from '../auth/service'
 import { keepingFullAdmin, roleIdsOf } from '../roles/service'
-
-type UserRow = typeof users.$inferSelect
+import {
+  addRoles, allUsers, anyUser, builtinMustChange, deleteUserRow, insertUserRow, replaceRoles, roleIdsOfUser, rolesOfUser, rolesOfUsers, updatePassword,
+  updateUserRow, userById, userByKey, type HeldRole, type UserRow,
+} from './store'
 
 /** The roles of a user as `{id, name}`, sorted by name. */
-export function rolesOf(deps: AppDeps, userId: string) {
-  return deps.db.select({ id: roles.id, name: roles.name }).from(userRoles).innerJoin(roles, eq(roles.id, userRoles.roleId))
-    .where(eq(userRoles.userId, userId)).orderBy(asc(roles.nameKey)).all()
-}
+export const rolesOf = (deps: AppDeps, userId: string) => rolesOfUser(deps.db, userId)
 
-/** The public shape of a user: never the password hash. */
-export function userOut(deps: AppDeps, u: UserRow) {
+/** The public shape of a user with the roles it holds: never the password hash. */
+function userWith(u: UserRow, roles: HeldRole[]) {
   return {
-    id: u.id, username: u.username, display_name: u.displayName, must_change_pw: u.mustChangePw, is_active: u.isActive,
-    is_builtin: u.isBuiltin, source: u.source, roles: rolesOf(deps, u.id), created_at: iso(u.createdAt), updated_at: iso(u.updatedAt),
+    id: u.id, username: u.username, display_name: u.display_name, must_change_pw: u.must_change_pw === 1, is_active: u.is_active === 1,
+    is_builtin: u.is_builtin === 1, source: u.source, roles, created_at: iso(u.created_at), updated_at: iso(u.updated_at),
   }
 }
 
+/** The public shape of a user: never the password hash. */
+export async function userOut(deps: AppDeps, u: UserRow) {
+  return userWith(u, await rolesOf(deps, u.id))
+}
+
 /** Reads a user or throws 404. */
-export function getUser(deps: AppDeps, id: string): UserRow {
-  const u = deps.db.select().from(users).where(eq(users.id, id)).get()
+export async function getUser(deps: AppDeps, id: string): Promise<UserRow> {
+  const u = await userById(deps.db, id)
   if (!u) throw new NotFound('User')
   return u
 }
 
 /** Reads a user by name (case-insensitively), or undefined. */
-export function userByName(deps: AppDeps, username: string): UserRow | undefined {
-  return deps.db.select().from(users).where(eq(users.usernameKey, username.toLowerCase())).get()
-}
+export const userByName = (deps: AppDeps, username: string): Promise<UserRow | undefined> => userByKey(deps.db, username.toLowerCase())
 
 /** The sentence of a password change refused for a directory user. */
 export const DIRECTORY_PASSWORD = 'Password is managed by the directory'
@@ -45,36 +45,37 @@ export const DIRECTORY_PASSWORD = 'Password is managed by the directory'
  * Creates or updates a directory user (no Saltdeck password) and replaces its roles with exactly `roleIds`, in one
  * transaction. The caller has checked that the name is not a user of another source.
  */
-export function upsertDirectoryUser(deps: AppDeps, source: Exclude<UserRow['source'], 'local'>, username: string, displayName: string, roleIds: string[]): UserRow {
+export function upsertDirectoryUser(deps: AppDeps, source: Exclude<UserRow['source'], 'local'>, username: string, displayName: string, roleIds: string[]): Promise<UserRow> {
   const now = deps.clock.now()
-  return deps.db.transaction((tx) => {
-    let row = tx.select().from(users).where(eq(users.usernameKey, username.toLowerCase())).get()
+  return deps.db.tx(async (tx) => {
+    let row = await userByKey(tx, username.toLowerCase())
     if (!row) {
-      row = { id: newId(), username, usernameKey: username.toLowerCase(), displayName, passwordHash: '', mustChangePw: false, isActive: true, isBuiltin: false, source, createdAt: now, updatedAt: now }
-      tx.insert(users).values(row).run()
-    } else if (row.displayName !== displayName) {
-      tx.update(users).set({ displayName, updatedAt: now }).where(eq(users.id, row.id)).run()
-      row = { ...row, displayName, updatedAt: now }
+      row = {
+        id: newId(), username, username_key: username.toLowerCase(), display_name: displayName, password_hash: '', must_change_pw: 0, is_active: 1, is_builtin: 0,
+        source, created_at: now, updated_at: now,
+      }
+      await insertUserRow(tx, row)
+    } else if (row.display_name !== displayName) {
+      await updateUserRow(tx, row.id, { display_name: displayName, updated_at: now })
+      row = { ...row, display_name: displayName, updated_at: now }
     }
-    const held = tx.select({ roleId: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, row.id)).all().map((r) => r.roleId).sort()
+    const held = (await roleIdsOfUser(tx, row.id)).sort()
     // Rewritten only when they differ: every write to user_roles drops every cached principal (auth_version).
-    if (held.join() !== [...roleIds].sort().join()) {
-      tx.delete(userRoles).where(eq(userRoles.userId, row.id)).run()
-      for (const roleId of roleIds) tx.insert(userRoles).values({ userId: row.id, roleId }).run()
-    }
+    if (held.join() !== [...roleIds].sort().join()) await replaceRoles(tx, row.id, roleIds)
     return row
   })
 }
 
 /** Lists users sorted by username. */
-export function listUsers(deps: AppDeps) {
-  const rows = deps.db.select().from(users).orderBy(asc(users.usernameKey)).all()
-  return { total: rows.length, users: rows.map((u) => userOut(deps, u)) }
+export async function listUsers(deps: AppDeps) {
+  const rows = await allUsers(deps.db)
+  const roles = await rolesOfUsers(deps.db, rows.map((u) => u.id))
+  return { total: rows.length, users: rows.map((u) => userWith(u, roles.get(u.id) ?? [])) }
 }
 
 /** Role references (ids or names, any case) as distinct role ids; an unknown one is refused by its place in `field`. */
-function roleIdsFor(deps: AppDeps, refs: string[], field: string): string[] {
-  const ids = roleIdsOf(deps, refs)
+async function roleIdsFor(deps: AppDeps, refs: string[], field: string): Promise<string[]> {
+  const ids = await roleIdsOf(deps, refs)
   const bad = refs.flatMap((r, i) => (ids[i] === null ? [{ field: [field, i], sentence: 'unknown role', value: r }] : []))
   if (bad.length) throw new Invalid(bad)
   return [...new Set(ids as string[])]
@@ -92,87 +93,83 @@ export interface NewUser {
 
 /** Creates a user; usernames are unique case-insensitively. */
 export async function createUser(deps: AppDeps, input: NewUser) {
-  const key = input.username.toLowerCase()
-  if (deps.db.select({ id: users.id }).from(users).where(eq(users.usernameKey, key)).get()) throw new Conflict('Username already exists')
-  const roleIds = roleIdsFor(deps, input.roles ?? [], 'roles')
+  if (await userByKey(deps.db, input.username.toLowerCase())) throw new Conflict('Username already exists')
+  const roleIds = await roleIdsFor(deps, input.roles ?? [], 'roles')
   return userOut(deps, await insertUser(deps, input, roleIds, false))
 }
 
 /** Whether the built-in admin still has to change its first password. */
-export const adminMustChangePassword = (deps: AppDeps) =>
-  !!deps.db.select({ m: users.mustChangePw }).from(users).where(eq(users.isBuiltin, true)).get()?.m
+export const adminMustChangePassword = (deps: AppDeps) => builtinMustChange(deps.db)
 
 /** Whether any user exists. */
-export const hasUsers = (deps: AppDeps) => !!deps.db.select({ id: users.id }).from(users).limit(1).get()
+export const hasUsers = (deps: AppDeps) => anyUser(deps.db)
 
 /** Inserts a user row with its roles (the caller has checked the name and the role ids). */
 export async function insertUser(deps: AppDeps, input: NewUser, roleIds: string[], builtin: boolean): Promise<UserRow> {
   const now = deps.clock.now()
   const row: UserRow = {
-    id: newId(), username: input.username, usernameKey: input.username.toLowerCase(), displayName: input.display_name ?? '',
-    passwordHash: await hashPassword(deps, input.password), mustChangePw: input.must_change_pw ?? true, isActive: input.is_active ?? true,
-    isBuiltin: builtin, source: 'local', createdAt: now, updatedAt: now,
+    id: newId(), username: input.username, username_key: input.username.toLowerCase(), display_name: input.display_name ?? '',
+    password_hash: await hashPassword(deps, input.password), must_change_pw: (input.must_change_pw ?? true) ? 1 : 0, is_active: (input.is_active ?? true) ? 1 : 0,
+    is_builtin: builtin ? 1 : 0, source: 'local', created_at: now, updated_at: now,
   }
-  deps.db.transaction((tx) => {
-    tx.insert(users).values(row).run()
-    for (const roleId of roleIds) tx.insert(userRoles).values({ userId: row.id, roleId }).run()
+  await deps.db.tx(async (tx) => {
+    await insertUserRow(tx, row)
+    await addRoles(tx, row.id, roleIds)
   })
   return row
 }
 
 /** Replaces a user's roles (given by id or by name). */
-export function setRoles(deps: AppDeps, userId: string, roleRefs: string[], field = 'role_ids') {
-  getUser(deps, userId)
-  const ids = roleIdsFor(deps, roleRefs, field)
-  keepingFullAdmin(deps, () => {
-    deps.db.delete(userRoles).where(eq(userRoles.userId, userId)).run()
-    for (const roleId of ids) deps.db.insert(userRoles).values({ userId, roleId }).run()
-  })
+export async function setRoles(deps: AppDeps, userId: string, roleRefs: string[], field = 'role_ids') {
+  await getUser(deps, userId)
+  const ids = await roleIdsFor(deps, roleRefs, field)
+  await keepingFullAdmin(deps, (tx) => replaceRoles(tx, userId, ids))
 }
 
 /** Changes display name, active flag and roles. */
-export function updateUser(deps: AppDeps, id: string, patch: { display_name?: string | null; is_active?: boolean | null; roles?: string[] | null }, actorId: string) {
-  const u = getUser(deps, id)
-  if (patch.is_active === false && (u.id === actorId || u.isBuiltin)) throw new Conflict(u.isBuiltin ? 'Cannot deactivate a built-in user' : 'Cannot deactivate yourself')
-  const set: Partial<UserRow> = { updatedAt: deps.clock.now() }
-  if (patch.display_name != null) set.displayName = patch.display_name
-  if (patch.is_active != null) set.isActive = patch.is_active
+export async function updateUser(deps: AppDeps, id: string, patch: { display_name?: string | null; is_active?: boolean | null; roles?: string[] | null }, actorId: string) {
+  const u = await getUser(deps, id)
+  if (patch.is_active === false && (u.id === actorId || u.is_builtin === 1)) throw new Conflict(u.is_builtin === 1 ? 'Cannot deactivate a built-in user' : 'Cannot deactivate yourself')
+  const set: Parameters<typeof updateUserRow>[2] = { updated_at: deps.clock.now() }
+  if (patch.display_name != null) set.display_name = patch.display_name
+  if (patch.is_active != null) set.is_active = patch.is_active ? 1 : 0
+  const roleIds = patch.roles != null ? await roleIdsFor(deps, patch.roles, 'roles') : null
   // Roles and the active flag change together or not at all.
-  keepingFullAdmin(deps, () => {
-    if (patch.roles != null) setRoles(deps, id, patch.roles, 'roles')
-    deps.db.update(users).set(set).where(eq(users.id, id)).run()
+  await keepingFullAdmin(deps, async (tx) => {
+    if (roleIds) await replaceRoles(tx, id, roleIds)
+    await updateUserRow(tx, id, set)
   })
-  if (patch.is_active === false) endSessions(deps, id)
-  return userOut(deps, getUser(deps, id))
+  if (patch.is_active === false) await endSessions(deps, id)
+  return userOut(deps, await getUser(deps, id))
 }
 
 /** Deletes a user; not yourself, not a built-in user. */
-export function deleteUser(deps: AppDeps, id: string, actorId: string) {
-  const u = getUser(deps, id)
+export async function deleteUser(deps: AppDeps, id: string, actorId: string) {
+  const u = await getUser(deps, id)
   if (u.id === actorId) throw new Conflict('Cannot delete yourself')
-  if (u.isBuiltin) throw new Conflict('Cannot delete a built-in user')
-  keepingFullAdmin(deps, () => deps.db.delete(users).where(eq(users.id, id)).run())
+  if (u.is_builtin === 1) throw new Conflict('Cannot delete a built-in user')
+  await keepingFullAdmin(deps, (tx) => deleteUserRow(tx, id))
   return u
 }
 
 /** Sets a user's password (by an admin or `saltdeck user reset-password`) and ends every session and API token of the user. */
 export async function setPassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
-  if (getUser(deps, id).source !== 'local') throw new Conflict(DIRECTORY_PASSWORD)
+  if ((await getUser(deps, id)).source !== 'local') throw new Conflict(DIRECTORY_PASSWORD)
   await writePassword(deps, id, password, mustChange)
   // A reset is for a password that may be known to someone else: every credential of the user ends, API tokens too.
-  endCredentials(deps, id)
+  await endCredentials(deps, id)
 }
 
 /** Changes a user's own password after checking the current one; ends the user's other sessions and every API token. */
 export async function changeOwnPassword(deps: AppDeps, userId: string, sessionId: string, current: string, next: string) {
-  const u = getUser(deps, userId)
+  const u = await getUser(deps, userId)
   if (u.source !== 'local') throw new Conflict(DIRECTORY_PASSWORD)
-  if (!(await verifyPassword(deps, current, u.passwordHash))) throw new Forbidden('Current password is incorrect')
+  if (!(await verifyPassword(deps, current, u.password_hash))) throw new Forbidden('Current password is incorrect')
   await writePassword(deps, userId, next, false)
   // A token minted from a stolen session must not outlive the password that session was opened with.
-  endCredentials(deps, userId, sessionId)
+  await endCredentials(deps, userId, sessionId)
   // The first admin's generated password is no secret worth keeping on disk once it no longer opens anything.
-  if (u.isBuiltin) forgetInitialPassword(deps.config.dataDir)
+  if (u.is_builtin === 1) forgetInitialPassword(deps.config.dataDir)
 }
 
 /** Where the first start writes the first admin's generated password. */
@@ -186,6 +183,6 @@ export function forgetInitialPassword(dataDir: string) {
 /** The one writer of a user's password and its must-change flag. */
 async function writePassword(deps: AppDeps, id: string, password: string, mustChange: boolean) {
   const hash = await hashPassword(deps, password)
-  deps.db.update(users).set({ passwordHash: hash, mustChangePw: mustChange, updatedAt: deps.clock.now() }).where(eq(users.id, id)).run()
+  await updatePassword(deps.db, id, hash, mustChange, deps.clock.now())
 }
 
