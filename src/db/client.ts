@@ -1,7 +1,7 @@
 /** Opens the SQLite database with the pragmas Saltdeck relies on and wraps it in drizzle. */
 import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
-import { sql } from 'drizzle-orm'
+import { sql } from './sql'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import * as schema from './schema'
 import type { Engine } from './engine'

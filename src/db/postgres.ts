@@ -3,12 +3,15 @@ import postgres, { type Sql, type TransactionSql } from 'postgres'
 import type { SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import type { Engine, Native, Queryable } from './engine'
+import { keptRenderer } from './render'
 
 const dialect = new PgDialect()
+/** The dialect's rendering, each statement's text kept per place (render.ts). */
+const kept = keptRenderer((q) => dialect.sqlToQuery(q))
 
 /** Renders a statement as PostgreSQL text ($1, $2, ...) and its parameters. */
 export function renderPostgres(q: SQL): { sql: string; params: unknown[] } {
-  const r = dialect.sqlToQuery(q)
+  const r = kept(q)
   return { sql: r.sql, params: r.params.map(param) }
 }
 

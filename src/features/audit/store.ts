@@ -1,5 +1,6 @@
 /** SQL of the audit log: appending entries and reading them newest first. */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { auditLog } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** SQL of the auth feature: browser sessions, API tokens and the auth_version counter. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { authVersion, sessions, users } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** Batched runs (contract §16): the SQL of `batches` and `batch_slices`. How a batch advances is in service.ts. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { batches, batchSlices } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** SQL of the identity feature: provider settings and group → role mappings. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { identityMappings, identityProviders, roles } from '../../db/schema'

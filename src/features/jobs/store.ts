@@ -3,7 +3,8 @@
  * returns are events) is in service.ts and ingest.ts. `user` is a reserved word in PostgreSQL: it is always written
  * quoted (`"user"`, or through the column).
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { jobMarks, jobReturns, jobs } from '../../db/schema'

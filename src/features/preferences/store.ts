@@ -1,5 +1,5 @@
 /** SQL of the preferences feature: one `user_preferences` row per user who chose something. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { userPreferences } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** SQL of the roles feature: roles, their grants, and who holds full administrative access. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { rolePermissions, roles, userRoles, users } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** SQL of the settings feature: one JSON document per section, and the `meta` row whose updated_at is the last change. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { settings } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** Schedules (contract §16): the SQL of `schedules` and `schedule_firings`. What a schedule does is in schedules.ts. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { jobTemplates, scheduleFirings, schedules, users } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** Job templates (contract §16): the SQL of `job_templates`. Who sees and who may change a template is in service.ts. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { jobTemplates, users } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** SQL of the users feature: user accounts and the roles they hold. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { roles, userRoles, users } from '../../db/schema'

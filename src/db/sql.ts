@@ -1,0 +1,32 @@
+/**
+ * The `sql` tag stores write their statements with: drizzle's own (`sql\`...\``, `sql.join`, `sql.raw`, ...), plus a
+ * mark of the template it came from, so the engines render each statement's text once (render.ts) instead of on
+ * every call: a store's statement is the same text with new parameters almost every time.
+ */
+import { SQL, StringChunk, sql as drizzleSql } from 'drizzle-orm'
+
+/** The template literal a statement was written as; its identity is the same on every call from one place. */
+export const TEMPLATE = Symbol('saltdeck.sql.template')
+
+/** A statement made by `sql`, carrying its template. */
+export type MarkedSQL = SQL & { [TEMPLATE]?: TemplateStringsArray }
+
+/** Builds a statement as drizzle's `sql` does (a string chunk, a value, a string chunk, ...), marked with its template. */
+function tag<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): SQL<T> {
+  const chunks: unknown[] = [new StringChunk(strings[0]!)]
+  for (let i = 0; i < values.length; i++) chunks.push(values[i], new StringChunk(strings[i + 1]!))
+  const q = new SQL<T>(chunks as never)
+  ;(q as MarkedSQL)[TEMPLATE] = strings
+  return q
+}
+
+/** drizzle's `sql` tag and its helpers; statements written with it render once per place (see render.ts). */
+export const sql: typeof drizzleSql = Object.assign(tag, {
+  empty: drizzleSql.empty,
+  fromList: drizzleSql.fromList,
+  raw: drizzleSql.raw,
+  join: drizzleSql.join,
+  identifier: drizzleSql.identifier,
+  placeholder: drizzleSql.placeholder,
+  param: drizzleSql.param,
+}) as typeof drizzleSql
