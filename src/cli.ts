@@ -3,6 +3,7 @@ import { loadConfig, optionList, OPTIONS, type Config } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
 import { startDemo } from './demo/command'
+import { migrateToPostgres } from './migrate-command'
 import { backup, CommandError, configShow, userCreate, userList, userResetPassword, vulnsImport } from './commands'
 
 const HELP = `saltdeck ${VERSION}: administration and monitoring console for SaltStack fleets
@@ -13,6 +14,7 @@ Usage:
   saltdeck user reset-password NAME [--password-stdin] [--data-dir ./data] [--database-url URL]
   saltdeck user list [--data-dir ./data] [--database-url URL]
   saltdeck backup FILE [--data-dir ./data]
+  saltdeck migrate-to-postgres --database-url URL [--data-dir ./data]
   saltdeck vulns import FILE... [--data-dir ./data] [--database-url URL]
   saltdeck demo [--host 127.0.0.1] [--port 8080]
   saltdeck config [the flags of serve]
@@ -27,6 +29,10 @@ user reset-password
 user list      show every user with state and roles
 backup         write a consistent copy of the database to FILE while the service runs (SQLite; on PostgreSQL
                use pg_dump)
+migrate-to-postgres
+               copy a SQLite install (the service stopped) into an empty PostgreSQL database: users, roles,
+               settings, secrets (readable with the same secret.key), history, inventory, findings and alerts;
+               compares every table's count before it commits
 vulns import   import OSV vulnerability feeds (an all.zip per ecosystem, .json records, or directories of them);
                each ecosystem in them replaces its earlier import; the service may be running
 demo           serve a made-up fleet of a few hundred minions (runs, packages, vulnerabilities, alerts) from a
@@ -123,6 +129,10 @@ export async function runCli(argv: string[], env = process.env): Promise<number>
       const files = more.filter((a, i) => !a.startsWith('--') && !(i > 0 && ['--data-dir', '--database-url'].includes(more[i - 1]!)))
       if (!files.length) return usage('vulns import needs at least one file or directory')
       await vulnsImport(config(env, flags(more.filter((a) => !files.includes(a)), DB_FLAGS)), files, print)
+      return 0
+    }
+    if (cmd === 'migrate-to-postgres') {
+      await migrateToPostgres(config(env, flags(rest, DB_FLAGS)), print)
       return 0
     }
     if (cmd === 'backup') {

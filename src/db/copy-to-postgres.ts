@@ -1,0 +1,104 @@
+/**
+ * Moving an install (`saltdeck migrate-to-postgres`): every table of the schema copied from a SQLite database into an
+ * empty, migrated PostgreSQL database in one PostgreSQL transaction, parents before children, rows streamed from SQLite
+ * in batches, identity sequences moved past the copied ids, and each table's count compared before the commit. Secrets
+ * are copied as they are stored (encrypted with `secret.key`): the same key reads them on PostgreSQL.
+ */
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { is } from 'drizzle-orm'
+import type { Queryable } from './engine'
+import * as schema from './schema'
+
+/** One table's outcome: rows in SQLite, rows in PostgreSQL after the copy. */
+export interface TableCopy {
+  table: string
+  source: number
+  copied: number
+}
+
+/** The copy found a non-empty target, or counts that differ; nothing was committed. */
+export class CopyError extends Error {}
+
+/** PostgreSQL takes at most 65,535 parameters per statement; batches stay well under it. */
+const PARAMS_PER_STATEMENT = 30_000
+
+/** The schema's tables, parents before the tables whose foreign keys point at them. */
+export function tablesInCopyOrder(): SQLiteTable[] {
+  const tables = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable))
+  const name = (t: SQLiteTable) => getTableConfig(t).name
+  const byName = new Map(tables.map((t) => [name(t), t]))
+  const done = new Set<string>()
+  const out: SQLiteTable[] = []
+  const visit = (t: SQLiteTable, path: Set<string>) => {
+    const n = name(t)
+    if (done.has(n) || path.has(n)) return
+    path.add(n)
+    for (const fk of getTableConfig(t).foreignKeys) {
+      const parent = getTableConfig(fk.reference().foreignTable).name
+      if (parent !== n) visit(byName.get(parent)!, path)
+    }
+    done.add(n)
+    out.push(t)
+  }
+  for (const t of tables) visit(t, new Set())
+  return out
+}
+
+const quote = (id: string) => `"${id.replaceAll('"', '""')}"`
+
+/** Copies every table from `src` into the PostgreSQL database `pg` (already migrated); throws CopyError when it may not. */
+export async function copyToPostgres(from: Queryable, to: Queryable, progress: (table: string, rows: number) => void = () => {}): Promise<TableCopy[]> {
+  if (from.native.engine !== 'sqlite' || to.native.engine !== 'postgres') throw new CopyError('the copy goes from SQLite to PostgreSQL')
+  const src = from.native.client
+  const pg = to.native.client
+  const tables = tablesInCopyOrder()
+  const users = await pg.unsafe('SELECT count(*)::int AS n FROM users')
+  if (users[0]!.n > 0) throw new CopyError('the PostgreSQL database already holds users: migrate-to-postgres copies into an empty database only')
+  return pg.begin(async (tx) => {
+    // Rows the migrations seeded (counters, the auth version) give way to the copied ones.
+    for (const t of [...tables].reverse()) await tx.unsafe(`DELETE FROM ${quote(getTableConfig(t).name)}`)
+    const result: TableCopy[] = []
+    for (const t of tables) {
+      const cfg = getTableConfig(t)
+      const cols = cfg.columns.map((c) => c.name)
+      const source = (src.query(`SELECT count(*) AS n FROM ${quote(cfg.name)}`).get() as { n: number }).n
+      const perBatch = Math.max(1, Math.floor(PARAMS_PER_STATEMENT / cols.length))
+      const head = `INSERT INTO ${quote(cfg.name)} (${cols.map(quote).join(', ')}) OVERRIDING SYSTEM VALUE VALUES `
+      const statementFor = new Map<number, string>()
+      const insert = async (batch: unknown[][]) => {
+        let text = statementFor.get(batch.length)
+        if (!text) {
+          const tuples = batch.map((_, r) => `(${cols.map((_, c) => `$${r * cols.length + c + 1}`).join(', ')})`)
+          text = head + tuples.join(', ')
+          statementFor.set(batch.length, text)
+        }
+        await tx.unsafe(text, batch.flat() as never[], { prepare: true })
+      }
+      let batch: unknown[][] = []
+      let copied = 0
+      for (const row of src.query(`SELECT ${cols.map(quote).join(', ')} FROM ${quote(cfg.name)}`).values().values()) {
+        batch.push(row as unknown[])
+        if (batch.length === perBatch) {
+          await insert(batch)
+          copied += batch.length
+          progress(cfg.name, copied)
+          batch = []
+        }
+      }
+      if (batch.length) {
+        await insert(batch)
+        copied += batch.length
+        progress(cfg.name, copied)
+      }
+      // Identity columns continue after the highest copied id (an insert with an explicit id does not move them).
+      for (const c of cfg.columns.filter((c) => c.primary && c.columnType === 'SQLiteInteger' && (c as { autoIncrement?: boolean }).autoIncrement)) {
+        await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(c.name)}) FROM ${quote(cfg.name)}), 0) + 1, false)`, [cfg.name, c.name])
+      }
+      const after = (await tx.unsafe(`SELECT count(*)::bigint AS n FROM ${quote(cfg.name)}`))[0]!.n
+      result.push({ table: cfg.name, source, copied: Number(after) })
+    }
+    const wrong = result.filter((r) => r.source !== r.copied)
+    if (wrong.length) throw new CopyError(`counts differ after the copy: ${wrong.map((r) => `${r.table} ${r.source} → ${r.copied}`).join(', ')}`)
+    return result
+  }) as Promise<TableCopy[]>
+}
