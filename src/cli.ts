@@ -3,8 +3,7 @@ import { loadConfig, optionList, OPTIONS, type Config } from './config'
 import { serve } from './server'
 import { VERSION } from './version'
 import { startDemo } from './demo/command'
-import { migrateToPostgres } from './migrate-command'
-import { backup, CommandError, configShow, userCreate, userList, userResetPassword, vulnsImport } from './commands'
+import { backup, CommandError, migrateToPostgres, configShow, userCreate, userList, userResetPassword, vulnsImport } from './commands'
 
 const HELP = `saltdeck ${VERSION}: administration and monitoring console for SaltStack fleets
 
