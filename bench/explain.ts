@@ -83,14 +83,14 @@ const q = (xs: number[], p: number) => {
 const out: string[] = [`# In-process timings and query plans`, ``, `Data dir: \`${DATA_DIR}\`; ${ITER} iterations per call (after one warm-up); times in ms.`, ``]
 for (const c of cases) {
   capture = []
-  c.call()
+  await c.call()
   const stmts = capture
   capture = null
   const times: number[] = []
   const n = ITER
   for (let i = 0; i < n; i++) {
     const t = performance.now()
-    c.call()
+    await c.call()
     times.push(performance.now() - t)
     if (i > 3 && times.reduce((a, b) => a + b, 0) > 20_000) break // slow call: enough samples
   }

@@ -52,7 +52,7 @@ let stored = 0
 const storeTimes: number[] = []
 for (let i = 0; i < intents.length; i += BATCH_MAX) {
   const b0 = performance.now()
-  stored += applyFacts(deps, intents.slice(i, i + BATCH_MAX)).length
+  stored += (await applyFacts(deps, intents.slice(i, i + BATCH_MAX))).length
   storeTimes.push(performance.now() - b0)
 }
 const storeMs = performance.now() - t

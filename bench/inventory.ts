@@ -28,7 +28,7 @@ const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAM
 const deps = await openDataDir(config, new Logger('json', () => {}, true))
 const opts = refreshOptions(deps, new SaltClient(() => saltCredentials(deps)))
 const ids = Array.from({ length: N }, (_, i) => `m-${String(i).padStart(5, '0')}`)
-applyFacts(deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'accept' as const, ts: 0 })), presentList: { ids, ts: 0 } }])
+await applyFacts(deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'accept' as const, ts: 0 })), presentList: { ids, ts: 0 } }])
 
 // Time spent storing (flush: diff + SQLite), to split the refresh into storing and the rest (salt answers, scanning).
 let flushMs = 0

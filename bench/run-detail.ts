@@ -86,7 +86,7 @@ for (const minions of SCALES) {
         if (i < 50) rawBytes += JSON.stringify(body).length
         batch.push({ ...noFacts(), returns: [ret(clock, id, 'state.apply', body)] })
       }
-      applyFacts(deps, batch)
+      await applyFacts(deps, batch)
     }
   }
   const secs = (performance.now() - t0) / 1000
@@ -114,7 +114,7 @@ for (let round = 0; round < 5; round++) {
         const id = `minion-${String(i).padStart(5, '0')}`
         batch.push({ ...noFacts(), returns: [name === 'test.ping' ? ret(w.clock, id, 'test.ping', true) : ret(w.clock, id, 'state.apply', bodies[(round * 7 + i) % 20])] })
       }
-      applyFacts(w.deps, batch)
+      await applyFacts(w.deps, batch)
     }
     rounds[name]!.push(PER_ROUND / ((performance.now() - t0) / 1000))
   }

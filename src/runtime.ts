@@ -80,8 +80,8 @@ export class SaltRuntime implements SaltSide {
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
       // Presence from the bus is a hint (a presence tick, which keeps the master's hold), never a fact (contract §17).
-      store: (batch) => {
-        applyFacts(deps, batch)
+      store: async (batch) => {
+        await applyFacts(deps, batch)
         for (const f of batch) for (const h of f.hints ?? []) this.hint(h)
       },
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,

@@ -208,8 +208,8 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   keys.keys.push(...rejected.map((id) => ({ minionId: id, act: 'reject' as const, ts: start + 3600_000 })))
   keys.presence = minions.map((m) => ({ minionId: m.id, online: true, ts: start + 2 * MIN }))
   keys.starts = minions.map((m) => ({ minionId: m.id, ts: start + MIN }))
-  applyFacts(deps, [keys])
-  recordGrains(deps, minions.map((m) => ({ id: m.id, grains: grains(m) })))
+  await applyFacts(deps, [keys])
+  await recordGrains(deps, minions.map((m) => ({ id: m.id, grains: grains(m) })))
   watchGrains(deps, minions.map((m) => m.id))
 
   // Packages as an inventory refresh stores them, then the source packages a refresh learns (pkg.info_installed).
@@ -229,7 +229,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   let runs = 0
   const groups = ROLES.map(([role]) => minions.filter((m) => m.role === role))
   for (let day = DEMO_DAYS - 1; day >= 0; day--) {
-    groups.forEach((group, g) => {
+    for (const [g, group] of groups.entries()) {
       const at = now - day * DAY - (90 - g * 7) * MIN
       const alive = group.filter((m) => m.offlineAt === null || m.offlineAt > at)
       const outcome = (m: DemoMinion): Outcome => {
@@ -241,20 +241,20 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
         if ((day === 6 && m.role === 'web') || (day === 3 && m.role === 'db') || x < 0.12) return 'changed'
         return 'healthy'
       }
-      if (alive.length) applyFacts(deps, [runJob(alive, `${group[0]!.role}-*`, at, outcome, day, rnd)])
+      if (alive.length) await applyFacts(deps, [runJob(alive, `${group[0]!.role}-*`, at, outcome, day, rnd)])
       runs += alive.length
-    })
+    }
   }
   // People at work: a few ad-hoc jobs, and new keys waiting for a decision.
-  applyFacts(deps, [adHocJob(minions.filter((m) => m.role === 'db').map((m) => m.id), 'db-*', 'cmd.run', ['df -h /var/lib/postgresql'], 'alice', now - 5 * 3600_000,
+  await applyFacts(deps, [adHocJob(minions.filter((m) => m.role === 'db').map((m) => m.id), 'db-*', 'cmd.run', ['df -h /var/lib/postgresql'], 'alice', now - 5 * 3600_000,
     () => 'Filesystem      Size  Used Avail Use% Mounted on\n/dev/vdb1       500G  312G  188G  63% /var/lib/postgresql')])
-  applyFacts(deps, [adHocJob(minions.filter((m) => m.role === 'lb').map((m) => m.id), 'lb-*', 'test.ping', [], 'bob', now - 2 * 3600_000, () => true)])
+  await applyFacts(deps, [adHocJob(minions.filter((m) => m.role === 'lb').map((m) => m.id), 'lb-*', 'test.ping', [], 'bob', now - 2 * 3600_000, () => true)])
   const later = noFacts()
   later.keys = pending.map((id, i) => ({ minionId: id, act: 'pend' as const, ts: now - (3 - i) * 3600_000 }))
   // Seen by the presence poller until they went away; the rest answered a minute ago.
   later.presence = minions.filter((m) => m.offlineAt !== null).flatMap((m) => [{ minionId: m.id, online: true, ts: m.offlineAt! - 5 * MIN }, { minionId: m.id, online: false, ts: m.offlineAt! }])
-  applyFacts(deps, [later])
-  applyFacts(deps, [{ ...noFacts(), presentList: { ids: minions.filter((m) => m.offlineAt === null).map((m) => m.id), ts: now - MIN } }])
+  await applyFacts(deps, [later])
+  await applyFacts(deps, [{ ...noFacts(), presentList: { ids: minions.filter((m) => m.offlineAt === null).map((m) => m.id), ts: now - MIN } }])
   // The alerts poller's first tick: offline minions and vulnerable ones.
   watchTime(deps)
   return { minions: minions.length, runs }

@@ -23,7 +23,7 @@ export async function confirmHeldReturns(deps: AppDeps, client: SaltClient): Pro
       const held = heldOf(deps, jid)
       // Only the returns held: the cache's copy, not the event's. Nothing for a minion the cache has no return of.
       const returns = d?.returns.filter((r) => held.has(r.minionId)) ?? []
-      if (d && returns.length) applyFacts(deps, [{ ...noFacts(), jobs: [d.job], returns }])
+      if (d && returns.length) await applyFacts(deps, [{ ...noFacts(), jobs: [d.job], returns }])
       confirmed += returns.length
     } catch (e) {
       deps.log.warn('job cache lookup for held returns failed', { jid, error: (e as Error).message })

@@ -96,12 +96,12 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
     const d = cachedJob(jid, await c.client.runner('jobs.list_job', { jid }), now)
     if (d) whole.set(jid, d)
   }
-  applyFacts(c.deps, [{ ...noFacts(), jobs: jobs.map((j) => ({ ...j, minions: whole.get(j.jid)?.job.minions ?? j.minions })) }])
+  await applyFacts(c.deps, [{ ...noFacts(), jobs: jobs.map((j) => ({ ...j, minions: whole.get(j.jid)?.job.minions ?? j.minions })) }])
   let backfilled = 0
   for (const [jid, d] of whole) {
     const have = returnedMinions(c.deps, jid)
     const returns = d.returns.filter((r) => !have.has(r.minionId))
-    applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }])
+    await applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }])
     backfilled += returns.length
   }
   return backfilled
@@ -128,7 +128,7 @@ export async function collectGrains(c: PollerContext, ids: string[]): Promise<st
   for (let i = 0; i < ids.length; i += GRAINS_BATCH) {
     const batch = ids.slice(i, i + GRAINS_BATCH)
     const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
-    recordGrains(c.deps, facts)
+    await recordGrains(c.deps, facts)
     watchGrains(c.deps, facts.map((f) => f.id))
     answered.push(...facts.map((f) => f.id))
   }
@@ -142,12 +142,12 @@ const POLLERS = {
    */
   keys: timed('keys', 'minion_state_keys_interval_seconds', FIRST_DELAY, async (c) => {
     const list = keyList(await c.client.wheel('key.list_all'), c.deps.clock.now())
-    applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
-    const missing = keysWithoutFingerprint(c.deps)
+    await applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
+    const missing = await keysWithoutFingerprint(c.deps)
     for (let i = 0; i < missing.length; i += FINGER_BATCH) {
       const batch = missing.slice(i, i + FINGER_BATCH)
       const fps = keyFingerprints(await c.client.wheel('key.finger', { match: batch.map(literalGlob) }), batch)
-      if (fps.length) applyFacts(c.deps, [{ ...noFacts(), keyFingerprints: fps }])
+      if (fps.length) await applyFacts(c.deps, [{ ...noFacts(), keyFingerprints: fps }])
     }
     return list.keys.length
   }),
@@ -160,8 +160,8 @@ const POLLERS = {
     if (c.presenceHold() === 'down') return 0
     const ids = await within(presentMinions(c), c.presenceDeadlineMs(), 'presence')
     const ts = c.deps.clock.now()
-    if (c.presenceHold() !== null) applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }])
-    else applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }])
+    if (c.presenceHold() !== null) await applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }])
+    else await applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }])
     return ids.length
   }),
   /**
@@ -170,8 +170,8 @@ const POLLERS = {
    * 3008's split minion-data cache answers it empty after an upgrade until each minion re-syncs (#69775).
    */
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
-    applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
-    return (await collectGrains(c, acceptedMinionIds(c.deps))).length
+    await applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
+    return (await collectGrains(c, await acceptedMinionIds(c.deps))).length
   }),
   /** jobs: job index, job.new / job.ret backfill. */
   jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false), true),
@@ -220,7 +220,7 @@ const POLLERS = {
     initialDelaySeconds: () => 0,
     tick: async () => {
       pruneJobMarks(c.deps)
-      pruneTrend(c.deps)
+      await pruneTrend(c.deps)
       return pruneEvents(c.deps, setting(c, 'event_stream_retention_days') || 30)
     },
   }),

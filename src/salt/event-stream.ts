@@ -15,7 +15,7 @@ import type { Clock } from '../lib/clock'
 export interface StreamWiring {
   client: SaltClient
   /** Stores one batch of facts in one transaction. */
-  store(batch: SaltFacts[]): void
+  store(batch: SaltFacts[]): Promise<void>
   /** Whether the settings ask for the stream. */
   enabled(): boolean
   clock: Clock
@@ -143,7 +143,7 @@ export class EventStream {
     this.ac = null
     await this.endWorker()
     this.connected = this.broken = false
-    this.flushAll()
+    await this.flushAll()
     this.changed()
   }
 
@@ -152,13 +152,13 @@ export class EventStream {
     connected: (on) => {
       this.connected = on
       if (on) this.lastError = null
-      if (!on) this.flush()
+      if (!on) void this.flush()
       this.changed()
     },
     facts: (list) => {
       this.lastEventAt = this.w.clock.now()
       for (const i of list) this.pending.push(i)
-      if (this.pending.length >= BATCH_MAX) this.flush()
+      if (this.pending.length >= BATCH_MAX) void this.flush()
       else this.schedule()
     },
     skipped: (reason) => {
@@ -217,24 +217,34 @@ export class EventStream {
   private schedule() {
     if (this.pending.length >= BATCH_MAX) {
       // setImmediate, not setTimeout(0): Bun clamps the timer to about 1 ms.
-      this.immediate ??= setImmediate(() => ((this.immediate = null), this.flush()))
+      this.immediate ??= setImmediate(() => ((this.immediate = null), void this.flush()))
       return
     }
-    this.timer ??= setTimeout(() => this.flush(), BATCH_WAIT_MS)
+    this.timer ??= setTimeout(() => void this.flush(), BATCH_WAIT_MS)
   }
+
+  /** The write under way (batches are written one after another, in order); never rejects. */
+  private writing: Promise<void> = Promise.resolve()
 
   /**
    * Writes up to BATCH_MAX pending facts in one transaction and schedules the rest, so requests get the thread
-   * between batches; tells the worker how many it may read on.
+   * between batches; tells the worker how many it may read on. Batches are written one at a time, in order: a flush
+   * asked for while one is being written goes after it.
    */
-  flush() {
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     if (this.immediate) clearImmediate(this.immediate)
     this.timer = this.immediate = null
+    this.writing = this.writing.then(() => this.write())
+    return this.writing
+  }
+
+  /** Writes one batch (errors are logged and kept for the status, never thrown). */
+  private async write() {
     if (!this.pending.length) return
     const batch = this.pending.splice(0, BATCH_MAX)
     try {
-      this.w.store(batch)
+      await this.w.store(batch)
       this.eventsIngested += batch.length
     } catch (e) {
       this.lastError = (e as Error).message
@@ -245,8 +255,9 @@ export class EventStream {
   }
 
   /** Writes everything pending (at stop). */
-  private flushAll() {
-    while (this.pending.length) this.flush()
+  private async flushAll() {
+    while (this.pending.length) await this.flush()
+    await this.writing
   }
 
   /** Status for the pollers page and metrics. */

@@ -20,11 +20,11 @@ let seq = 0
 const failing = { 'test_|-x_|-x_|-fail_without_changes': { result: false, changes: {}, comment: 'Failure!', __run_num__: 0 } }
 const passing = { 'test_|-x_|-x_|-succeed_without_changes': { result: true, changes: {}, comment: 'Success!', __run_num__: 0 } }
 /** A state.apply return of a minion, stored through the ingest path at the world's time. */
-function run(w: World, minion: string, ret: unknown, args: unknown[] = []) {
+async function run(w: World, minion: string, ret: unknown, args: unknown[] = []) {
   const jid = new Date(w.clock.now()).toISOString().replace(/\D/g, '').slice(0, 17) + String(seq++ % 1000).padStart(3, '0')
   // Published to that minion, so its return from the bus is believed (contract §17).
   notePublished(w.deps, jid, 'state.apply', [minion])
-  applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: args, _stamp: new Date(w.clock.now()).toISOString().replace('Z', ''), return: ret }, w.clock.now())])
+  await applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: args, _stamp: new Date(w.clock.now()).toISOString().replace('Z', ''), return: ret }, w.clock.now())])
   return jid
 }
 const rule = async (w: World, body: Record<string, unknown>) => {
@@ -110,24 +110,24 @@ describe('channels', () => {
 describe('evaluation where the facts land', () => {
   test('run_failed: one open alert per minion, a repeat bumps count, a passing run resolves; dry runs, other minions and history never fire', async () => {
     const w = await testWorld()
-    run(w, 'web-01', failing) // before the rule exists: history
+    await run(w, 'web-01', failing) // before the rule exists: history
     w.clock.advance(1000)
     await rule(w, { name: 'web failures', kind: 'run_failed', minion_glob: 'web*' })
     w.clock.advance(1000)
     expect(await firing(w)).toEqual([])
-    run(w, 'web-01', failing)
-    run(w, 'db-01', failing)
-    run(w, 'web-02', failing, ['test=True'])
+    await run(w, 'web-01', failing)
+    await run(w, 'db-01', failing)
+    await run(w, 'web-02', failing, ['test=True'])
     let a = await firing(w)
     expect(a.map((x: any) => [x.subject, x.count, x.kind])).toEqual([['web-01', 1, 'run_failed']])
     expect(a[0].details).toMatchObject({ function: 'state.apply', status: 'unhealthy' })
     w.clock.advance(1000)
-    run(w, 'web-01', failing)
+    await run(w, 'web-01', failing)
     a = await firing(w)
     expect(a.map((x: any) => [x.subject, x.count])).toEqual([['web-01', 2]])
     expect((await call(w, 'GET', '/metrics')).body).toContain('saltdeck_alerts_firing{kind="run_failed"} 1')
     w.clock.advance(1000)
-    run(w, 'web-01', passing)
+    await run(w, 'web-01', passing)
     expect(await firing(w)).toEqual([])
     const metrics = (await call(w, 'GET', '/metrics')).body as string
     expect(metrics).not.toContain('saltdeck_alerts_firing{kind="run_failed"}')
@@ -144,8 +144,8 @@ describe('evaluation where the facts land', () => {
       ...ok.map((id, i) => [`pkg_|-${id}_|-${id}_|-installed`, { result: true, changes: {}, comment: 'ok', __id__: id, __run_num__: i }]),
       ...ids.map((id, i) => [`file_|-${id}_|-/etc/${id}_|-managed`, { result: false, changes: {}, comment: 'Failure!', __id__: id, __run_num__: ok.length + i }]),
     ])
-    const jid = run(w, 'web-01', states(['nginx-conf', 'php-conf', 'cron-job', 'motd', 'sshd-conf', 'ntp-conf'], ['nginx']))
-    const two = run(w, 'web-02', states(['nginx-conf', 'php-conf']))
+    const jid = await run(w, 'web-01', states(['nginx-conf', 'php-conf', 'cron-job', 'motd', 'sshd-conf', 'ntp-conf'], ['nginx']))
+    const two = await run(w, 'web-02', states(['nginx-conf', 'php-conf']))
     const a = (await firing(w)).sort((x: any, y: any) => (x.subject < y.subject ? -1 : 1))
     expect(a.map((x: any) => x.summary)).toEqual([
       `web-01: state.apply failed: nginx-conf, php-conf, cron-job and 3 more (jid ${jid})`,
@@ -153,7 +153,7 @@ describe('evaluation where the facts land', () => {
     ])
     expect(a[0].details).toMatchObject({ jid, failed_count: 6, failed_states: ['nginx-conf', 'php-conf', 'cron-job', 'motd', 'sshd-conf', 'ntp-conf'] })
     w.clock.advance(1000)
-    const fixed = run(w, 'web-01', passing)
+    const fixed = await run(w, 'web-01', passing)
     const resolved = (await call(w, 'GET', '/api/alerts?state=resolved')).body.alerts
     expect(resolved.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
     // The resolved notification carries the resolved sentence, not "failed".
@@ -172,13 +172,13 @@ describe('evaluation where the facts land', () => {
     await rule(w, { name: 'offline', kind: 'minion_offline', params: { for_minutes: 10 } })
     // Key state and presence as the keys and presence pollers read them (salt/auth and salt/presence/* are only hints).
     const presence = (id: string, online: boolean) => applyFacts(w.deps, [{ ...noFacts(), presence: [{ minionId: id, online, ts: w.clock.now() }] }])
-    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: w.clock.now() }] }])
+    await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: w.clock.now() }] }])
     expect((await firing(w)).map((x: any) => [x.kind, x.subject])).toEqual([['key_pending', 'new-01']])
-    applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'new-01', result: true }, w.clock.now())])
+    await applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'new-01', result: true }, w.clock.now())])
     expect(await firing(w)).toEqual([])
-    presence('db-01', true)
-    applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'db-01', result: true }, w.clock.now())])
-    presence('db-01', false)
+    await presence('db-01', true)
+    await applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'db-01', result: true }, w.clock.now())])
+    await presence('db-01', false)
     w.clock.advance(9 * 60_000)
     watchTime(w.deps)
     expect(await firing(w)).toEqual([])
@@ -189,14 +189,14 @@ describe('evaluation where the facts land', () => {
     // new-01 was accepted but never seen: an accepted minion that does not answer is offline too.
     expect(a.map((x: any) => [x.kind, x.subject, x.count]).sort()).toEqual([['minion_offline', 'db-01', 2], ['minion_offline', 'new-01', 2]])
     expect(a.find((x: any) => x.subject === 'db-01').details.minutes_offline).toBe(11)
-    presence('db-01', true)
-    presence('new-01', true)
+    await presence('db-01', true)
+    await presence('new-01', true)
     expect(await firing(w)).toEqual([])
   })
   test('ack records who and when; the alert keeps firing', async () => {
     const w = await testWorld()
     await rule(w, { name: 'f', kind: 'run_failed' })
-    run(w, 'web-01', failing)
+    await run(w, 'web-01', failing)
     const [a] = await firing(w)
     const acked = await call(w, 'POST', `/api/alerts/${a.id}/ack`, { who: 'operator' })
     expect(acked.body).toMatchObject({ state: 'firing', acked_by: 'oper' })
@@ -242,7 +242,7 @@ describe('notifications', () => {
     const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook', secret: 's3' } } })).body
     expect(ch.config).toEqual({ url: 'http://127.0.0.1:9/hook', secret_set: true })
     const r = await rule(w, { name: 'fleet failures', kind: 'run_failed', channel_ids: [ch.id] })
-    for (let i = 0; i < 20; i++) run(w, `web-${String(i).padStart(2, '0')}`, failing)
+    for (let i = 0; i < 20; i++) await run(w, `web-${String(i).padStart(2, '0')}`, failing)
     expect(groupTransitions(w.deps, 30)).toBe(0) // the window has not passed
     w.clock.advance(31_000)
     expect(groupTransitions(w.deps, 30)).toBe(1)
@@ -253,7 +253,7 @@ describe('notifications', () => {
     expect(body.alerts).toHaveLength(20)
     // Silenced: web-0* fires again later, nothing is sent.
     expect((await call(w, 'POST', '/api/alerts/silences', { body: { subject_glob: 'db-*', ends_at: new Date(w.clock.now() + 3600_000).toISOString(), comment: 'maintenance' } })).status).toBe(201)
-    run(w, 'db-01', failing)
+    await run(w, 'db-01', failing)
     w.clock.advance(31_000)
     expect(groupTransitions(w.deps, 30)).toBe(0)
     expect((await firing(w)).map((x: any) => x.subject)).toContain('db-01')
@@ -266,8 +266,8 @@ describe('renotify', () => {
     const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
     await rule(w, { name: 'again', kind: 'run_failed', minion_glob: 'web-*', renotify_minutes: 60, channel_ids: [ch.id] })
     await rule(w, { name: 'once', kind: 'run_failed', minion_glob: 'db-*', channel_ids: [ch.id] })
-    run(w, 'web-01', failing)
-    run(w, 'db-01', failing)
+    await run(w, 'web-01', failing)
+    await run(w, 'db-01', failing)
     w.clock.advance(31_000)
     expect(groupTransitions(w.deps, 30)).toBe(2)
     const notes = () => w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM alert_notifications').get()!.n
@@ -316,7 +316,7 @@ describe('delivery', () => {
     recv = receiver()
     const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: `http://127.0.0.1:${recv.server.port}/hook`, secret: 'topsecret' } } })).body
     await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
-    run(w, 'web-01', failing)
+    await run(w, 'web-01', failing)
     w.clock.advance(31_000)
     groupTransitions(w.deps, 30)
     const sender = new DeliverySender(w.deps, send, { concurrency: 2, timeoutMs: 2000, everyMs: 1_000_000 })
@@ -351,7 +351,7 @@ describe('delivery', () => {
       await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [mail.id, hook.id] })
       // Three notifications, so three mail deliveries and three webhook deliveries are due at once.
       for (const m of ['web-01', 'web-02', 'web-03']) {
-        run(w, m, failing)
+        await run(w, m, failing)
         w.clock.advance(31_000)
         groupTransitions(w.deps, 30)
       }
@@ -380,7 +380,7 @@ describe('delivery', () => {
     const w = await testWorld()
     const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
     await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
-    run(w, 'web-01', failing)
+    await run(w, 'web-01', failing)
     w.clock.advance(31_000)
     groupTransitions(w.deps, 30)
     // A double: no real receiver makes a send ignore its own deadline, which is the fault this guards against.

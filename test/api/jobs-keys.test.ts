@@ -53,7 +53,7 @@ test("a job's positional and keyword arguments are answered apart (arguments, kw
 
 test('a job.new whose minions salt did not name says so, never "(0 minions)"', async () => {
   const w = await testWorld()
-  applyFacts(w.deps, [{ ...noFacts(), jobs: [
+  await applyFacts(w.deps, [{ ...noFacts(), jobs: [
     { jid: '20261121080000000001', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'root', minions: null, startedAt: T0, ts: T0 },
     { jid: '20261121080000000002', fun: 'test.ping', target: 'none*', tgtType: 'glob', user: 'root', minions: [], startedAt: T0, ts: T0 },
   ] }])
@@ -65,16 +65,16 @@ test('a job.new whose minions salt did not name says so, never "(0 minions)"', a
 test('keys: minion ids grouped by key state, sorted', async () => {
   const w = await testWorld()
   const keys: [string, KeyAct][] = [['web-02', 'accept'], ['web-01', 'accept'], ['new-1', 'pend'], ['bad-1', 'reject'], ['dup', 'denied']]
-  applyFacts(w.deps, [{ ...noFacts(), keys: keys.map(([minionId, act]) => ({ minionId, act, ts: w.clock.now() })) }])
-  recordGrains(w.deps, [{ id: 'no-key', grains: {} }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: keys.map(([minionId, act]) => ({ minionId, act, ts: w.clock.now() })) }])
+  await recordGrains(w.deps, [{ id: 'no-key', grains: {} }])
   expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({ accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'], fingerprints: {} })
 })
 
 test('keys: fingerprints are stored for the key state they were read in, kept on accept, dropped when the key may be another', async () => {
   const w = await testWorld()
   const at = () => w.clock.now()
-  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: at() }, { minionId: 'web-01', act: 'accept', ts: at() }] }])
-  applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: [
+  await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: at() }, { minionId: 'web-01', act: 'accept', ts: at() }] }])
+  await applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: [
     { minionId: 'new-1', act: 'pend', fingerprint: 'aa:bb' },
     // Read while web-01 was pending: not the accepted key Saltdeck knows, so not stored.
     { minionId: 'web-01', act: 'pend', fingerprint: 'cc:dd' },
@@ -83,24 +83,24 @@ test('keys: fingerprints are stored for the key state they were read in, kept on
   ] }])
   const keys = async () => (await call(w, 'GET', '/api/keys', { who: 'viewer' })).body
   expect(await keys()).toEqual({ accepted: ['web-01'], pending: ['new-1'], rejected: [], denied: [], fingerprints: { 'new-1': 'aa:bb' } })
-  expect(keysWithoutFingerprint(w.deps)).toEqual(['web-01'])
+  expect(await keysWithoutFingerprint(w.deps)).toEqual(['web-01'])
   expect((await call(w, 'GET', '/api/minions/new-1', { who: 'viewer' })).body).toMatchObject({ key_state: 'pending', key_fingerprint: 'aa:bb' })
   expect((await call(w, 'GET', '/api/minions/web-01', { who: 'viewer' })).body.key_fingerprint).toBeNull()
   expect((await call(w, 'GET', '/api/minions/ghost')).status).toBe(404)
   // Accepting moves the same key: the fingerprint stays.
-  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'accept', ts: at() }] }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'accept', ts: at() }] }])
   expect((await keys()).fingerprints).toEqual({ 'new-1': 'aa:bb' })
   // Deleted and offered again: maybe another key, so the old fingerprint goes until the poller reads the new one.
-  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'delete', ts: at() }, { minionId: 'new-1', act: 'pend', ts: at() }] }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'delete', ts: at() }, { minionId: 'new-1', act: 'pend', ts: at() }] }])
   expect((await keys()).fingerprints).toEqual({})
-  expect(keysWithoutFingerprint(w.deps)).toEqual(['new-1', 'web-01'])
+  expect(await keysWithoutFingerprint(w.deps)).toEqual(['new-1', 'web-01'])
 })
 
 test('keys: ids that are property names of plain objects keep their own fingerprints', async () => {
   const w = await testWorld()
   const ids = ['__proto__', 'constructor', 'toString']
-  applyFacts(w.deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'pend' as const, ts: w.clock.now() })) }])
-  applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: ids.map((minionId, i) => ({ minionId, act: 'pend' as const, fingerprint: `0${i}:ff` })) }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'pend' as const, ts: w.clock.now() })) }])
+  await applyFacts(w.deps, [{ ...noFacts(), keyFingerprints: ids.map((minionId, i) => ({ minionId, act: 'pend' as const, fingerprint: `0${i}:ff` })) }])
   const r = await call(w, 'GET', '/api/keys')
   expect(r.status).toBe(200)
   expect(r.body.pending).toEqual(['__proto__', 'constructor', 'toString'])

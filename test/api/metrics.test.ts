@@ -42,7 +42,7 @@ describe('access', async () => {
   })
 
   test('the search index backlog counts events not yet indexed', async () => {
-    recordEvents(w.deps, [1, 2, 3].map((i) => ({ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: `m-${i}`, summary: `m-${i} started` })))
+    await recordEvents(w.deps, [1, 2, 3].map((i) => ({ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: `m-${i}`, summary: `m-${i} started` })))
     expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(3)
     indexActivity(w.deps)
     expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(0)
@@ -87,7 +87,7 @@ describe('content', async () => {
     await w.rt.scheduler.run('presence')
     w.salt.down = false
     const before = sample(await (await get('/metrics')).text(), 'saltdeck_events_ingested_total')!
-    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: Date.now() }] }])
+    await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: Date.now() }] }])
     const text = await (await get('/metrics')).text()
     expect(sample(text, 'saltdeck_poller_runs_total{poller="keys"}')).toBe(1)
     expect(sample(text, 'saltdeck_poller_errors_total{poller="keys"}')).toBe(0)

@@ -10,9 +10,9 @@ let w: Awaited<ReturnType<typeof testWorld>>
 const IDS = ['web-01', 'web-02', 'Web-03', 'db-01', "o'neil", '50%_off', 'a[1]', 'a1', 'x*y', 'no-grains']
 beforeAll(async () => {
   w = await testWorld()
-  applyFacts(w.deps, [{ ...noFacts(), keys: IDS.map((minionId) => ({ minionId, act: minionId === 'db-01' ? 'pend' : 'accept', ts: w.clock.now() })) }])
+  await applyFacts(w.deps, [{ ...noFacts(), keys: IDS.map((minionId) => ({ minionId, act: minionId === 'db-01' ? 'pend' : 'accept', ts: w.clock.now() })) }])
   const g = (os: string, extra: Record<string, unknown> = {}) => ({ os, os_family: os === 'Rocky' ? 'RedHat' : 'Debian', osrelease: '12', ...extra })
-  recordGrains(w.deps, [
+  await recordGrains(w.deps, [
     { id: 'web-01', grains: g('Debian', { role: 'web', roles: ['web', 'edge'], virtual: true, num_cpus: 4 }) },
     { id: 'web-02', grains: g('Debian', { role: 'web', roles: ['web'], virtual: false, num_cpus: 8 }) },
     { id: 'Web-03', grains: g('Ubuntu', { role: 'web-canary', nested: { role: 'db' } }) },

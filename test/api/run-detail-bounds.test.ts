@@ -19,7 +19,7 @@ test('a 100 MB state comment is stored cut to 64 Ki characters with a note; the 
   // Published to web-01, so its return from the bus is believed (contract §17).
   notePublished(w.deps, jid, 'state.apply', ['web-01'])
   const before = dbSizeBytes(w.deps.db)
-  applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'state.apply', fun_args: [], retcode: 2, _stamp: new Date(at).toISOString().replace('Z', ''), return: states }, at)])
+  await applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/web-01`, { id: 'web-01', jid, fun: 'state.apply', fun_args: [], retcode: 2, _stamp: new Date(at).toISOString().replace('Z', ''), return: states }, at)])
   const grown = dbSizeBytes(w.deps.db) - before
   expect(grown).toBeLessThan(2 * 1024 * 1024)
   const run = (await call(w, 'GET', `/api/minions/web-01/runs/${jid}`)).body

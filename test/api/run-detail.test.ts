@@ -18,13 +18,13 @@ const st = (id: string, result: boolean | null, order: number, opts: { changes?:
   { name: id, result, changes: opts.changes ?? {}, comment: opts.comment ?? (result === false ? 'Failure!' : 'Success!'), __sls__: opts.sls ?? 'demo', __run_num__: order, __id__: id, duration: 1.4 },
 ] as const
 /** Stores one minion's return of state.apply through the ingest path, at the world clock's time; returns its jid. */
-function ret(w: World, minion: string, ret: unknown, opts: { args?: unknown[]; at?: number } = {}) {
+async function ret(w: World, minion: string, ret: unknown, opts: { args?: unknown[]; at?: number } = {}) {
   const at = opts.at ?? w.clock.now()
   const jid = new Date(at).toISOString().replace(/\D/g, '').slice(0, 17) + String(seq++ % 1000).padStart(3, '0')
   const stamp = new Date(at).toISOString().replace('Z', '')
   // Published to that minion, so its return from the bus is believed (contract §17).
   notePublished(w.deps, jid, 'state.apply', [minion])
-  applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: opts.args ?? [], retcode: 0, _stamp: stamp, return: ret }, w.clock.now())])
+  await applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/${minion}`, { id: minion, jid, fun: 'state.apply', fun_args: opts.args ?? [], retcode: 0, _stamp: stamp, return: ret }, w.clock.now())])
   return jid
 }
 const get = async (w: World, path: string) => (await call(w, 'GET', path)).body
@@ -33,8 +33,8 @@ describe('state detail', () => {
   test("states come back in Salt's order with their fields; identities and comments are stored once", async () => {
     const w = await testWorld()
     const states = Object.fromEntries([st('b-second', false, 1), st('a-first', true, 0, { changes: { diff: '--- \n+++ \n@@ -1 +1 @@\n-a\n+b\n' }, fun: 'file.managed', comment: 'File updated' }), st('c-third', null, 2)])
-    const j1 = ret(w, 'web-01', states)
-    const j2 = ret(w, 'web-02', states)
+    const j1 = await ret(w, 'web-01', states)
+    const j2 = await ret(w, 'web-02', states)
     const r = await get(w, `/api/minions/web-01/runs/${j1}`)
     expect(r).toMatchObject({ minion_id: 'web-01', jid: j1, status: 'unhealthy', test: false, sls: ['demo'], errors: null, detail_pruned: false })
     expect(r.states.map((s: any) => [s.order, s.id, s.function, s.result, s.changed])).toEqual([[0, 'a-first', 'file.managed', true, true], [1, 'b-second', 'test.succeed_without_changes', false, false], [2, 'c-third', 'test.succeed_without_changes', null, false]])
@@ -48,12 +48,13 @@ describe('state detail', () => {
   })
   test('a render error is a run whose detail is its errors', async () => {
     const w = await testWorld()
-    const jid = ret(w, 'web-01', ["Rendering SLS 'base:broken' failed: Jinja variable 'undefined_thing' is undefined"])
+    const jid = await ret(w, 'web-01', ["Rendering SLS 'base:broken' failed: Jinja variable 'undefined_thing' is undefined"])
     expect(await get(w, `/api/minions/web-01/runs/${jid}`)).toMatchObject({ status: 'unhealthy', states: null, errors: ["Rendering SLS 'base:broken' failed: Jinja variable 'undefined_thing' is undefined"], detail_pruned: false })
   })
   test('only the newest SALTDECK_RUN_DETAIL_KEEP runs keep their detail; older ones keep their counts', async () => {
     const w = await testWorld({ runDetailKeep: 2 })
-    const jids = [0, 1, 2].map((i) => (w.clock.advance(60_000), ret(w, 'web-01', Object.fromEntries([st('a', true, 0), st('b', i !== 1, 1)]))))
+    const jids: string[] = []
+    for (const i of [0, 1, 2]) jids.push((w.clock.advance(60_000), await ret(w, 'web-01', Object.fromEntries([st('a', true, 0), st('b', i !== 1, 1)]))))
     const oldest = await get(w, `/api/minions/web-01/runs/${jids[0]}`)
     expect(oldest).toMatchObject({ states: null, errors: null, detail_pruned: true, pass_count: 2, total_count: 2 })
     for (const j of jids.slice(1)) expect((await get(w, `/api/minions/web-01/runs/${j}`)).states).toHaveLength(2)
@@ -69,10 +70,10 @@ describe('state detail', () => {
 describe('dry runs', () => {
   test.each([[['demo', 'test=True']], [['demo', { test: true }]], [[{ test: 'true', __kwarg__: true }]]])('%j is a dry run: marked, never the last run, not in the summary or the trend', async (args) => {
     const w = await testWorld()
-    ret(w, 'web-01', Object.fromEntries([st('a', true, 0)]))
+    await ret(w, 'web-01', Object.fromEntries([st('a', true, 0)]))
     const before = { summary: await get(w, '/api/runs/summary'), trend: await get(w, '/api/runs/trend?days=1') }
     w.clock.advance(60_000)
-    const dry = ret(w, 'web-01', Object.fromEntries([st('a', null, 0, { comment: 'would change' }), st('b', false, 1)]), { args })
+    const dry = await ret(w, 'web-01', Object.fromEntries([st('a', null, 0, { comment: 'would change' }), st('b', false, 1)]), { args })
     expect(await get(w, `/api/minions/web-01/runs/${dry}`)).toMatchObject({ test: true, status: 'unhealthy' })
     expect((await get(w, '/api/minions/web-01')).last_run.status).toBe('healthy')
     expect(await get(w, '/api/runs/summary')).toEqual(before.summary)
@@ -84,7 +85,7 @@ describe('dry runs', () => {
   })
   test('test=False is a real run', async () => {
     const w = await testWorld()
-    const j = ret(w, 'web-01', Object.fromEntries([st('a', true, 0)]), { args: ['demo', 'test=False'] })
+    const j = await ret(w, 'web-01', Object.fromEntries([st('a', true, 0)]), { args: ['demo', 'test=False'] })
     expect((await get(w, `/api/minions/web-01/runs/${j}`)).test).toBe(false)
   })
 })
@@ -92,13 +93,13 @@ describe('dry runs', () => {
 describe('diff', () => {
   test('lists the states whose outcome differs and those in one run only, against previous, last_good or a jid', async () => {
     const w = await testWorld()
-    const good = ret(w, 'web-01', Object.fromEntries([st('a', true, 0), st('b', true, 1)]))
+    const good = await ret(w, 'web-01', Object.fromEntries([st('a', true, 0), st('b', true, 1)]))
     w.clock.advance(60_000)
-    const bad = ret(w, 'web-01', Object.fromEntries([st('a', true, 0), st('b', false, 1), st('gone', true, 2)]))
+    const bad = await ret(w, 'web-01', Object.fromEntries([st('a', true, 0), st('b', false, 1), st('gone', true, 2)]))
     w.clock.advance(60_000)
-    const dry = ret(w, 'web-01', Object.fromEntries([st('a', null, 0)]), { args: ['test=True'] })
+    const dry = await ret(w, 'web-01', Object.fromEntries([st('a', null, 0)]), { args: ['test=True'] })
     w.clock.advance(60_000)
-    const last = ret(w, 'web-01', Object.fromEntries([st('a', true, 0, { changes: { x: 1 } }), st('b', false, 1), st('new', true, 2)]))
+    const last = await ret(w, 'web-01', Object.fromEntries([st('a', true, 0, { changes: { x: 1 } }), st('b', false, 1), st('new', true, 2)]))
     const prev = await get(w, `/api/minions/web-01/runs/${last}/diff?against=previous`)
     expect(prev.from.jid).toBe(dry)
     expect(prev.to.jid).toBe(last)
@@ -124,37 +125,37 @@ describe('fleet health over time', () => {
     const w = await testWorld()
     const d0 = Date.parse('2026-11-18T12:00:00Z')
     w.clock.t = Date.parse('2026-11-21T08:00:00Z')
-    ret(w, 'm1', Object.fromEntries([st('a', true, 0)]), { at: d0 })
-    ret(w, 'm1', Object.fromEntries([st('a', false, 0)]), { at: d0 + 2 * DAY })
+    await ret(w, 'm1', Object.fromEntries([st('a', true, 0)]), { at: d0 })
+    await ret(w, 'm1', Object.fromEntries([st('a', false, 0)]), { at: d0 + 2 * DAY })
     const pick = (t: any) => t.points.map((p: any) => [p.day, p.healthy, p.changed, p.unhealthy])
     expect(pick(await get(w, '/api/runs/trend?days=4'))).toEqual([['2026-11-18', 1, 0, 0], ['2026-11-19', 1, 0, 0], ['2026-11-20', 0, 0, 1], ['2026-11-21', 0, 0, 1]])
     // Backfilled later: m2 changed on the 19th; m1 failed on the 19th too (its run of the 20th still decides from then).
-    ret(w, 'm2', Object.fromEntries([st('a', true, 0, { changes: { y: 1 } })]), { at: d0 + DAY })
-    ret(w, 'm1', Object.fromEntries([st('a', false, 0)]), { at: d0 + DAY + 3600_000 })
+    await ret(w, 'm2', Object.fromEntries([st('a', true, 0, { changes: { y: 1 } })]), { at: d0 + DAY })
+    await ret(w, 'm1', Object.fromEntries([st('a', false, 0)]), { at: d0 + DAY + 3600_000 })
     expect(pick(await get(w, '/api/runs/trend?days=4'))).toEqual([['2026-11-18', 1, 0, 0], ['2026-11-19', 0, 1, 1], ['2026-11-20', 0, 1, 1], ['2026-11-21', 0, 1, 1]])
     expect((await get(w, '/api/runs/trend')).points).toHaveLength(30)
     expect((await call(w, 'GET', '/api/runs/trend?days=366')).status).toBe(422)
   })
   test('the summary counts accepted minions by their last real run, and those that never ran', async () => {
     const w = await testWorld()
-    applyFacts(w.deps, [{ ...normalize('salt/key', { act: 'accept', id: 'idle-01', result: true }, w.clock.now()) }])
-    for (const m of ['web-01', 'web-02', 'db-01']) applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: m, result: true }, w.clock.now())])
-    ret(w, 'web-01', Object.fromEntries([st('a', true, 0)]))
-    ret(w, 'web-02', Object.fromEntries([st('a', true, 0, { changes: { z: 1 } })]))
-    ret(w, 'db-01', Object.fromEntries([st('a', false, 0)]))
+    await applyFacts(w.deps, [{ ...normalize('salt/key', { act: 'accept', id: 'idle-01', result: true }, w.clock.now()) }])
+    for (const m of ['web-01', 'web-02', 'db-01']) await applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: m, result: true }, w.clock.now())])
+    await ret(w, 'web-01', Object.fromEntries([st('a', true, 0)]))
+    await ret(w, 'web-02', Object.fromEntries([st('a', true, 0, { changes: { z: 1 } })]))
+    await ret(w, 'db-01', Object.fromEntries([st('a', false, 0)]))
     expect(await get(w, '/api/runs/summary')).toEqual({ minions: 4, by_status: { healthy: 1, changed: 1, unhealthy: 1, blocked: 0, never: 1 } })
   })
   test('failing states: most minions first, with a sample comment; a later passing run of the same state files clears it', async () => {
     const w = await testWorld()
-    for (const m of ['web-01', 'web-02']) ret(w, m, Object.fromEntries([st('db-migrate', false, 0, { comment: `<b>${m}</b> failed` }), st('ok', true, 1)]))
-    ret(w, 'db-01', Object.fromEntries([st('cert', false, 0, { sls: 'tls', comment: 'expired' })]))
+    for (const m of ['web-01', 'web-02']) await ret(w, m, Object.fromEntries([st('db-migrate', false, 0, { comment: `<b>${m}</b> failed` }), st('ok', true, 1)]))
+    await ret(w, 'db-01', Object.fromEntries([st('cert', false, 0, { sls: 'tls', comment: 'expired' })]))
     const items = (await get(w, '/api/runs/failing-states')).items
     expect(items.map((i: any) => [i.id, i.sls, i.function, i.minion_count])).toEqual([['db-migrate', 'demo', 'test.succeed_without_changes', 2], ['cert', 'tls', 'test.succeed_without_changes', 1]])
     expect(items[0].sample_comment).toMatch(/^<b>web-0[12]<\/b> failed$/)
     w.clock.advance(120_000)
-    ret(w, 'web-01', Object.fromEntries([st('db-migrate', true, 0), st('ok', true, 1)]))
+    await ret(w, 'web-01', Object.fromEntries([st('db-migrate', true, 0), st('ok', true, 1)]))
     // A run of other state files leaves db-01's failure alone.
-    ret(w, 'db-01', Object.fromEntries([st('other', true, 0, { sls: 'base' })]))
+    await ret(w, 'db-01', Object.fromEntries([st('other', true, 0, { sls: 'base' })]))
     expect((await get(w, '/api/runs/failing-states')).items.map((i: any) => [i.id, i.minion_count])).toEqual([['db-migrate', 1], ['cert', 1]])
     expect((await get(w, '/api/runs/failing-states?limit=1')).items).toHaveLength(1)
     expect((await get(w, '/api/runs/failing-states?since_minutes=1')).items.map((i: any) => i.id)).toEqual([])

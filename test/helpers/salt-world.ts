@@ -22,6 +22,6 @@ export async function saltWorld(minions = ['web-01', 'web-02', 'db-01'], dbPath?
 }
 
 /** Makes a minion known to Saltdeck with an accepted key, as the keys poller would (starts are recorded for known minions only). */
-export function known(w: { deps: AppDeps }, id: string) {
-  applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: id, act: 'accept', ts: w.deps.clock.now() }] }])
+export async function known(w: { deps: AppDeps }, id: string) {
+  await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: id, act: 'accept', ts: w.deps.clock.now() }] }])
 }

@@ -41,7 +41,7 @@ test('an expired token mid-stream: the worker logs in again and reconnects', asy
   w.salt.closeStreams()
   await until(() => w.salt.streamCount === 1 && w.salt.sessions.size === 1, 'one stream on a new session')
   // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
-  known(w, 'web-02')
+  await known(w, 'web-02')
   w.salt.publish('salt/minion/web-02/start', { id: 'web-02' })
   await until(async () => (await w.get('/api/activity?event_type=minion.start')).total === 1, 'the minion.start event')
   expect(w.rt.stream.status().reconnects).toBeGreaterThanOrEqual(1)
@@ -50,7 +50,7 @@ test('an expired token mid-stream: the worker logs in again and reconnects', asy
 test('a stop writes what the worker handed over, then the worker ends', async () => {
   await workerWorld()
   // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
-  known(w, 'web-03')
+  await known(w, 'web-03')
   w.salt.publish('salt/minion/web-03/start', { id: 'web-03' })
   await until(() => w.rt.stream.pendingCount === 1, 'one event handed over', { ms: 1000 })
   await w.rt.stop()

@@ -118,7 +118,7 @@ test('salt/auth and salt/presence/* are hints: a keys or presence tick, never a 
 
 test('a minion start is recorded for a known minion only, and changes no presence', async () => {
   await streaming()
-  known(w, 'web-01')
+  await known(w, 'web-01')
   w.salt.publish('salt/minion/web-01/start', { id: 'web-01', cmd: '_minion_event' })
   w.salt.publish('salt/minion/ghost-97/start', { id: 'ghost-97', cmd: '_minion_event' })
   // The tag names web-02, the sender (`id`) is web-01: forged.

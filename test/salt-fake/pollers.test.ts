@@ -247,12 +247,12 @@ describe('jobs and actions', () => {
     const ping = (jid: string) => ({ jid, fun: 'test.ping', target: PRESENCE_TARGET, tgtType: 'pcre', user: 'root', arg: [], minions: ['web-01', 'db-01'], startedAt: ts, ts })
     const ret = (jid: string, id: string) => ({ jid, minionId: id, fun: 'test.ping', ret: true, retcode: 0, success: true, ts, stampMs: ts })
     // From the stream: the job and its returns.
-    applyFacts(w.deps, [{ ...noFacts(), jobs: [ping('20261126120000000001')], returns: [ret('20261126120000000001', 'web-01'), ret('20261126120000000001', 'db-01')] }])
+    await applyFacts(w.deps, [{ ...noFacts(), jobs: [ping('20261126120000000001')], returns: [ret('20261126120000000001', 'web-01'), ret('20261126120000000001', 'db-01')] }])
     // From the job cache alone (the stream was down): the jobs poller's index, then the returns it backfills.
-    applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120100000002'), minions: null }] }])
-    applyFacts(w.deps, [{ ...noFacts(), returns: [ret('20261126120100000002', 'web-01')] }])
+    await applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120100000002'), minions: null }] }])
+    await applyFacts(w.deps, [{ ...noFacts(), returns: [ret('20261126120100000002', 'web-01')] }])
     // An operator's own test.ping to every minion stays a job like any other.
-    applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120200000003'), target: '*', tgtType: 'glob' }], returns: [ret('20261126120200000003', 'web-01')] }])
+    await applyFacts(w.deps, [{ ...noFacts(), jobs: [{ ...ping('20261126120200000003'), target: '*', tgtType: 'glob' }], returns: [ret('20261126120200000003', 'web-01')] }])
     expect((await w.get('/api/jobs')).jobs.map((j: any) => j.jid)).toEqual(['20261126120200000003'])
     expect((await w.get('/api/jobs?include_internal=true')).jobs.filter((j: any) => j.internal).map((j: any) => j.jid).sort()).toEqual(['20261126120000000001', '20261126120100000002'])
     expect((await w.get('/api/activity?category=job')).events.map((e: any) => e.jid)).toEqual(['20261126120200000003', '20261126120200000003'])
@@ -263,7 +263,7 @@ describe('jobs and actions', () => {
     w.rt.watchKeys()
     w.salt.addMinions(['new-01'], { key: 'pending' })
     // What the master says when a new minion asks to join; the keys tick it triggers reads the list and the fingerprint.
-    applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: Date.now() }] }])
+    await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-01', act: 'pend', ts: Date.now() }] }])
     await until(async () => (await w.get('/api/keys')).fingerprints['new-01'] === fakeFingerprint('new-01') || null, 'the pending key\'s fingerprint', { ms: 5000, every: 20 })
   })
   test('accepting a pending key through saltdeck records the acting user', async () => {
@@ -388,7 +388,7 @@ describe('event stream', () => {
     await enable()
     await until(() => w.salt.streamCount === 1)
     // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
-    known(w, 'web-03')
+    await known(w, 'web-03')
     w.salt.publish('salt/minion/web-03/start', { id: 'web-03' })
     // Caught inside the batch window: received, not yet written.
     await until(() => w.rt.stream.pendingCount === 1, 'one event handed over', { ms: 1000 })
@@ -404,7 +404,7 @@ describe('event stream', () => {
     w.salt.closeStreams()
     await until(() => w.salt.streamCount === 1 && w.salt.sessions.size === 1)
     // A start is recorded for a minion Saltdeck knows only (a start is a minion's claim).
-    known(w, 'web-02')
+    await known(w, 'web-02')
     w.salt.publish('salt/minion/web-02/start', { id: 'web-02' })
     await until(async () => (await w.get('/api/activity?event_type=minion.start')).total === 1)
     expect(w.rt.stream.status().reconnects).toBeGreaterThanOrEqual(1)

@@ -43,9 +43,9 @@ describe('normalize + ingest of the recording', () => {
     const frames = new SseParser().push(recording)
     const now = Date.parse('2026-11-21T09:00:00Z')
     const intents = frames.map((f) => { const d = JSON.parse(f.data); return normalize(d.tag, d.data, now) })
-    applyFacts(w.deps, intents)
+    await applyFacts(w.deps, intents)
     // Applying the same stream twice stores nothing new for jobs.
-    const again = applyFacts(w.deps, intents)
+    const again = await applyFacts(w.deps, intents)
     expect(again.filter((e) => e.category === 'job')).toEqual([])
     const all = (await call(w, 'GET', '/api/activity?limit=500')).body
     const types = all.events.map((e: any) => e.event_type)
@@ -80,7 +80,7 @@ describe('normalize + ingest of the recording', () => {
       return: { 'a_|-b_|-c_|-d': { result: true, changes: { x: 1 }, duration: 1.4 }, 'e_|-f_|-g_|-h': { result: false, changes: {}, duration: 2.2 } },
     }, Date.parse('2026-11-21T09:00:00Z'))
     expect(i.returns[0]).toMatchObject({ jid: '20261121080000000001', minionId: 'web1', fun: 'state.apply', retcode: 2, success: false, stampMs: Date.parse('2026-11-21T08:00:01Z') })
-    const [e] = applyFacts(w.deps, [i])
+    const [e] = await applyFacts(w.deps, [i])
     expect(e).toMatchObject({ event_type: 'job.ret', success: false, changed: true, duration_ms: 4, summary: 'web1 returned state.apply: 1 ok, 1 failed, 1 changed', ts: '2026-11-21T08:00:01.000Z' })
     expect((await call(w, 'GET', '/api/minions/web1/runs')).body.total).toBe(1)
   })
@@ -92,12 +92,12 @@ describe('normalize + ingest of the recording', () => {
       id: 'web1', fun: 'state.apply', fun_args: ['demo'], jid, schedule: 'demo-schedule', pid: 123, retcode: 0, success: true,
       return: { 'a_|-b_|-c_|-d': { result: false, changes: {}, duration: 1 } },
     }, 1_800_000_000_000)
-    expect(applyFacts(w.deps, [i])).toEqual([])
+    expect(await applyFacts(w.deps, [i])).toEqual([])
     expect(trustStats(w.deps)).toMatchObject({ held: 1, heldTotal: 1 })
     expect((await call(w, 'GET', `/api/jobs/${jid}`)).status).toBe(404)
     // What runner jobs.list_job answers (salt 3008.3 for web-01's demo-schedule): the cache's copy is what is stored.
     const cached = cachedJob(jid, { Function: 'state.apply', Arguments: ['demo'], Target: 'web1', 'Target-type': 'glob', User: 'root', Minions: ['web1'], Result: { web1: { return: ok, retcode: 0, success: true } } }, 1_800_000_000_000)!
-    const events = applyFacts(w.deps, [{ ...noFacts(), ...cached, jobs: [cached.job] }])
+    const events = await applyFacts(w.deps, [{ ...noFacts(), ...cached, jobs: [cached.job] }])
     expect(events.map((e) => [e.event_type, e.initiator])).toEqual([['job.new', 'schedule'], ['job.ret', 'schedule']])
     expect(trustStats(w.deps)).toMatchObject({ held: 0, confirmedTotal: 1 })
     expect((await call(w, 'GET', `/api/jobs/${jid}`)).body).toMatchObject({ jid, fun: 'state.apply', user: 'schedule', target: 'web1' })
@@ -106,8 +106,8 @@ describe('normalize + ingest of the recording', () => {
   test('the state files a job asked for follow its function in the summaries, so a search for them finds the job', async () => {
     const w = await testWorld()
     const jid = '20261121080000000004'
-    applyFacts(w.deps, [normalize(`salt/job/${jid}/new`, { jid, fun: 'state.apply', arg: ['demo'], tgt: 'web*', user: 'root', minions: ['web1'] }, 1_800_000_000_000)])
-    applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/web1`, { id: 'web1', fun: 'state.apply', fun_args: ['demo'], jid, retcode: 0, return: { 'a_|-b_|-c_|-d': { result: true, changes: {}, __sls__: 'demo' } } }, 1_800_000_000_000)])
+    await applyFacts(w.deps, [normalize(`salt/job/${jid}/new`, { jid, fun: 'state.apply', arg: ['demo'], tgt: 'web*', user: 'root', minions: ['web1'] }, 1_800_000_000_000)])
+    await applyFacts(w.deps, [normalize(`salt/job/${jid}/ret/web1`, { id: 'web1', fun: 'state.apply', fun_args: ['demo'], jid, retcode: 0, return: { 'a_|-b_|-c_|-d': { result: true, changes: {}, __sls__: 'demo' } } }, 1_800_000_000_000)])
     const ev = (await call(w, 'GET', '/api/activity?search=demo')).body.events.map((e: any) => e.summary)
     expect(ev).toEqual(['web1 returned state.apply demo: 1 ok, 0 failed, 0 changed', 'state.apply demo dispatched to web* (1 minion)'])
     expect((await call(w, 'GET', `/api/jobs/${jid}`)).body.sls).toEqual(['demo'])
@@ -116,14 +116,14 @@ describe('normalize + ingest of the recording', () => {
     const w = await testWorld()
     notePublished(w.deps, '20261121080000000002', 'test.ping', ['web1'])
     const i = normalize('salt/job/20261121080000000002/ret/web1', { id: 'web1', fun: 'test.ping', jid: '20261121080000000002', retcode: 0, return: true }, 1_800_000_000_000)
-    const [e] = applyFacts(w.deps, [i])
+    const [e] = await applyFacts(w.deps, [i])
     expect(e).toMatchObject({ success: true, changed: null, duration_ms: null, summary: 'web1 returned test.ping', ts: new Date(1_800_000_000_000).toISOString() })
     expect((await call(w, 'GET', '/api/minions/web1/runs')).body.total).toBe(0)
   })
   test('hostile minion ids and tags are data, never structure', async () => {
     const w = await testWorld()
     const evil = `<img src=x onerror=alert(1)>'; DROP TABLE minions;--`
-    applyFacts(w.deps, [normalize('salt/key', { act: 'pend', id: evil, _stamp: 'garbage' }, w.clock.now())])
+    await applyFacts(w.deps, [normalize('salt/key', { act: 'pend', id: evil, _stamp: 'garbage' }, w.clock.now())])
     expect((await call(w, 'GET', '/api/keys')).body.pending).toEqual([evil])
     expect((await call(w, 'GET', '/api/activity')).body.events[0]).toMatchObject({ minion_id: evil, summary: `${evil} key is pending`, ts: new Date(w.clock.now()).toISOString() })
   })

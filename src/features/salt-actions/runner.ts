@@ -44,7 +44,7 @@ export async function runRunnerForUser(deps: AppDeps, client: SaltClient, user: 
   const fun = `runner.${req.fun}`
   // As salt's job cache lists it: one list, keyword arguments as an object marked `__kwarg__`.
   const arg = Object.keys(req.kwarg).length ? [...req.arg, { ...req.kwarg, __kwarg__: true }] : req.arg
-  applyFacts(deps, [{ ...noFacts(), jobs: [{ jid, fun, target: null, tgtType: 'runner', user: null, arg, minions: null, startedAt: now, ts: now }] }])
+  await applyFacts(deps, [{ ...noFacts(), jobs: [{ jid, fun, target: null, tgtType: 'runner', user: null, arg, minions: null, startedAt: now, ts: now }] }])
   void followRunner(deps, client, jid, fun, arg, now, followMs)
   return { jid, minions: [] as string[] }
 }
@@ -61,7 +61,7 @@ async function followRunner(deps: AppDeps, client: SaltClient, jid: string, fun:
       if (!ret) continue
       // The master answered for itself: the job expected that one return, so it no longer reads as running.
       const job = { jid, fun, target: null, tgtType: 'runner', user: null, arg, minions: [ret.minionId], startedAt, ts: startedAt }
-      applyFacts(deps, [{ ...noFacts(), jobs: [job], returns: [ret] }])
+      await applyFacts(deps, [{ ...noFacts(), jobs: [job], returns: [ret] }])
       return
     } catch (e) {
       failures++

@@ -28,5 +28,5 @@ export async function keyAction(deps: AppDeps, client: SaltClient, who: string, 
   await client.wheel(`key.${act}`, { match: id, ...INCLUDE[act] })
   const now = (await keyState(client, id, deps.clock.now())) ?? null
   if (now !== AFTER[act]) throw new SaltRejected(`salt-api answered, but the key of ${id} is ${now ? `still ${WORD[now]}` : 'gone'}`, 200)
-  applyFacts(deps, [{ ...noFacts(), keys: [{ minionId: id, act, ts: deps.clock.now() }] }], who)
+  await applyFacts(deps, [{ ...noFacts(), keys: [{ minionId: id, act, ts: deps.clock.now() }] }], who)
 }

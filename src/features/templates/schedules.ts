@@ -149,14 +149,14 @@ export function claimFiring(deps: AppDeps, id: string, dueAt: number, next: numb
 }
 
 /** Stores the events of a firing and tells the live streams. */
-function event(deps: AppDeps, s: Row, type: string, summary: string, extra: { jid?: string; fun?: string; success: boolean }) {
-  publishActivity(deps, recordEvents(deps, [{ ts: deps.clock.now(), category: 'job', event_type: type, initiator: s.creator, target: s.name, summary, ...extra }]))
+async function event(deps: AppDeps, s: Row, type: string, summary: string, extra: { jid?: string; fun?: string; success: boolean }) {
+  publishActivity(deps, await recordEvents(deps, [{ ts: deps.clock.now(), category: 'job', event_type: type, initiator: s.creator, target: s.name, summary, ...extra }]))
 }
 
 /** Turns a schedule off with the reason, as when its creator lost the permission. */
-function disable(deps: AppDeps, s: Row, reason: string) {
+async function disable(deps: AppDeps, s: Row, reason: string) {
   deps.db.$client.query('UPDATE schedules SET enabled = 0, next_run_at = NULL, last_error = ?2, updated_at = ?3 WHERE id = ?1').run(s.id, reason, deps.clock.now())
-  event(deps, s, 'job.schedule_disabled', `Schedule ${s.name} disabled: ${reason}`, { success: false })
+  await event(deps, s, 'job.schedule_disabled', `Schedule ${s.name} disabled: ${reason}`, { success: false })
 }
 
 /** Fires one claimed schedule as its creator; records the outcome on the schedule and as an activity event. */
@@ -170,13 +170,13 @@ async function fire(deps: AppDeps, client: SaltClient, s: Row) {
   try {
     const r = await runTemplate(deps, client, { userId: s.created_by, username: user.username }, t)
     deps.db.$client.query('UPDATE schedules SET last_run_at = ?2, last_jid = ?3, last_error = NULL WHERE id = ?1').run(s.id, now, r.jid)
-    event(deps, s, 'job.schedule_fired', `Schedule ${s.name} ran ${t.fun} on ${r.minions.length} minions`, { jid: r.jid, fun: t.fun, success: true })
+    await event(deps, s, 'job.schedule_fired', `Schedule ${s.name} ran ${t.fun} on ${r.minions.length} minions`, { jid: r.jid, fun: t.fun, success: true })
   } catch (e) {
     // The creator's permissions are judged at firing time: without them the schedule stops until someone enables it again.
     if (e instanceof Forbidden) return disable(deps, s, `Not run: ${e.message}`)
     const msg = e instanceof Error ? e.message : String(e)
     deps.db.$client.query('UPDATE schedules SET last_run_at = ?2, last_jid = NULL, last_error = ?3 WHERE id = ?1').run(s.id, now, msg)
-    event(deps, s, 'job.schedule_failed', `Schedule ${s.name} failed: ${msg}`, { fun: t.fun, success: false })
+    await event(deps, s, 'job.schedule_failed', `Schedule ${s.name} failed: ${msg}`, { fun: t.fun, success: false })
   }
 }
 
