@@ -118,7 +118,8 @@ export function minionQuery(db: Queryable, q: string): SQL {
     if (glob === null) return none
     if (db.engine === 'postgres') {
       const re = pgGlobRegex(glob)
-      return sql`EXISTS (${each} AND CASE WHEN jsonb_typeof(g.value) = 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(g.value) AS e(value)
+      // The array guard inside: PostgreSQL may read a set-returning function's argument before the CASE decides.
+      return sql`EXISTS (${each} AND CASE WHEN jsonb_typeof(g.value) = 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(g.value) = 'array' THEN g.value ELSE '[]' END) AS e(value)
         WHERE jsonb_typeof(e.value) <> 'object' AND ${grainTextPg('e')} ~ ${re}) WHEN jsonb_typeof(g.value) = 'object' THEN false ELSE ${grainTextPg('g')} ~ ${re} END)`
     }
     return sql`EXISTS (${each} AND CASE WHEN g.type = 'array' THEN EXISTS (SELECT 1 FROM json_each(g.value) AS e WHERE e.type <> 'object' AND ${grainText('e')} GLOB ${glob})

@@ -63,7 +63,7 @@ export async function keyStateOf(q: Queryable, id: string): Promise<Pick<Row<typ
  * rejecting moves the same key file), otherwise it goes.
  */
 export async function setKeyState(q: Queryable, id: string, state: string | null, sameKey: boolean, now: number): Promise<void> {
-  await q.exec(sql`UPDATE ${m} SET key_state = ${state}, online = CASE WHEN ${state} IS NULL THEN 0 ELSE ${m.online} END,
+  await q.exec(sql`UPDATE ${m} SET key_state = ${state}, online = CASE WHEN ${state === null ? 1 : 0} = 1 THEN 0 ELSE ${m.online} END,
     key_fingerprint = CASE WHEN ${sameKey ? 1 : 0} = 1 THEN ${m.keyFingerprint} END, updated_at = ${now} WHERE ${m.id} = ${id}`)
 }
 
@@ -108,10 +108,10 @@ export function minionRow(q: Queryable, id: string): Promise<(MinionRow & Pick<R
   return q.row(sql`SELECT ${SUMMARY}, ${m.keyFingerprint}, ${m.grains} FROM ${m} WHERE ${m.id} = ${id}`)
 }
 
-/** Accepted minions per Salt version, most first. */
+/** Accepted minions per Salt version, most first (unknown first among equals: NULLS FIRST is SQLite's order, said for PostgreSQL). */
 export function versionCounts(q: Queryable): Promise<{ version: string | null; minions: number }[]> {
   return q.rows(sql`SELECT ${m.saltVersion} AS version, count(*) AS minions FROM ${m} WHERE ${m.keyState} = 'accepted' GROUP BY ${m.saltVersion}
-    ORDER BY minions DESC, version`)
+    ORDER BY minions DESC, version NULLS FIRST`)
 }
 
 /** Every minion with a key: id, key state and fingerprint, by state then id. */

@@ -83,7 +83,8 @@ export async function clearPassing(q: Queryable, minionId: string, failedIds: nu
   const files = JSON.stringify(sls)
   const [notFailed, inFiles] = twin(q, {
     sqlite: [sql`SELECT value FROM json_each(${ids})`, sql`SELECT value FROM json_each(${files})`],
-    postgres: [sql`SELECT value::bigint FROM jsonb_array_elements_text(${ids}::jsonb) AS value`, sql`SELECT value FROM jsonb_array_elements_text(${files}::jsonb) AS value`],
+    // ::text first: a parameter PostgreSQL types as jsonb is JSON-encoded again by the driver (a string, not a list).
+    postgres: [sql`SELECT value::bigint FROM jsonb_array_elements_text(${ids}::text::jsonb) AS value`, sql`SELECT value FROM jsonb_array_elements_text(${files}::text::jsonb) AS value`],
   })
   await q.exec(sql`DELETE FROM ${stateFailures} WHERE ${stateFailures.minionId} = ${minionId} AND ${stateFailures.identId} NOT IN (${notFailed})
     AND ${stateFailures.identId} IN (SELECT ${stateIdents.id} FROM ${stateIdents} WHERE ${stateIdents.sls} IN (${inFiles}))`)
