@@ -3,12 +3,14 @@ import type { Database as SqliteClient } from 'bun:sqlite'
 import type { SQL } from 'drizzle-orm'
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
 import type { Engine, Native, Queryable } from './engine'
+import { renderFast } from './render'
 
 const dialect = new SQLiteSyncDialect()
+const mark = () => '?'
 
-/** Renders a statement as SQLite text and its parameters. */
+/** Renders a statement as SQLite text and its parameters (render.ts's walk; drizzle's renderer for what it leaves). */
 export function renderSqlite(q: SQL): { sql: string; params: unknown[] } {
-  return dialect.sqlToQuery(q)
+  return renderFast(q, mark) ?? dialect.sqlToQuery(q)
 }
 
 /** Runs statements on `client` directly (inside or outside a transaction; the caller decides which). */
@@ -16,7 +18,7 @@ function direct(client: SqliteClient): Queryable {
   const native: Native = { engine: 'sqlite', client }
   // bun:sqlite's query() caches the prepared statement by its text, so a store's statement is compiled once.
   const stmt = (q: SQL) => {
-    const r = dialect.sqlToQuery(q)
+    const r = renderSqlite(q)
     return { s: client.query(r.sql), p: r.params as never[] }
   }
   return {
