@@ -7,9 +7,9 @@
  */
 import { Column, is, Name, Param, SQL, StringChunk, Table } from 'drizzle-orm'
 
-const NAME = Table.Symbol.Name
-const SCHEMA = Table.Symbol.Schema
-/** drizzle's marker of an aliased table (a table or column of one is rendered by drizzle). */
+/** drizzle's keys of a table's name and schema, and its marker of an aliased table (whose columns drizzle renders). */
+const NAME = Symbol.for('drizzle:Name')
+const SCHEMA = Symbol.for('drizzle:Schema')
 const IS_ALIAS = Symbol.for('drizzle:IsAlias')
 
 /** A name in double quotes, as both engines quote identifiers. */
@@ -23,7 +23,8 @@ export function renderFast(q: SQL, placeholder: (n: number) => string): { sql: s
 }
 
 function walk(q: SQL, params: unknown[], placeholder: (n: number) => string): string | null {
-  if (q.shouldInlineParams) return null
+  // sql.inlineParams() (values written into the text): drizzle's renderer does that.
+  if ((q as unknown as { shouldInlineParams: boolean }).shouldInlineParams) return null
   let out = ''
   for (const c of q.queryChunks) {
     const s = chunk(c, params, placeholder)
