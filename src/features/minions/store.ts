@@ -85,6 +85,27 @@ export async function markSeen(q: Queryable, id: string, ts: number): Promise<vo
     ON CONFLICT (id) DO UPDATE SET online = 1, last_seen = ${latest}, offline_since = NULL`)
 }
 
+/** Rows per statement of the presence list's reads and writes: a bounded number of parameters on either engine. */
+const SLICE = 500
+
+/** The online flags of these minions (those that exist), in statements of SLICE ids. */
+export async function onlineOfMany(q: Queryable, ids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  for (let i = 0; i < ids.length; i += SLICE)
+    for (const r of await q.rows<Pick<Row<typeof m>, 'id' | 'online'>>(sql`SELECT ${m.id}, ${m.online} FROM ${m} WHERE ${m.id} IN ${ids.slice(i, i + SLICE)}`)) out.set(r.id, r.online)
+  return out
+}
+
+/** These minions seen at `ts` (markSeen for each), in statements of SLICE rows. */
+export async function markSeenMany(q: Queryable, ids: string[], ts: number): Promise<void> {
+  const latest = twin(q, { sqlite: sql`max(coalesce(${m.lastSeen}, 0), excluded.last_seen)`, postgres: sql`greatest(coalesce(${m.lastSeen}, 0), excluded.last_seen)` })
+  for (let i = 0; i < ids.length; i += SLICE) {
+    const rows = ids.slice(i, i + SLICE).map((id) => sql`(${id}, 1, ${ts}, ${ts})`)
+    await q.exec(sql`INSERT INTO ${m} (id, online, last_seen, updated_at) VALUES ${sql.join(rows, sql`, `)}
+      ON CONFLICT (id) DO UPDATE SET online = 1, last_seen = ${latest}, offline_since = NULL`)
+  }
+}
+
 /** A minion first seen missing at `ts`. */
 export async function markMissing(q: Queryable, id: string, ts: number): Promise<void> {
   await q.exec(sql`UPDATE ${m} SET online = 0, offline_since = ${ts}, updated_at = ${ts} WHERE ${m.id} = ${id}`)
