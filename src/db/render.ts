@@ -56,16 +56,6 @@ function chunk(c: unknown, params: unknown[], placeholder: (n: number) => string
     return placeholder(params.length - 1)
   }
   if (c instanceof Name) return quote(c.value)
-  if (is(c, Column)) {
-    const t = c.table as unknown as Record<symbol, unknown>
-    if (t[IS_ALIAS] || t[SCHEMA] !== undefined || c.keyAsName) return null
-    return `${quote(t[NAME] as string)}.${quote(c.name)}`
-  }
-  if (is(c, Table)) {
-    const t = c as unknown as Record<symbol, unknown>
-    if (t[IS_ALIAS] || t[SCHEMA] !== undefined) return null
-    return quote(t[NAME] as string)
-  }
   if (c instanceof Param) {
     if (c.value === null) {
       params.push(null)
@@ -77,6 +67,31 @@ function chunk(c: unknown, params: unknown[], placeholder: (n: number) => string
     params.push(v)
     return placeholder(params.length - 1)
   }
-  // Placeholders, aliases, subqueries, views, other wrappers: drizzle's renderer knows them.
+  // Tables and columns are a store's few long-lived objects: each is written out once.
+  const known = names.get(c)
+  if (known !== undefined) return known
+  const text = nameOf(c)
+  if (text !== null) names.set(c, text)
+  return text
+}
+
+/** Tables and columns as written out, by object. */
+const names = new WeakMap<object, string>()
+
+/**
+ * A table (`"t"`) or a column (`"t"."c"`) as drizzle writes it; null for anything else, or for one of an aliased or
+ * schema-qualified table (placeholders, aliases, subqueries, views, other wrappers: drizzle's renderer knows them).
+ */
+function nameOf(c: object): string | null {
+  if (is(c, Column)) {
+    const t = c.table as unknown as Record<symbol, unknown>
+    if (t[IS_ALIAS] || t[SCHEMA] !== undefined || c.keyAsName) return null
+    return `${quote(t[NAME] as string)}.${quote(c.name)}`
+  }
+  if (is(c, Table)) {
+    const t = c as unknown as Record<symbol, unknown>
+    if (t[IS_ALIAS] || t[SCHEMA] !== undefined) return null
+    return quote(t[NAME] as string)
+  }
   return null
 }
