@@ -12,8 +12,8 @@ import {
   acceptedOf, idsWithKey, idsWithoutFingerprint, insertMinion, keyRows, minionPage, minionRow, updateGrains, versionCounts, type MinionRow,
 } from './store'
 
-/** Creates an empty minion row when the id is new, on `q` (the caller's transaction, or the engine). */
-export function ensureMinionIn(deps: AppDeps, q: Queryable, id: string): Promise<void> {
+/** Creates an empty minion row when the id is new, on `q` (the caller's transaction, or the engine); 1 when it did. */
+export function ensureMinionIn(deps: AppDeps, q: Queryable, id: string): Promise<number> {
   return insertMinion(q, id, deps.clock.now())
 }
 

@@ -13,16 +13,16 @@ export type MinionRow = Pick<Row<typeof m>, 'id' | 'key_state' | 'online' | 'las
 const SUMMARY = sql`${m.id}, ${m.keyState}, ${m.online}, ${m.lastSeen}, ${m.os}, ${m.osrelease}, ${m.ip}, ${m.saltVersion}, ${m.lastRunStatus}, ${m.lastRunCompletedAt}`
 
 /** Creates an empty minion row when the id is new. */
-export async function insertMinion(q: Queryable, id: string, now: number): Promise<void> {
-  await q.exec(sql`INSERT INTO ${m} (id, updated_at) VALUES (${id}, ${now}) ON CONFLICT (id) DO NOTHING`)
+export function insertMinion(q: Queryable, id: string, now: number): Promise<number> {
+  return q.exec(sql`INSERT INTO ${m} (id, updated_at) VALUES (${id}, ${now}) ON CONFLICT (id) DO NOTHING`)
 }
 
 /** The grains and the summary columns taken from them, as one minion's row gets them. */
 export type GrainsColumns = Pick<Row<typeof m>, 'grains' | 'os' | 'osrelease' | 'ip' | 'salt_version' | 'os_family'>
 
 /** Stores a minion's grains and their summary columns. */
-export async function updateGrains(q: Queryable, id: string, g: GrainsColumns, now: number): Promise<void> {
-  await q.exec(sql`UPDATE ${m} SET grains = ${g.grains}, os = ${g.os}, osrelease = ${g.osrelease}, ip = ${g.ip}, salt_version = ${g.salt_version},
+export function updateGrains(q: Queryable, id: string, g: GrainsColumns, now: number): Promise<number> {
+  return q.exec(sql`UPDATE ${m} SET grains = ${g.grains}, os = ${g.os}, osrelease = ${g.osrelease}, ip = ${g.ip}, salt_version = ${g.salt_version},
     os_family = ${g.os_family}, updated_at = ${now} WHERE ${m.id} = ${id}`)
 }
 
@@ -62,14 +62,14 @@ export async function keyStateOf(q: Queryable, id: string): Promise<Pick<Row<typ
  * Sets a key state: a minion without a key is not online; `sameKey` keeps the stored fingerprint (accepting or
  * rejecting moves the same key file), otherwise it goes.
  */
-export async function setKeyState(q: Queryable, id: string, state: string | null, sameKey: boolean, now: number): Promise<void> {
-  await q.exec(sql`UPDATE ${m} SET key_state = ${state}, online = CASE WHEN ${state === null ? 1 : 0} = 1 THEN 0 ELSE ${m.online} END,
+export function setKeyState(q: Queryable, id: string, state: string | null, sameKey: boolean, now: number): Promise<number> {
+  return q.exec(sql`UPDATE ${m} SET key_state = ${state}, online = CASE WHEN ${state === null ? 1 : 0} = 1 THEN 0 ELSE ${m.online} END,
     key_fingerprint = CASE WHEN ${sameKey ? 1 : 0} = 1 THEN ${m.keyFingerprint} END, updated_at = ${now} WHERE ${m.id} = ${id}`)
 }
 
 /** Stores a key's fingerprint when the stored key is in `state` and the fingerprint differs. */
-export async function setFingerprint(q: Queryable, id: string, state: string | null, fingerprint: string): Promise<void> {
-  await q.exec(sql`UPDATE ${m} SET key_fingerprint = ${fingerprint} WHERE ${m.id} = ${id} AND ${m.keyState} = ${state}
+export function setFingerprint(q: Queryable, id: string, state: string | null, fingerprint: string): Promise<number> {
+  return q.exec(sql`UPDATE ${m} SET key_fingerprint = ${fingerprint} WHERE ${m.id} = ${id} AND ${m.keyState} = ${state}
     AND (${m.keyFingerprint} IS NULL OR ${m.keyFingerprint} <> ${fingerprint})`)
 }
 
@@ -107,8 +107,8 @@ export async function markSeenMany(q: Queryable, ids: string[], ts: number): Pro
 }
 
 /** A minion first seen missing at `ts`. */
-export async function markMissing(q: Queryable, id: string, ts: number): Promise<void> {
-  await q.exec(sql`UPDATE ${m} SET online = 0, offline_since = ${ts}, updated_at = ${ts} WHERE ${m.id} = ${id}`)
+export function markMissing(q: Queryable, id: string, ts: number): Promise<number> {
+  return q.exec(sql`UPDATE ${m} SET online = 0, offline_since = ${ts}, updated_at = ${ts} WHERE ${m.id} = ${id}`)
 }
 
 /** Whether a minion row exists. */

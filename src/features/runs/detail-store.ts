@@ -24,14 +24,14 @@ export async function textIdOf(q: Queryable, text: string): Promise<number> {
 }
 
 /** Stores (or replaces) a run's detail. */
-export async function putDetail(q: Queryable, runId: string, minionId: string, d: DetailRow): Promise<void> {
-  await q.exec(sql`INSERT INTO ${runDetails} (run_id, minion_id, states, changes, errors) VALUES (${runId}, ${minionId}, ${d.states}, ${d.changes}, ${d.errors})
+export function putDetail(q: Queryable, runId: string, minionId: string, d: DetailRow): Promise<number> {
+  return q.exec(sql`INSERT INTO ${runDetails} (run_id, minion_id, states, changes, errors) VALUES (${runId}, ${minionId}, ${d.states}, ${d.changes}, ${d.errors})
     ON CONFLICT (run_id) DO UPDATE SET minion_id = excluded.minion_id, states = excluded.states, changes = excluded.changes, errors = excluded.errors`)
 }
 
 /** Drops the detail of a minion's runs past its newest `keep`. */
-export async function pruneDetails(q: Queryable, minionId: string, keep: number): Promise<void> {
-  await q.exec(sql`DELETE FROM ${runDetails} WHERE ${runDetails.minionId} = ${minionId} AND ${runDetails.runId} NOT IN
+export function pruneDetails(q: Queryable, minionId: string, keep: number): Promise<number> {
+  return q.exec(sql`DELETE FROM ${runDetails} WHERE ${runDetails.minionId} = ${minionId} AND ${runDetails.runId} NOT IN
     (SELECT ${runs.id} FROM ${runs} WHERE ${runs.minionId} = ${minionId} ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT ${keep})`)
 }
 

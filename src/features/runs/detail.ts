@@ -31,13 +31,16 @@ const remember = (m: Map<string, number>, k: string, v: number) => {
   return v
 }
 
-/** The id of a state identity, stored once (in `q`, the caller's transaction). */
-export async function identId(deps: AppDeps, q: Queryable, s: Pick<StateResult, 'key' | 'sls' | 'id' | 'function' | 'name'>): Promise<number> {
+/**
+ * The id of a state identity, stored once (in `q`, the caller's transaction): the number itself when it is known (a
+ * run's states are nearly all known, and an await each would cost a turn of the event loop), else a promise of it.
+ */
+export function identId(deps: AppDeps, q: Queryable, s: Pick<StateResult, 'key' | 'sls' | 'id' | 'function' | 'name'>): number | Promise<number> {
   const c = cacheOf(deps).idents
   const k = `${s.sls}\0${s.key}`
   const hit = c.get(k)
   if (hit !== undefined) return hit
-  return remember(c, k, await identIdOf(q, { key: s.key, sls: s.sls, state_id: s.id, function: s.function, name: s.name }))
+  return identIdOf(q, { key: s.key, sls: s.sls, state_id: s.id, function: s.function, name: s.name }).then((id) => remember(c, k, id))
 }
 
 /** Comments longer than this many characters are stored cut, marked so (a 100 MB comment grew the database by 243 MB). */
@@ -50,14 +53,14 @@ function cutText(text: string): string {
   return `${text.slice(0, end)}\n[… cut by Saltdeck: ${text.length} characters in all]`
 }
 
-/** The id of a comment (cut to TEXT_MAX), stored once (in `q`); 0 for none. */
-export async function textId(deps: AppDeps, q: Queryable, whole: string): Promise<number> {
+/** The id of a comment (cut to TEXT_MAX), stored once (in `q`); 0 for none. The number itself when known, as identId. */
+export function textId(deps: AppDeps, q: Queryable, whole: string): number | Promise<number> {
   if (!whole) return 0
   const text = cutText(whole)
   const c = cacheOf(deps).texts
   const hit = c.get(text)
   if (hit !== undefined) return hit
-  return remember(c, text, await textIdOf(q, text))
+  return textIdOf(q, text).then((id) => remember(c, text, id))
 }
 
 const RESULT = { false: 0, true: 1, null: 2 } as const
@@ -70,8 +73,10 @@ export async function storeDetail(deps: AppDeps, q: Queryable, runId: string, mi
     const packed = new Uint32Array(detail.states.length * FIELDS)
     const changed: Record<number, unknown> = {}
     for (const [i, s] of detail.states.entries()) {
-      packed[i * FIELDS] = await identId(deps, q, s)
-      packed[i * FIELDS + 1] = await textId(deps, q, s.comment)
+      const ident = identId(deps, q, s)
+      const text = textId(deps, q, s.comment)
+      packed[i * FIELDS] = typeof ident === 'number' ? ident : await ident
+      packed[i * FIELDS + 1] = typeof text === 'number' ? text : await text
       packed[i * FIELDS + 2] = Math.min(s.durationMs, 0xffffffff)
       packed[i * FIELDS + 3] = RESULT[String(s.result) as keyof typeof RESULT] | (s.changed ? 4 : 0)
       if (s.changed) {

@@ -34,8 +34,8 @@ export async function trendDaysBetween(q: Queryable, from: string, to: string): 
 }
 
 /** Adds the trend day `day` with the counts of the latest day before it (zeros when none). */
-export async function addTrendDay(q: Queryable, day: string): Promise<void> {
-  await q.exec(sql`INSERT INTO ${runTrend} (day, healthy, changed, unhealthy, blocked)
+export function addTrendDay(q: Queryable, day: string): Promise<number> {
+  return q.exec(sql`INSERT INTO ${runTrend} (day, healthy, changed, unhealthy, blocked)
     SELECT ${day}, coalesce(max(p.healthy), 0), coalesce(max(p.changed), 0), coalesce(max(p.unhealthy), 0), coalesce(max(p.blocked), 0)
     FROM (SELECT ${COUNTS} FROM ${runTrend} WHERE ${runTrend.day} < ${day} ORDER BY ${runTrend.day} DESC LIMIT 1) AS p`)
 }
@@ -69,8 +69,8 @@ export function trendBefore(q: Queryable, day: string): Promise<TrendCounts | un
 }
 
 /** Marks a state failing on a minion since `failedAt`, with its comment. */
-export async function markFailing(q: Queryable, identId: number, minionId: string, failedAt: number, commentId: number): Promise<void> {
-  await q.exec(sql`INSERT INTO ${stateFailures} (ident_id, minion_id, failed_at, comment_id) VALUES (${identId}, ${minionId}, ${failedAt}, ${commentId})
+export function markFailing(q: Queryable, identId: number, minionId: string, failedAt: number, commentId: number): Promise<number> {
+  return q.exec(sql`INSERT INTO ${stateFailures} (ident_id, minion_id, failed_at, comment_id) VALUES (${identId}, ${minionId}, ${failedAt}, ${commentId})
     ON CONFLICT (ident_id, minion_id) DO UPDATE SET failed_at = excluded.failed_at, comment_id = excluded.comment_id`)
 }
 

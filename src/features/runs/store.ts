@@ -23,13 +23,13 @@ export async function insertRun(q: Queryable, r: Row<typeof runs>): Promise<bool
 }
 
 /** Counts one more stored run of a minion (the run list's unfiltered total). */
-export async function countRunOf(q: Queryable, minionId: string): Promise<void> {
-  await q.exec(sql`UPDATE ${minions} SET run_count = ${minions.runCount} + 1 WHERE ${minions.id} = ${minionId}`)
+export function countRunOf(q: Queryable, minionId: string): Promise<number> {
+  return q.exec(sql`UPDATE ${minions} SET run_count = ${minions.runCount} + 1 WHERE ${minions.id} = ${minionId}`)
 }
 
 /** Sets a minion's last run to the head of its real runs (completed_at desc, then jid desc): one indexed lookup. */
-export async function setLastRun(q: Queryable, minionId: string): Promise<void> {
-  await q.exec(sql`UPDATE ${minions} SET (last_run_status, last_run_completed_at) =
+export function setLastRun(q: Queryable, minionId: string): Promise<number> {
+  return q.exec(sql`UPDATE ${minions} SET (last_run_status, last_run_completed_at) =
     (SELECT ${runs.status}, ${runs.completedAt} FROM ${runs} WHERE ${runs.minionId} = ${minionId} AND ${runs.test} = 0 ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT 1)
     WHERE ${minions.id} = ${minionId}`)
 }
