@@ -1,15 +1,13 @@
 /** The activity feed: batched, de-duplicated writes and filtered, visibility-aware reads. */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { twin, type Queryable } from '../../db/engine'
-import { renderSqlite } from '../../db/sqlite'
-import { renderPostgres } from '../../db/postgres'
+import type { Queryable } from '../../db/engine'
 import { iso } from '../../lib/clock'
 import { holds, type Grant } from '../roles/service'
 import { syncSearchIndex } from './search-index'
 import { forgetTotals, keptTotal } from './totals'
 import {
-  countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
+  conditionsKey, countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
   startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type Where,
 } from './store'
 
@@ -154,7 +152,7 @@ export async function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant
   // Each count walks the range it is about, whatever other index a filter could use: the new ids (by rowid), the
   // window's time range (not all ids up to the top), the slice of time the window left. The key is the filter itself
   // (the conditions rendered for this engine, with their arguments).
-  const key = `${f.since_minutes ?? ''}\0${JSON.stringify(twin(db, { sqlite: renderSqlite, postgres: renderPostgres })(sql.join(base, sql` AND `)))}`
+  const key = `${f.since_minutes ?? ''}\0${conditionsKey(db, base)}`
   const total = await keptTotal(deps, key, await lastEventId(deps), cutoff, {
     upTo: (top) => countEvents(db, [...inWindow(base), idUpTo(top)], f.since_minutes ? 'ts' : null),
     since: (from, top) => countEvents(db, [...inWindow(scan), idBetween(from, top)], 'none'),
