@@ -38,7 +38,7 @@ const mem = (pid: number) => {
   for (let i = 0; i < ids.length; i += 5000) {
     const slice = ids.slice(i, i + 5000)
     await applyFacts(deps, [{ ...noFacts(), keys: slice.map((minionId) => ({ minionId, act: 'accept' as const, ts: Date.now() })) }])
-    recordGrains(deps, slice.map((id, j) => ({ id, grains: { os: 'Debian', os_family: 'Debian', osrelease: '12.5', ipv4: [`10.0.${(i + j) >> 8 & 255}.${(i + j) & 255}`], saltversion: '3007.1' } })))
+    await recordGrains(deps, slice.map((id, j) => ({ id, grains: { os: 'Debian', os_family: 'Debian', osrelease: '12.5', ipv4: [`10.0.${(i + j) >> 8 & 255}.${(i + j) & 255}`], saltversion: '3007.1' } })))
   }
   deps.db.$client.close()
   console.log(JSON.stringify({ phase: 'seed', minions: MINIONS, seconds: +((performance.now() - t0) / 1000).toFixed(1) }))

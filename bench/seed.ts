@@ -721,7 +721,7 @@ const fail = (msg: string): never => {
   let indexed = 0
   for (let n; (n = indexActivity(deps, 500_000)) > 0; ) indexed += n
   const adminId = db.query<{ id: string }, []>("SELECT id FROM users WHERE username_key = 'admin'").get()!.id
-  const viaService = listEvents(deps, { search: 'web' }, await grantsOf(deps, adminId), 1, 0).total
+  const viaService = (await listEvents(deps, { search: 'web' }, await grantsOf(deps, adminId), 1, 0)).total
   const viaLike = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM activity_events WHERE summary LIKE '%web%' OR minion_id LIKE '%web%' OR fun LIKE '%web%' OR initiator LIKE '%web%' OR target LIKE '%web%'`).get()!.n
   if (viaService !== viaLike) fail(`search total for "web": service ${viaService}, LIKE ${viaLike}`)
   console.log(`[seed]   search index: ${fmt(indexed)} events indexed; search=web total ${fmt(viaService)} equals the LIKE count`)

@@ -74,7 +74,7 @@ if (process.argv[2] === '--child') {
     // The re-match itself (vulns/watch.ts inside the flush), and the whole flush that stores the set around it.
     rematch_one_minion_ms: { median: +median(rematchMs).toFixed(2), p90: +pct(rematchMs, 0.9).toFixed(2), max: +Math.max(...rematchMs).toFixed(2), n: rematchMs.length },
     flush_one_minion_ms: { median: +median(times).toFixed(2), p90: +pct(times, 0.9).toFixed(2), max: +Math.max(...times).toFixed(2) },
-    source_plan: (({ keys, minions, jobs }) => ({ keys, minions, calls: jobs.length }))(planSources(deps)),
+    source_plan: (({ keys, minions, jobs }) => ({ keys, minions, calls: jobs.length }))(await planSources(deps)),
   }))
   db.close()
   process.exit(0)
@@ -94,7 +94,7 @@ const deps = await openDataDir(configFor(DIR, { SALTDECK_SALT_URL: source.url, S
 const ids = Array.from({ length: N }, (_, i) => `m-${String(i).padStart(5, '0')}`)
 await applyFacts(deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 'accept' as const, ts: 0 })), presentList: { ids, ts: 0 } }])
 // pkg-source answers os_family Debian for i % 10 < 7: Debian 12 for half the fleet, Debian 11 for a fifth, Rocky 9 for the rest.
-recordGrains(deps, ids.map((id, i) => ({
+await recordGrains(deps, ids.map((id, i) => ({
   id, grains: i % 10 < 5 ? { os: 'Debian', os_family: 'Debian', osrelease: '12.8', osmajorrelease: 12 } : i % 10 < 7
     ? { os: 'Debian', os_family: 'Debian', osrelease: '11.11', osmajorrelease: 11 } : { os: 'Rocky', os_family: 'RedHat', osrelease: '9.4', osmajorrelease: 9 },
 })))

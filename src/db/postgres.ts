@@ -4,10 +4,11 @@ import type { SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import type { Engine, Native, Queryable } from './engine'
 import { keptRenderer } from './render'
+import { renderFast } from './render-walk'
 
 const dialect = new PgDialect()
 /** The dialect's rendering, each statement's text kept per place (render.ts). */
-const kept = keptRenderer((q) => dialect.sqlToQuery(q))
+const kept = keptRenderer((q) => renderFast(q, (n) => `$${n + 1}`) ?? dialect.sqlToQuery(q))
 
 /** Renders a statement as PostgreSQL text ($1, $2, ...) and its parameters. */
 export function renderPostgres(q: SQL): { sql: string; params: unknown[] } {

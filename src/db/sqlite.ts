@@ -4,11 +4,16 @@ import type { SQL } from 'drizzle-orm'
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
 import type { Engine, Native, Queryable } from './engine'
 import { keptRenderer } from './render'
+import { renderFast } from './render-walk'
 
 const dialect = new SQLiteSyncDialect()
+const mark = () => '?'
 
-/** Renders a statement as SQLite text and its parameters (a statement's text kept per place: render.ts). */
-export const renderSqlite = keptRenderer((q) => dialect.sqlToQuery(q))
+/**
+ * Renders a statement as SQLite text and its parameters: a place's text kept after its first rendering (render.ts), that
+ * rendering by render-walk.ts's walk, or drizzle's renderer for what the walk leaves.
+ */
+export const renderSqlite = keptRenderer((q) => renderFast(q, mark) ?? dialect.sqlToQuery(q))
 
 /** Runs statements on `client` directly (inside or outside a transaction; the caller decides which). */
 function direct(client: SqliteClient): Queryable {

@@ -209,7 +209,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   keys.presence = minions.map((m) => ({ minionId: m.id, online: true, ts: start + 2 * MIN }))
   keys.starts = minions.map((m) => ({ minionId: m.id, ts: start + MIN }))
   await applyFacts(deps, [keys])
-  recordGrains(deps, minions.map((m) => ({ id: m.id, grains: grains(m) })))
+  await recordGrains(deps, minions.map((m) => ({ id: m.id, grains: grains(m) })))
   watchGrains(deps, minions.map((m) => m.id))
 
   // Packages as an inventory refresh stores them, then the source packages a refresh learns (pkg.info_installed).

@@ -83,6 +83,31 @@ export function sqliteGlob(glob: string): string | null {
   return out
 }
 
+/**
+ * An SQLite GLOB pattern (as sqliteGlob writes it) as an anchored PostgreSQL regular expression (`~`) matching the same
+ * strings: PostgreSQL has no GLOB. Literals are escaped; a class keeps its members, ranges and negation.
+ */
+export function pgGlobRegex(glob: string): string {
+  let out = '^'
+  const g = [...glob]
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i]!
+    if (c === '*') out += '.*'
+    else if (c === '?') out += '.'
+    else if (c === '[') {
+      let j = i + 1
+      let cls = '['
+      if (g[j] === '^') (cls += '^'), j++
+      // A `]` first is a member in SQLite's class; escaped, as a `\` or `[` inside is (PostgreSQL reads those there).
+      if (g[j] === ']') (cls += '\\]'), j++
+      for (; j < g.length && g[j] !== ']'; j++) cls += /[\\[\]]/.test(g[j]!) ? `\\${g[j]}` : g[j]
+      out += `${cls}]`
+      i = j
+    } else out += /[.+*?^${}()|[\]\\]/.test(c) ? `\\${c}` : c
+  }
+  return `${out}$`
+}
+
 /** One token of a salt glob: any run (`*`), or one character that passes the test. */
 type SaltToken = { star: true } | { star: false; one: (c: string) => boolean }
 

@@ -143,7 +143,7 @@ const POLLERS = {
   keys: timed('keys', 'minion_state_keys_interval_seconds', FIRST_DELAY, async (c) => {
     const list = keyList(await c.client.wheel('key.list_all'), c.deps.clock.now())
     await applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
-    const missing = keysWithoutFingerprint(c.deps)
+    const missing = await keysWithoutFingerprint(c.deps)
     for (let i = 0; i < missing.length; i += FINGER_BATCH) {
       const batch = missing.slice(i, i + FINGER_BATCH)
       const fps = keyFingerprints(await c.client.wheel('key.finger', { match: batch.map(literalGlob) }), batch)
@@ -171,7 +171,7 @@ const POLLERS = {
    */
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
     await applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
-    return (await collectGrains(c, acceptedMinionIds(c.deps))).length
+    return (await collectGrains(c, await acceptedMinionIds(c.deps))).length
   }),
   /** jobs: job index, job.new / job.ret backfill. */
   jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false), true),
@@ -220,7 +220,7 @@ const POLLERS = {
     initialDelaySeconds: () => 0,
     tick: async () => {
       await pruneJobMarks(c.deps)
-      pruneTrend(c.deps)
+      await pruneTrend(c.deps)
       return pruneEvents(c.deps, setting(c, 'event_stream_retention_days') || 30)
     },
   }),

@@ -79,7 +79,7 @@ export class Newcomers {
     try {
       const now = Date.now()
       // A key rejected or deleted meanwhile is no longer a minion to fill.
-      const accepted = acceptedAmong(this.c.deps, [...this.waiting.keys()])
+      const accepted = await acceptedAmong(this.c.deps, [...this.waiting.keys()])
       for (const [id, w] of this.waiting) {
         if (!accepted.has(id)) this.waiting.delete(id)
         else if (now - w.since >= GIVE_UP_MS) {

@@ -223,15 +223,24 @@ export class EventStream {
     this.timer ??= setTimeout(() => void this.flush(), BATCH_WAIT_MS)
   }
 
+  /** The write under way (batches are written one after another, in order); never rejects. */
+  private writing: Promise<void> = Promise.resolve()
+
   /**
    * Writes up to BATCH_MAX pending facts in one transaction and schedules the rest, so requests get the thread
-   * between batches; tells the worker how many it may read on. Never rejects (a failed batch is logged), so callers
-   * may leave it running; batches still land in order, one transaction after the other.
+   * between batches; tells the worker how many it may read on. Batches are written one at a time, in order: a flush
+   * asked for while one is being written goes after it.
    */
-  async flush() {
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     if (this.immediate) clearImmediate(this.immediate)
     this.timer = this.immediate = null
+    this.writing = this.writing.then(() => this.write())
+    return this.writing
+  }
+
+  /** Writes one batch (errors are logged and kept for the status, never thrown). */
+  private async write() {
     if (!this.pending.length) return
     const batch = this.pending.splice(0, BATCH_MAX)
     try {
@@ -248,6 +257,7 @@ export class EventStream {
   /** Writes everything pending (at stop). */
   private async flushAll() {
     while (this.pending.length) await this.flush()
+    await this.writing
   }
 
   /** Status for the pollers page and metrics. */

@@ -48,7 +48,7 @@ const FEED: (Omit<EventInput, 'ts'> & { ago: number })[] = [
 async function feedWorld() {
   const w = await testWorld()
   const now = w.clock.now()
-  const stored = recordEvents(w.deps, FEED.map(({ ago, ...e }) => ({ ...e, ts: now - ago * MIN })))
+  const stored = await recordEvents(w.deps, FEED.map(({ ago, ...e }) => ({ ...e, ts: now - ago * MIN })))
   expect(stored.length).toBe(FEED.length)
   return { w, stored }
 }
@@ -86,16 +86,16 @@ describe('recordEvents', () => {
 
   test('an event type not named under its category is a bug, refused before anything is stored', async () => {
     const w = await testWorld()
-    expect(() => recordEvents(w.deps, [
+    await expect(recordEvents(w.deps, [
       { ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: 'a', summary: 'a started' },
       { ts: w.clock.now(), category: 'key', event_type: 'minion.start', minion_id: 'b', summary: 'b started' },
-    ])).toThrow('event type minion.start is not of category key')
+    ])).rejects.toThrow('event type minion.start is not of category key')
     expect((await call(w, 'GET', '/api/activity')).body.total).toBe(0)
   })
 
   test('an empty batch stores nothing', async () => {
     const w = await testWorld()
-    expect(recordEvents(w.deps, [])).toEqual([])
+    expect(await recordEvents(w.deps, [])).toEqual([])
     expect((await list(w)).body).toEqual({ total: 0, events: [] })
   })
 
@@ -141,8 +141,8 @@ describe('recordEvents', () => {
     const ts = w.clock.now()
     const key: EventInput = { ts, category: 'key', event_type: 'key.accept', minion_id: 'web-01', summary: 'web-01 key accepted' }
     const start: EventInput = { ts, category: 'minion', event_type: 'minion.start', minion_id: 'web-01', summary: 'web-01 started' }
-    expect(recordEvents(w.deps, [key, key, start, start]).length).toBe(4)
-    expect(recordEvents(w.deps, [key, start]).length).toBe(2)
+    expect((await recordEvents(w.deps, [key, key, start, start])).length).toBe(4)
+    expect((await recordEvents(w.deps, [key, start])).length).toBe(2)
     expect((await list(w)).body.total).toBe(6)
     expect((await list(w, { category: 'key' })).body.total).toBe(3)
   })
@@ -165,15 +165,15 @@ describe('pruneEvents', () => {
       expect((await list(w, {}, { token: keyUser })).body.total).toBe(remaining.filter((e) => e.category === 'key').length)
     }
     await check(stored)
-    expect(pruneEvents(w.deps, 7)).toBe(1)
+    expect(await pruneEvents(w.deps, 7)).toBe(1)
     await check(stored.filter((e) => e.summary !== 'gone-01 key deleted'))
-    expect(pruneEvents(w.deps, 7)).toBe(0)
-    expect(pruneEvents(w.deps, 1)).toBe(1)
+    expect(await pruneEvents(w.deps, 7)).toBe(0)
+    expect(await pruneEvents(w.deps, 1)).toBe(1)
     const recent = stored.filter((e) => Date.parse(e.ts) >= now - DAY)
     expect(recent.length).toBe(FEED.length - 2)
     await check(recent)
     // (Moving the clock two days on would expire the sessions; a zero-day retention empties the past instead.)
-    expect(pruneEvents(w.deps, 0)).toBe(recent.length)
+    expect(await pruneEvents(w.deps, 0)).toBe(recent.length)
     await check([])
     expect((await list(w)).body).toEqual({ total: 0, events: [] })
   })
@@ -181,11 +181,11 @@ describe('pruneEvents', () => {
   test('keeps an event exactly at the cutoff', async () => {
     const w = await testWorld()
     const now = w.clock.now()
-    recordEvents(w.deps, [
+    await recordEvents(w.deps, [
       { ts: now - DAY, category: 'minion', event_type: 'minion.start', minion_id: 'a', summary: 'a started' },
       { ts: now - DAY - 1, category: 'minion', event_type: 'minion.start', minion_id: 'b', summary: 'b started' },
     ])
-    expect(pruneEvents(w.deps, 1)).toBe(1)
+    expect(await pruneEvents(w.deps, 1)).toBe(1)
     expect(summaries((await list(w)).body)).toEqual(['a started'])
   })
 })
@@ -344,7 +344,7 @@ describe('GET /api/activity paging defaults', () => {
   test('limit defaults to 100 and total counts every event', async () => {
     const w = await testWorld()
     const now = w.clock.now()
-    recordEvents(w.deps, Array.from({ length: 120 }, (_, i) => ({ ts: now - i * 1000, category: 'minion', event_type: 'minion.start', minion_id: `m${i}`, summary: `m${i} started` })))
+    await recordEvents(w.deps, Array.from({ length: 120 }, (_, i) => ({ ts: now - i * 1000, category: 'minion', event_type: 'minion.start', minion_id: `m${i}`, summary: `m${i} started` })))
     const r = await list(w)
     expect(r.body.total).toBe(120)
     expect(r.body.events.length).toBe(100)
@@ -360,7 +360,7 @@ describe('hide_routine with an unknown success flag', () => {
     const w = await testWorld()
     const ts = w.clock.now()
     // A return backfilled from jobs.lookup_jid carries neither retcode nor success.
-    recordEvents(w.deps, [
+    await recordEvents(w.deps, [
       { ts, category: 'job', event_type: 'job.ret', jid: J1, minion_id: 'web-01', fun: 'state.apply', success: null, changed: null, summary: 'web-01 returned state.apply' },
       { ts, category: 'job', event_type: 'job.ret', jid: J1, minion_id: 'web-02', fun: 'state.apply', success: true, changed: false, summary: 'web-02 returned state.apply' },
     ])
@@ -372,7 +372,7 @@ describe('hide_routine with an unknown success flag', () => {
 
 test('an event of an unknown category is refused, so counter totals cannot drift', async () => {
   const w = await testWorld()
-  expect(() => recordEvents(w.deps, [{ ts: w.clock.now(), category: 'audit', event_type: 'x', summary: 'x' }])).toThrow('unknown activity category')
+  await expect(recordEvents(w.deps, [{ ts: w.clock.now(), category: 'audit', event_type: 'x', summary: 'x' }])).rejects.toThrow('unknown activity category')
   expect((await call(w, 'GET', '/api/activity')).body.total).toBe(0)
 })
 
@@ -380,7 +380,7 @@ describe('search through the trigram index', () => {
   test('case folding (ASCII letters, the same before and after indexing), quotes, short terms and pruning', async () => {
     const w = await testWorld()
     const t = w.clock.now()
-    recordEvents(w.deps, [
+    await recordEvents(w.deps, [
       { ts: t - 40 * 86_400_000, category: 'minion', event_type: 'minion.start', minion_id: 'old-büro', summary: 'old-büro started' },
       { ts: t, category: 'minion', event_type: 'minion.start', minion_id: 'Büro-01', summary: 'Büro-01 started' },
       { ts: t, category: 'job', event_type: 'job.new', jid: '1', fun: 'cmd.run', target: 'say "hi"', summary: 'cmd.run dispatched to say "hi" (1 minion)' },
@@ -399,7 +399,7 @@ describe('search through the trigram index', () => {
     expect(await ids('hi')).toEqual(['cmd.run dispatched to say "hi" (1 minion)'])
     expect(await ids('nothing-like-this')).toEqual([])
     const inIndex = () => w.deps.db.$client.query("SELECT count(*) AS n FROM search.activity_fts WHERE activity_fts MATCH '\"old-b\"'").get()
-    pruneEvents(w.deps, 30)
+    await pruneEvents(w.deps, 30)
     // A pruned row still in the index never comes back from a search; the next sync removes it.
     expect(inIndex()).toEqual({ n: 1 })
     expect(await ids('büro')).toEqual(['Büro-01 started'])
@@ -411,7 +411,7 @@ describe('search through the trigram index', () => {
   test('an index ahead of the database (a restored backup) is rebuilt from the events', async () => {
     const w = await testWorld()
     const db = w.deps.db.$client
-    recordEvents(w.deps, [{ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: 'alpha-01', summary: 'alpha-01 started' }])
+    await recordEvents(w.deps, [{ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: 'alpha-01', summary: 'alpha-01 started' }])
     expect(indexActivity(w.deps)).toBe(1)
     // As if the index had seen ids 2..500 of another copy, one of them matching "ghost".
     db.exec("INSERT INTO search.activity_fts (rowid, summary, minion_id, fun, initiator, target) VALUES (2, 'ghost-01 started', 'ghost-01', NULL, NULL, NULL)")
@@ -473,23 +473,23 @@ describe('kept totals and newest-first pages agree with a recount', () => {
   test('as events arrive, after indexing and after retention', async () => {
     const w = await testWorld()
     const now = w.clock.now()
-    recordEvents(w.deps, events(4000, 7, now - 40 * DAY + 4000_000, 'old-era'))
-    recordEvents(w.deps, events(1000, 9, now - 10 * DAY, 'old-era'))
-    recordEvents(w.deps, events(3000, 11, now))
+    await recordEvents(w.deps, events(4000, 7, now - 40 * DAY + 4000_000, 'old-era'))
+    await recordEvents(w.deps, events(1000, 9, now - 10 * DAY, 'old-era'))
+    await recordEvents(w.deps, events(3000, 11, now))
     await agree(w)
     // More events after the totals were kept: only those are counted, the totals must still be exact.
-    recordEvents(w.deps, events(500, 13, now + 1000))
+    await recordEvents(w.deps, events(500, 13, now + 1000))
     w.clock.advance(7 * MIN)
     await agree(w)
     indexActivity(w.deps, 100_000)
-    recordEvents(w.deps, events(300, 17, now + 2000))
+    await recordEvents(w.deps, events(300, 17, now + 2000))
     w.clock.advance(25 * MIN)
     await agree(w)
     // The clock set back: a window that moved backwards is counted afresh.
     w.clock.advance(-20 * MIN)
     await agree(w)
     // Retention removes the old half: every kept total is forgotten and recounted.
-    expect(pruneEvents(w.deps, 30)).toBeGreaterThan(3500)
+    expect(await pruneEvents(w.deps, 30)).toBeGreaterThan(3500)
     await agree(w)
   })
 })

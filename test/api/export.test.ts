@@ -49,7 +49,7 @@ const col = (h: { header: string[]; rows: string[][] }, name: string) => h.rows.
 beforeAll(async () => {
   w = await testWorld()
   await applyFacts(w.deps, [{ ...noFacts(), keys: IDS.map((minionId) => ({ minionId, act: 'accept', ts: w.clock.now() })) }])
-  recordGrains(w.deps, IDS.map((id) => ({ id, grains: { os: 'Debian', os_family: 'Debian', osrelease: '12.5', osmajorrelease: 12 } })))
+  await recordGrains(w.deps, IDS.map((id) => ({ id, grains: { os: 'Debian', os_family: 'Debian', osrelease: '12.5', osmajorrelease: 12 } })))
   replacePackageSets(w.deps, IDS.map((minionId, i) => ({ minionId, source: 'apt', packages: [{ name: 'openssl', version: i % 10 ? '3.0.11-1~deb12u1' : '3.0.13-1~deb12u1', arch: 'amd64' }] })))
   for (let i = 0; i < CSV_PAGE + 200; i++) await audit(w.deps, { username: 'admin', action: i % 10 ? 'export.test' : 'other', target: `t-${i}`, detail: FORMULAS[i % FORMULAS.length] })
   await audit(w.deps, { username: 'admin', action: 'export.test', target: QUOTED, detail: null })
@@ -58,7 +58,7 @@ beforeAll(async () => {
     arg: i % 5 ? [] : ['=1+1', { __kwarg__: true, shell: '/bin/sh' }], startedAt: T0 + i * 1000, minions: ['m-00001'],
   })))
   for (let i = 0; i < CSV_PAGE + 50; i++)
-    recordRun(w.deps, { minionId: QUOTED, jid: String(20261121090000000000n + BigInt(i)), fun: 'state.apply', ret: stateRet(i % 3 > 0), stampMs: T0 + i * 1000 })
+    await recordRun(w.deps, { minionId: QUOTED, jid: String(20261121090000000000n + BigInt(i)), fun: 'state.apply', ret: stateRet(i % 3 > 0), stampMs: T0 + i * 1000 })
 })
 
 describe('minions', () => {

@@ -42,7 +42,7 @@ describe('access', async () => {
   })
 
   test('the search index backlog counts events not yet indexed', async () => {
-    recordEvents(w.deps, [1, 2, 3].map((i) => ({ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: `m-${i}`, summary: `m-${i} started` })))
+    await recordEvents(w.deps, [1, 2, 3].map((i) => ({ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: `m-${i}`, summary: `m-${i} started` })))
     expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(3)
     indexActivity(w.deps)
     expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(0)

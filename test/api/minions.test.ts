@@ -12,7 +12,7 @@ beforeAll(async () => {
   w = await testWorld()
   await applyFacts(w.deps, [{ ...noFacts(), keys: IDS.map((minionId) => ({ minionId, act: minionId === 'db-01' ? 'pend' : 'accept', ts: w.clock.now() })) }])
   const g = (os: string, extra: Record<string, unknown> = {}) => ({ os, os_family: os === 'Rocky' ? 'RedHat' : 'Debian', osrelease: '12', ...extra })
-  recordGrains(w.deps, [
+  await recordGrains(w.deps, [
     { id: 'web-01', grains: g('Debian', { role: 'web', roles: ['web', 'edge'], virtual: true, num_cpus: 4 }) },
     { id: 'web-02', grains: g('Debian', { role: 'web', roles: ['web'], virtual: false, num_cpus: 8 }) },
     { id: 'Web-03', grains: g('Ubuntu', { role: 'web-canary', nested: { role: 'db' } }) },

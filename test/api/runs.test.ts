@@ -26,15 +26,15 @@ const RETS = {
 } as const
 
 /** Records a run with a stamp, defaulting the function to state.apply. */
-const rec = (w: World, minionId: string, jid: string, ret: unknown, stampMs: number | null = T0, extra: Partial<RawRun> = {}) =>
-  recordRun(w.deps, { minionId, jid, fun: 'state.apply', ret, stampMs, ...extra }) !== null
+const rec = async (w: World, minionId: string, jid: string, ret: unknown, stampMs: number | null = T0, extra: Partial<RawRun> = {}) =>
+  (await recordRun(w.deps, { minionId, jid, fun: 'state.apply', ret, stampMs, ...extra })) !== null
 const runs = (w: World, minion: string, qs = '', who: 'viewer' | 'admin' = 'viewer') => call(w, 'GET', `/api/minions/${minion}/runs${qs}`, { who })
 
 describe('recordRun', () => {
   test('stores a run once per (minion, jid); a second return for the pair is ignored', async () => {
     const w = await testWorld()
-    expect(rec(w, 'web-01', '20261121080007853917', RETS.changed)).toBe(true)
-    expect(rec(w, 'web-01', '20261121080007853917', RETS.unhealthy, T0 + 5000)).toBe(false)
+    expect(await rec(w, 'web-01', '20261121080007853917', RETS.changed)).toBe(true)
+    expect(await rec(w, 'web-01', '20261121080007853917', RETS.unhealthy, T0 + 5000)).toBe(false)
     const r = await runs(w, 'web-01')
     expect(r.status).toBe(200)
     expect(r.body.total).toBe(1)
@@ -43,8 +43,8 @@ describe('recordRun', () => {
 
   test('the same jid on another minion is another run', async () => {
     const w = await testWorld()
-    expect(rec(w, 'web-01', '20261121080007853917', RETS.healthy)).toBe(true)
-    expect(rec(w, 'web-02', '20261121080007853917', RETS.healthy)).toBe(true)
+    expect(await rec(w, 'web-01', '20261121080007853917', RETS.healthy)).toBe(true)
+    expect(await rec(w, 'web-02', '20261121080007853917', RETS.healthy)).toBe(true)
     expect((await runs(w, 'web-01')).body.total).toBe(1)
     expect((await runs(w, 'web-02')).body.total).toBe(1)
   })
@@ -54,7 +54,7 @@ describe('recordRun', () => {
     const rets = returnsOf('local-state.apply.json')
     // `_stamp` of each minion's salt/job/20261121080007853917/ret event in events.sse.
     const stamps: Record<string, string> = { 'web-02': '2026-11-21T08:00:09.162805', 'web-01': '2026-11-21T08:00:09.181889', 'db-01': '2026-11-21T08:00:09.195878' }
-    for (const [m, ret] of Object.entries(rets)) expect(rec(w, m, '20261121080007853917', ret, parseStamp(stamps[m], w.clock.now()))).toBe(true)
+    for (const [m, ret] of Object.entries(rets)) expect(await rec(w, m, '20261121080007853917', ret, parseStamp(stamps[m], w.clock.now()))).toBe(true)
     const want = {
       'web-01': { pass_count: 2, fail_count: 0, change_count: 1, total_count: 2, duration_ms: 76, blocked: false, status: 'changed', completed_at: '2026-11-21T08:00:09.181Z' },
       'web-02': { pass_count: 2, fail_count: 0, change_count: 1, total_count: 2, duration_ms: 109, blocked: false, status: 'changed', completed_at: '2026-11-21T08:00:09.162Z' },
@@ -77,9 +77,9 @@ describe('recordRun', () => {
     const broken = returnsOf('local-state.sls-broken.json')['web-02']
     const refused = returnsOf('local-state.apply-blocked.json')['web-01']
     const down = returnsOf('local-state.apply-one-down.json')['db-01']
-    expect(rec(w, 'web-02', '20261121080009479916', broken, null, { fun: 'state.sls' })).toBe(true)
-    expect(rec(w, 'web-01', '20261121080023108897', refused)).toBe(true)
-    expect(rec(w, 'db-01', '20261121080100000000', down)).toBe(true)
+    expect(await rec(w, 'web-02', '20261121080009479916', broken, null, { fun: 'state.sls' })).toBe(true)
+    expect(await rec(w, 'web-01', '20261121080023108897', refused)).toBe(true)
+    expect(await rec(w, 'db-01', '20261121080100000000', down)).toBe(true)
     expect((await runs(w, 'web-02')).body.runs[0]).toMatchObject({ fun: 'state.sls', status: 'unhealthy', fail_count: 1, total_count: 1, pass_count: 0, blocked: false })
     for (const m of ['web-01', 'db-01'])
       expect((await runs(w, m)).body.runs[0]).toMatchObject({ status: 'blocked', blocked: true, pass_count: 0, fail_count: 0, change_count: 0, total_count: 0 })
@@ -95,7 +95,7 @@ describe('recordRun', () => {
     ['the time of receipt with neither', { stampMs: null, jobStartMs: null }, '2026-11-21T08:00:00.000Z'],
   ] as const)('completed_at is %s', async (_label, times, want) => {
     const w = await testWorld()
-    recordRun(w.deps, { minionId: 'db-01', jid: '20261121080007853917', fun: 'state.apply', ret: dbRet(), ...times })
+    await recordRun(w.deps, { minionId: 'db-01', jid: '20261121080007853917', fun: 'state.apply', ret: dbRet(), ...times })
     expect((await runs(w, 'db-01')).body.runs[0].completed_at).toBe(want)
   })
 })
@@ -113,8 +113,8 @@ describe('GET /api/minions/{minion_id}/runs', () => {
       ['20261121080000000004', 'unhealthy', T0 + 4000],
       ['20261121080000000006', 'healthy', T0 + 3000],
     ]
-    for (const [jid, kind, at] of rows) expect(rec(w, 'web-01', jid, RETS[kind], at)).toBe(true)
-    rec(w, 'web-02', '20261121080000000099', RETS.healthy, T0 + 9000)
+    for (const [jid, kind, at] of rows) expect(await rec(w, 'web-01', jid, RETS[kind], at)).toBe(true)
+    await rec(w, 'web-02', '20261121080000000099', RETS.healthy, T0 + 9000)
     const ordered = [...rows].sort((a, b) => b[2] - a[2] || (a[0] < b[0] ? 1 : -1)).map(([jid, kind]) => ({ jid, status: kind }))
     return { w, ordered }
   }
@@ -159,7 +159,7 @@ describe('GET /api/minions/{minion_id}/runs', () => {
 
   test('default limit is 20 and at most 200 may be asked', async () => {
     const w = await testWorld()
-    for (let i = 0; i < 25; i++) rec(w, 'web-01', `202611210800000000${String(i).padStart(2, '0')}`, RETS.healthy, T0 + i)
+    for (let i = 0; i < 25; i++) await rec(w, 'web-01', `202611210800000000${String(i).padStart(2, '0')}`, RETS.healthy, T0 + i)
     const r = await runs(w, 'web-01')
     expect(r.body.total).toBe(25)
     expect(r.body.runs.length).toBe(20)
@@ -206,20 +206,20 @@ describe('minions.last_run', () => {
 
   test('is null before any run, then follows the newest run; an older backfilled run does not replace it', async () => {
     const w = await testWorld()
-    rec(w, 'web-01', '20261121080000000001', RETS.healthy, null) // creates the minion with no stamp: completed at receipt
+    await rec(w, 'web-01', '20261121080000000001', RETS.healthy, null) // creates the minion with no stamp: completed at receipt
     expect(await lastRun(w, 'web-01')).toEqual({ status: 'healthy', completed_at: iso(T0) })
-    rec(w, 'web-01', '20261121080000000002', RETS.unhealthy, T0 + 60_000)
+    await rec(w, 'web-01', '20261121080000000002', RETS.unhealthy, T0 + 60_000)
     expect(await lastRun(w, 'web-01')).toEqual({ status: 'unhealthy', completed_at: iso(T0 + 60_000) })
-    rec(w, 'web-01', '20261121075900000000', RETS.blocked, T0 - 60_000) // backfill of an older job
+    await rec(w, 'web-01', '20261121075900000000', RETS.blocked, T0 - 60_000) // backfill of an older job
     expect(await lastRun(w, 'web-01')).toEqual({ status: 'unhealthy', completed_at: iso(T0 + 60_000) })
-    rec(w, 'web-01', '20261121080000000002', RETS.healthy, T0 + 120_000) // duplicate: ignored
+    await rec(w, 'web-01', '20261121080000000002', RETS.healthy, T0 + 120_000) // duplicate: ignored
     expect(await lastRun(w, 'web-01')).toEqual({ status: 'unhealthy', completed_at: iso(T0 + 60_000) })
   })
 
   test('shows in the minion list and drives its status filter', async () => {
     const w = await testWorld()
-    rec(w, 'web-01', '20261121080000000001', RETS.changed)
-    rec(w, 'db-01', '20261121080000000001', RETS.unhealthy)
+    await rec(w, 'web-01', '20261121080000000001', RETS.changed)
+    await rec(w, 'db-01', '20261121080000000001', RETS.unhealthy)
     const all = await call(w, 'GET', '/api/minions', { who: 'viewer' })
     expect(all.body.minions.map((m: any) => [m.id, m.last_run])).toEqual([
       ['db-01', { status: 'unhealthy', completed_at: iso(T0) }],
@@ -232,8 +232,8 @@ describe('minions.last_run', () => {
   test('is the head of the runs list even when two runs complete in the same millisecond', async () => {
     const w = await testWorld()
     // The list breaks the tie by jid descending, so ...02 is the latest run; ...01 arrives later (e.g. backfilled).
-    rec(w, 'web-01', '20261121080000000002', RETS.unhealthy, T0 + 1000)
-    rec(w, 'web-01', '20261121080000000001', RETS.healthy, T0 + 1000)
+    await rec(w, 'web-01', '20261121080000000002', RETS.unhealthy, T0 + 1000)
+    await rec(w, 'web-01', '20261121080000000001', RETS.healthy, T0 + 1000)
     const head = (await runs(w, 'web-01')).body.runs[0]
     expect(head.jid).toBe('20261121080000000002')
     expect(await lastRun(w, 'web-01')).toEqual({ status: head.status, completed_at: head.completed_at })

@@ -118,8 +118,8 @@ describe('version queries', () => {
 /** Three Debian 12 minions, one Ubuntu 22.04 minion, and one whose grains have not arrived. */
 async function fleet() {
   const w = await testWorld()
-  debian(w, ['deb-a', 'deb-b', 'deb-c'])
-  recordGrains(w.deps, [{ id: 'ubu-a', grains: { os: 'Ubuntu', os_family: 'Debian', osrelease: '22.04', osmajorrelease: 22 } }])
+  await debian(w, ['deb-a', 'deb-b', 'deb-c'])
+  await recordGrains(w.deps, [{ id: 'ubu-a', grains: { os: 'Ubuntu', os_family: 'Debian', osrelease: '22.04', osmajorrelease: 22 } }])
   replacePackageSets(w.deps, [
     set('deb-a', { openssl: '3.0.11-1~deb12u1', libssl3: '3.0.11-1~deb12u1', curl: '7.88.1-10+deb12u4' }),
     set('deb-b', { openssl: '3.0.13-1~deb12u1', curl: '7.88.1-10+deb12u5' }),
@@ -199,15 +199,15 @@ describe('vulnerabilities', () => {
     replacePackageSets(w.deps, [set('deb-c', { openssl: '3.0.13-1~deb12u1', bash: '5.2.15-2+b2' })])
     expect(await countOf(w, 'DSA-1')).toBe(1)
     // A new Debian minion with a vulnerable curl.
-    debian(w, ['deb-d'])
+    await debian(w, ['deb-d'])
     replacePackageSets(w.deps, [set('deb-d', { curl: '7.88.1-10+deb12u1' })])
     expect(await countOf(w, 'DSA-4')).toBe(2)
     // `late` gets its grains: it joins Debian:12 and DSA-1 counts it.
-    debian(w, ['late'])
+    await debian(w, ['late'])
     watchGrains(w.deps, ['late'])
     expect(await countOf(w, 'DSA-1')).toBe(2)
     // deb-a moves to Debian 13, which has no feed: everything it had is gone.
-    debian(w, ['deb-a'], 13)
+    await debian(w, ['deb-a'], 13)
     watchGrains(w.deps, ['deb-a'])
     expect(await countOf(w, 'DSA-2')).toBe(0)
     expect((await call(w, 'GET', '/api/minions/deb-a/vulns', { who: 'viewer' })).body.total).toBe(0)
@@ -282,7 +282,7 @@ describe('vulnerabilities', () => {
         m.pkgs = { libssl3: ['3.0.11-1~deb12u1'], openssl: ['3.0.11-1~deb12u1'] }
         m.sources = { libssl3: 'openssl' }
       }
-      debian(w, ['deb-a', 'deb-b'])
+      await debian(w, ['deb-a', 'deb-b'])
       w.deps.db.$client.run("UPDATE minions SET key_state = 'accepted', online = 1")
       replacePackageSets(w.deps, ['deb-a', 'deb-b'].map((id) => set(id, { libssl3: '3.0.11-1~deb12u1', openssl: '3.0.11-1~deb12u1' })))
       await importJson(w, [FEED[0]])

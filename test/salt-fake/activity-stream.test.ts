@@ -29,7 +29,7 @@ const ev = (ts: number, category: string, event_type: string, minion_id: string)
 test('Last-Event-ID replays stored events after that id, then live ones arrive', async () => {
   w = await saltWorld()
   const t = w.clock.now()
-  const stored = recordEvents(w.deps, [ev(t, 'minion', 'minion.start', 'a'), ev(t + 1, 'minion', 'minion.start', 'b'), ev(t + 2, 'key', 'key.pend', 'c')])
+  const stored = await recordEvents(w.deps, [ev(t, 'minion', 'minion.start', 'a'), ev(t + 1, 'minion', 'minion.start', 'b'), ev(t + 2, 'key', 'key.pend', 'c')])
   const res = await w.app.handle(new Request('http://localhost/api/activity/stream', { headers: { authorization: `Bearer ${w.tokens.admin}`, 'last-event-id': String(stored[0]!.id) } }))
   expect(res.headers.get('content-type')).toContain('text/event-stream')
   setTimeout(() => void applyFacts(w.deps, [{ ...noFacts(), presence: [{ minionId: 'live-1', online: true, ts: t + 100_000 }] }]), 30)
@@ -43,7 +43,7 @@ test('Last-Event-ID replays stored events after that id, then live ones arrive',
 test('the stream applies filters and visibility', async () => {
   w = await saltWorld()
   const t = w.clock.now()
-  recordEvents(w.deps, [ev(t, 'minion', 'minion.start', 'm1'), ev(t, 'key', 'key.pend', 'k1'), ev(t, 'job', 'job.new', 'j1')])
+  await recordEvents(w.deps, [ev(t, 'minion', 'minion.start', 'm1'), ev(t, 'key', 'key.pend', 'k1'), ev(t, 'job', 'job.new', 'j1')])
   const get = (who: string, q: string) => w.app.handle(new Request(`http://localhost/api/activity/stream?after_id=0${q}`, { headers: { authorization: `Bearer ${who}` } }))
   const keysOnly = await frames(await get(w.tokens.admin, '&category=key'), 1, 300)
   expect(keysOnly).toContain('k1')

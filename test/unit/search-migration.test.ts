@@ -64,11 +64,11 @@ test('0009 drops the in-file index and the unique key; search.db is created and 
   expect(syncSearchIndex(db.$client)).toBe(70)
   expect(searchPending(db.$client)).toBe(0)
   // Through the index only: nothing is past the watermark.
-  expect(listEvents(deps, { search: 'eb-11' }, ALL, 100, 0).events.map((e) => e.minion_id).sort()).toEqual(['web-11', 'web-110', 'web-111', 'web-112', 'web-113', 'web-114', 'web-115', 'web-116', 'web-117', 'web-118', 'web-119'])
+  expect((await listEvents(deps, { search: 'eb-11' }, ALL, 100, 0)).events.map((e) => e.minion_id).sort()).toEqual(['web-11', 'web-110', 'web-111', 'web-112', 'web-113', 'web-114', 'web-115', 'web-116', 'web-117', 'web-118', 'web-119'])
   // A legacy return seen again is still a duplicate; a new one lands once.
   const ret = (m: string) => ({ ...noFacts(), returns: [pingReturn('20261121080000000001', m, T0 + 1)] })
   expect((await applyFacts(deps, [ret('web-7'), ret('web-new'), ret('web-new')])).map((e) => e.minion_id)).toEqual(['web-new'])
-  expect(listEvents(deps, {}, ALL, 1, 0).total).toBe(121)
+  expect((await listEvents(deps, {}, ALL, 1, 0)).total).toBe(121)
   db.$client.close()
 })
 
@@ -86,7 +86,7 @@ test('the service indexer catches up on its worker thread, beside writes on the 
   expect(searchPending(db.$client)).toBe(0)
   await indexer.stop()
   // Found through the index the worker wrote (the watermark covers every row, so no scan is involved).
-  expect(listEvents(deps, { search: 'db-499 returned' }, ALL, 10, 0).events.map((e) => e.minion_id)).toEqual(['db-499'])
-  expect(listEvents(deps, { search: 'web-2999' }, ALL, 10, 0).total).toBe(1)
+  expect((await listEvents(deps, { search: 'db-499 returned' }, ALL, 10, 0)).events.map((e) => e.minion_id)).toEqual(['db-499'])
+  expect((await listEvents(deps, { search: 'web-2999' }, ALL, 10, 0)).total).toBe(1)
   db.$client.close()
 })

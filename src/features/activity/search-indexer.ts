@@ -1,8 +1,10 @@
 /**
  * Keeps the search index current while the service runs: on a worker thread (search-worker.ts) when the database is a
  * file, so indexing runs on another core beside the event ingest; on the main thread every 2 s otherwise (in-memory
- * databases in tests, or a worker that does not start).
+ * databases in tests, or a worker that does not start). SQLite only: on PostgreSQL the search is ILIKE over a pg_trgm
+ * index the database keeps itself, and there is nothing to run.
  */
+import type { Database } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
 import { syncSearchIndex } from './search-index'
 import type { FromSearchWorker, ToSearchWorker } from './search-worker'
@@ -32,15 +34,23 @@ export class SearchIndexer {
     return this.starting
   }
 
+  /** The SQLite connection; null on PostgreSQL. */
+  private get client(): Database | null {
+    const n = this.deps.db.native
+    return n.engine === 'sqlite' ? n.client : null
+  }
+
   private async open() {
-    const path = this.deps.db.$client.filename
+    const client = this.client
+    if (!client) return
+    const path = client.filename
     if (path && path !== ':memory:' && (await this.openWorker(path))) return
     this.timer = setInterval(() => this.syncInline(), INLINE_MS)
   }
 
   private syncInline() {
     try {
-      syncSearchIndex(this.deps.db.$client)
+      syncSearchIndex(this.client!)
     } catch (e) {
       this.deps.log.warn('search indexing failed', { error: (e as Error).message })
     }
@@ -52,7 +62,7 @@ export class SearchIndexer {
     this.worker = await startWorker(WORKER_URL, { type: 'start', path, idleMs: IDLE_MS } satisfies ToSearchWorker, onMessage, log, 'search index')
     this.threaded = this.worker !== null
     // The worker checkpoints the WAL after each slice, off the main thread (search-worker.ts).
-    if (this.threaded) this.deps.db.$client.exec('PRAGMA wal_autocheckpoint = 0')
+    if (this.threaded) this.client!.exec('PRAGMA wal_autocheckpoint = 0')
     return this.threaded
   }
 
@@ -64,6 +74,6 @@ export class SearchIndexer {
     if (!w) return
     this.worker = null
     await stopWorker(w)
-    this.deps.db.$client.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
+    this.client!.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
   }
 }

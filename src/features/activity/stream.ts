@@ -37,20 +37,32 @@ const frame = (e: { id: number }) => enc.encode(`id: ${e.id}\nevent: activity\nd
 /** Opens the stream for one subscriber. New events are read back with the same SQL filter as the list, so both agree. */
 export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Grant[], afterId: number | null, opts: StreamOptions = {}): Response {
   const { keepaliveMs = KEEPALIVE_MS, recheckMs = RECHECK_MS, sessionId } = opts
-  let last = afterId ?? lastEventId(deps)
+  let last = afterId ?? 0
   let stop = () => {}
+  let stopped = false
   const body = new ReadableStream<Uint8Array>({
-    start(ctl) {
-      const pump = () => {
+    async start(ctl) {
+      // One read at a time, in id order: events published while a read is under way ask for another after it.
+      let pumping = false
+      let again = false
+      const pump = async () => {
+        if (pumping) return void (again = true)
+        pumping = true
         try {
-          for (;;) {
-            const batch = eventsAfter(deps, filter, grants, last)
-            for (const e of batch) ctl.enqueue(frame(e))
-            if (batch.length) last = batch.at(-1)!.id
-            if (batch.length < 500) break
-          }
+          do {
+            again = false
+            for (;;) {
+              const batch = await eventsAfter(deps, filter, grants, last)
+              if (stopped) return
+              for (const e of batch) ctl.enqueue(frame(e))
+              if (batch.length) last = batch.at(-1)!.id
+              if (batch.length < 500) break
+            }
+          } while (again)
         } catch {
           stop()
+        } finally {
+          pumping = false
         }
       }
       const end = () => {
@@ -81,9 +93,12 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
       // A standing that cannot be read (the database failing) ends the stream: the client reconnects and authenticates anew.
       const recheck = () => void checkNow().catch(end)
       const tick = () => void checkTick().catch(end)
+      if (afterId === null) last = await lastEventId(deps)
+      // Cancelled while the newest id was read: nothing is subscribed yet.
+      if (stopped) return
       ctl.enqueue(enc.encode('retry: 3000\n\n'))
-      pump()
-      const unsubscribe = onActivity(deps, pump)
+      // Subscribed before the first read: an event committed in between has a higher id, and that read takes it.
+      const unsubscribe = onActivity(deps, () => void pump())
       const unwatch = onAuthChange(deps, recheck)
       const keepalive = setInterval(() => {
         try {
@@ -97,6 +112,7 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
       open.set(deps, subs)
       subs.add(end)
       stop = () => {
+        stopped = true
         unsubscribe()
         unwatch()
         clearInterval(keepalive)
@@ -104,8 +120,12 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
         subs.delete(end)
       }
       recheck()
+      await pump()
     },
-    cancel: () => stop(),
+    cancel: () => {
+      stopped = true
+      stop()
+    },
   })
   return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } })
 }

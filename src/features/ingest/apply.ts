@@ -69,8 +69,8 @@ async function storableReturns(deps: AppDeps, tx: Queryable, batch: SaltFacts[])
 export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string | null = null): Promise<EventOut[]> {
   let runFuns = runFunsOf.get(deps)
   if (!runFuns) runFunsOf.set(deps, (runFuns = runFunctions(deps.config)))
-  let stored: EventOut[] = []
-  await deps.db.tx(async (tx) => {
+  const funs = runFuns
+  const stored = await deps.db.tx(async (tx) => {
     const events: EventInput[] = []
     for (const b of batch) {
       if (b.refused) countRefusals(deps, b.refused)
@@ -82,32 +82,33 @@ export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: s
     const returns = await storableReturns(deps, tx, batch)
     const runs: StoredRun[] = []
     for (const r of returns) {
-      if (!runFuns!.has(r.fun) || isQueuedNotice(r.ret)) continue
-      const run = recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? (await jobArgs(tx, r.jid)) })
+      if (!funs.has(r.fun) || isQueuedNotice(r.ret)) continue
+      const run = await recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? (await jobArgs(tx, r.jid)) }, tx)
       if (run) runs.push(run)
     }
-    await recordReturnedJobs(tx, deps, returns, runFuns!, events)
-    confirmHeld(deps, returns)
+    await recordReturnedJobs(tx, deps, returns, funs, events)
+    await confirmHeld(deps, returns)
     for (const b of batch) {
-      if (b.keyList) recordKeyList(deps, b.keyList, events)
-      recordKeyChanges(deps, b.keys, initiator, events)
-      if (b.keyFingerprints) recordKeyFingerprints(deps, b.keyFingerprints)
-      for (const p of b.presence) recordPresence(deps, p.minionId, p.online, p.ts, events)
-      if (b.presentList) recordPresentList(deps, b.presentList, events)
-      for (const s of b.starts) recordStart(deps, s.minionId, s.ts, events)
+      if (b.keyList) await recordKeyList(deps, tx, b.keyList, events)
+      await recordKeyChanges(deps, tx, b.keys, initiator, events)
+      if (b.keyFingerprints) await recordKeyFingerprints(deps, tx, b.keyFingerprints)
+      for (const p of b.presence) await recordPresence(deps, tx, p.minionId, p.online, p.ts, events)
+      if (b.presentList) await recordPresentList(deps, tx, b.presentList, events)
+      for (const s of b.starts) await recordStart(deps, tx, s.minionId, s.ts, events)
     }
     // Grains are salt's own replies (a bus claim carries none): stored, then the findings of minions whose ecosystem moved.
     const grains = batch.flatMap((b) => (b.bus ? [] : (b.grains ?? [])))
     if (grains.length) {
-      recordGrains(deps, grains)
-      watchGrains(deps, grains.map((g) => g.id))
+      await recordGrains(deps, grains, tx)
+      await watchGrains(deps, grains.map((g) => g.id))
     }
     // A stable sort: events of one time keep the order in which they were made.
     events.sort((a, b) => a.ts - b.ts)
-    stored = recordEvents(deps, events)
+    const out = await recordEvents(deps, events, tx)
     // Alert rules judge the facts in the same transaction, so a transition and its outbox entry land with them.
-    watchRuns(deps, runs)
-    watchEvents(deps, stored)
+    await watchRuns(deps, runs)
+    await watchEvents(deps, out)
+    return out
   })
   publishActivity(deps, stored)
   return stored

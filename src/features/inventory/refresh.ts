@@ -33,7 +33,7 @@ export const refreshOptions = (deps: AppDeps, client: ReaderWiring['client'], wo
  * (`only`: a newly accepted minion is asked before presence has seen it); returns the number of minions answered.
  */
 export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: string, target: string, only?: string[]): Promise<number> {
-  const ids = only ?? presentMinionIds(deps).filter((m) => globMatch(target, m))
+  const ids = only ?? (await presentMinionIds(deps)).filter((m) => globMatch(target, m))
   // Salt is asked in half batches, one in flight while the previous answer is read: one batch's returns at most.
   const half = Math.max(1, Math.ceil(opts.batch / 2))
   const batches: string[][] = []

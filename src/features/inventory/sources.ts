@@ -51,8 +51,8 @@ function sourceIn(info: unknown): string | null {
 }
 
 /** The first present holder of each key, in minion-number order, grouped by minion. */
-function chooseHolders(deps: AppDeps, keyIds: number[]): Map<string, number[]> {
-  const present = new Set(presentMinionIds(deps))
+async function chooseHolders(deps: AppDeps, keyIds: number[]): Promise<Map<string, number[]>> {
+  const present = new Set(await presentMinionIds(deps))
   const order = minionOrder(deps.db.$client)
   const chunks = Math.ceil(order.rank.length / CHUNK)
   const byMinion = new Map<string, number[]>()
@@ -75,12 +75,12 @@ interface SourceJob {
 }
 
 /** The calls a learning pass would make now: every key without a source, grouped by the one minion asked for it. */
-export function planSources(deps: AppDeps): { keys: number; nameOf: Map<number, string>; minions: number; jobs: SourceJob[] } {
+export async function planSources(deps: AppDeps): Promise<{ keys: number; nameOf: Map<number, string>; minions: number; jobs: SourceJob[] }> {
   const keys = deps.db.$client.query<{ id: number; name: string }, [number]>(
     'SELECT id, name FROM package_keys WHERE source_name IS NULL AND (source_tried_at IS NULL OR source_tried_at < ?1)',
   ).all(deps.clock.now() - RETRY_MS)
   const nameOf = new Map(keys.map((k) => [k.id, k.name]))
-  const byMinion = keys.length ? chooseHolders(deps, keys.map((k) => k.id)) : new Map<string, number[]>()
+  const byMinion = keys.length ? await chooseHolders(deps, keys.map((k) => k.id)) : new Map<string, number[]>()
   const jobs: SourceJob[] = []
   for (const [minion, ids] of byMinion) {
     const names = [...new Set(ids.map((id) => nameOf.get(id)!))]
@@ -97,7 +97,7 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
   const t0 = performance.now()
   const db = deps.db.$client
   const now = deps.clock.now()
-  const { keys, nameOf, minions, jobs } = planSources(deps)
+  const { keys, nameOf, minions, jobs } = await planSources(deps)
   const out: LearnResult = { keys, learned: 0, minions, calls: 0, ms: 0 }
   if (!keys) return out
   const setSource = db.query('UPDATE package_keys SET source_name = ?2, source_tried_at = ?3 WHERE id = ?1')

@@ -5,29 +5,30 @@
  * records nothing twice.
  */
 import type { AppDeps } from '../../deps'
+import type { Queryable } from '../../db/engine'
 import type { KeyChange, KeyFingerprint, SaltFacts } from '../../salt/facts'
 import { startRecordedNear, type EventInput } from '../activity/service'
-import { ensureMinion } from './service'
+import {
+  idsWithAnyKey, insertMinion, keyStateOf, markMissing, markSeen, markSeenMany, minionExists, onlineAccepted, onlineOf, onlineOfMany, setFingerprint, setKeyState,
+} from './store'
 
 const KEY_STATE = { pend: 'pending', accept: 'accepted', reject: 'rejected', delete: null, denied: 'denied' } as const
 const KEY_WORD = { pend: 'is pending', accept: 'accepted', reject: 'rejected', delete: 'deleted', denied: 'denied' } as const
 /** Two start events of one minion this close together are one start (salt sends the legacy tag too). */
 const START_DEDUPE_MS = 10_000
 
-/** Applies key changes; key.* events for real changes, with the acting user when the change was made through Saltdeck. */
-export function recordKeyChanges(deps: AppDeps, keys: KeyChange[], initiator: string | null, out: EventInput[]) {
-  const db = deps.db.$client
+/** Applies key changes in `tx`; key.* events for real changes, with the acting user when the change was made through Saltdeck. */
+export async function recordKeyChanges(deps: AppDeps, tx: Queryable, keys: KeyChange[], initiator: string | null, out: EventInput[]) {
   for (const k of keys) {
-    const row = db.query<{ key_state: string | null }, [string]>('SELECT key_state FROM minions WHERE id = ?1').get(k.minionId)
+    const row = await keyStateOf(tx, k.minionId)
     const next = KEY_STATE[k.act]
     if (row && row.key_state === next) continue
     if (!row && next === null) continue
-    ensureMinion(deps, k.minionId)
+    const now = deps.clock.now()
+    if (!row) await insertMinion(tx, k.minionId, now)
     // Accepting or rejecting moves the same key file; a key pending again, deleted or denied may be another key, so its
     // stored fingerprint goes and the keys poller asks for the new one.
-    const sameKey = k.act === 'accept' || k.act === 'reject' ? 1 : 0
-    db.query('UPDATE minions SET key_state = ?2, online = CASE WHEN ?2 IS NULL THEN 0 ELSE online END, key_fingerprint = CASE WHEN ?4 THEN key_fingerprint END, updated_at = ?3 WHERE id = ?1')
-      .run(k.minionId, next, deps.clock.now(), sameKey)
+    await setKeyState(tx, k.minionId, next, k.act === 'accept' || k.act === 'reject', now)
     // A denied key (same id, other key) is stored as a state; the contract's key events are pend/accept/reject/delete.
     if (k.act === 'denied') continue
     out.push({ ts: k.ts, category: 'key', event_type: `key.${k.act}`, minion_id: k.minionId, initiator, summary: `${k.minionId} key ${KEY_WORD[k.act]}` })
@@ -35,47 +36,52 @@ export function recordKeyChanges(deps: AppDeps, keys: KeyChange[], initiator: st
 }
 
 /**
- * Applies the complete key list: its keys as changes, and every stored key missing from it as deleted. The first list
- * of a new install (no key stored yet) records the keys as they are, without a "key accepted" (or rejected) event
- * each: those keys were not accepted now, and 5,000 such events would bury the feed (and fill every minion at once).
- * A pending key still says so: it waits for an operator.
+ * Applies the complete key list in `tx`: its keys as changes, and every stored key missing from it as deleted. The
+ * first list of a new install (no key stored yet) records the keys as they are, without a "key accepted" (or rejected)
+ * event each: those keys were not accepted now, and 5,000 such events would bury the feed (and fill every minion at
+ * once). A pending key still says so: it waits for an operator.
  */
-export function recordKeyList(deps: AppDeps, list: NonNullable<SaltFacts['keyList']>, out: EventInput[]) {
+export async function recordKeyList(deps: AppDeps, tx: Queryable, list: NonNullable<SaltFacts['keyList']>, out: EventInput[]) {
   const listed = new Set(list.keys.map((k) => k.minionId))
   const changes: KeyChange[] = list.keys.map((k) => ({ ...k, ts: list.ts }))
-  const stored = deps.db.$client.query<{ id: string }, []>('SELECT id FROM minions WHERE key_state IS NOT NULL').all()
-  for (const { id } of stored) if (!listed.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
-  if (stored.length) return recordKeyChanges(deps, changes, null, out)
+  const stored = await idsWithAnyKey(tx)
+  for (const id of stored) if (!listed.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
+  if (stored.length) return recordKeyChanges(deps, tx, changes, null, out)
   const first: EventInput[] = []
-  recordKeyChanges(deps, changes, null, first)
+  await recordKeyChanges(deps, tx, changes, null, first)
   out.push(...first.filter((e) => e.event_type === 'key.pend'))
 }
 
-/** Stores key fingerprints; one counts only for a minion whose stored key is in the state the fingerprint was read in. */
-export function recordKeyFingerprints(deps: AppDeps, fps: KeyFingerprint[]) {
-  const q = deps.db.$client.query('UPDATE minions SET key_fingerprint = ?3 WHERE id = ?1 AND key_state = ?2 AND key_fingerprint IS NOT ?3')
-  for (const f of fps) q.run(f.minionId, KEY_STATE[f.act], f.fingerprint)
+/** Stores key fingerprints in `tx`; one counts only for a minion whose stored key is in the state the fingerprint was read in. */
+export async function recordKeyFingerprints(_deps: AppDeps, tx: Queryable, fps: KeyFingerprint[]) {
+  for (const f of fps) await setFingerprint(tx, f.minionId, KEY_STATE[f.act], f.fingerprint)
 }
 
-/** A minion seen online (last_seen moves) or gone; minion.online/offline when that changes. */
-export function recordPresence(deps: AppDeps, id: string, online: boolean, ts: number, out: EventInput[]) {
-  const db = deps.db.$client
-  const row = db.query<{ online: number }, [string]>('SELECT online FROM minions WHERE id = ?1').get(id)
-  if (online) db.query('INSERT INTO minions (id, online, last_seen, updated_at) VALUES (?1, 1, ?2, ?2) ON CONFLICT (id) DO UPDATE SET online = 1, last_seen = max(coalesce(last_seen, 0), ?2), offline_since = NULL').run(id, ts)
+/** A minion seen online (last_seen moves) or gone, in `tx`; minion.online/offline when that changes. */
+export async function recordPresence(_deps: AppDeps, tx: Queryable, id: string, online: boolean, ts: number, out: EventInput[]) {
+  const row = await onlineOf(tx, id)
+  if (online) await markSeen(tx, id, ts)
   if (row && !!row.online === online) return
   if (!row && !online) return
   // offline_since is when it was first seen missing (the salt side sends no offline while the master does not answer),
   // not the last_seen a stopped master froze: minion_offline counts from here.
-  if (!online) db.query('UPDATE minions SET online = 0, offline_since = ?2, updated_at = ?2 WHERE id = ?1').run(id, ts)
+  if (!online) await markMissing(tx, id, ts)
   out.push({ ts, category: 'minion', event_type: online ? 'minion.online' : 'minion.offline', minion_id: id, summary: `${id} ${online ? 'came online' : 'went offline'}` })
 }
 
-/** Applies a full present list: those listed are online, every other accepted minion is offline. */
-export function recordPresentList(deps: AppDeps, list: NonNullable<SaltFacts['presentList']>, out: EventInput[]) {
+/**
+ * Applies a full present list in `tx`: those listed are online, every other accepted minion is offline. The listed
+ * are read and marked seen a slice at a time (one statement per 500, not two per minion: 50,000 minions come in one
+ * list), then minion.online is said for each that was not online, in the list's order.
+ */
+export async function recordPresentList(deps: AppDeps, tx: Queryable, list: NonNullable<SaltFacts['presentList']>, out: EventInput[]) {
   const present = new Set(list.ids)
-  for (const id of list.ids) recordPresence(deps, id, true, list.ts, out)
-  const online = deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE online = 1 AND key_state = 'accepted'").all()
-  for (const { id } of online) if (!present.has(id)) recordPresence(deps, id, false, list.ts, out)
+  const ids = [...present]
+  const before = await onlineOfMany(tx, ids)
+  await markSeenMany(tx, ids, list.ts)
+  for (const id of ids)
+    if (before.get(id) !== 1) out.push({ ts: list.ts, category: 'minion', event_type: 'minion.online', minion_id: id, summary: `${id} came online` })
+  for (const id of await onlineAccepted(tx)) if (!present.has(id)) await recordPresence(deps, tx, id, false, list.ts, out)
 }
 
 /**
@@ -83,9 +89,9 @@ export function recordPresentList(deps: AppDeps, list: NonNullable<SaltFacts['pr
  * in another's name, so it is a claim: recorded only for a minion Saltdeck knows, and it changes no presence (the
  * presence poller, which the start hints at, says whether the minion is up).
  */
-export function recordStart(deps: AppDeps, id: string, ts: number, out: EventInput[]) {
+export async function recordStart(_deps: AppDeps, tx: Queryable, id: string, ts: number, out: EventInput[]) {
   const near = (e: EventInput) => e.event_type === 'minion.start' && e.minion_id === id && Math.abs(e.ts - ts) < START_DEDUPE_MS
-  if (out.some(near) || startRecordedNear(deps, id, ts, START_DEDUPE_MS)) return
-  if (!deps.db.$client.query<{ n: number }, [string]>('SELECT 1 AS n FROM minions WHERE id = ?1').get(id)) return
+  if (out.some(near) || (await startRecordedNear(tx, id, ts, START_DEDUPE_MS))) return
+  if (!(await minionExists(tx, id))) return
   out.push({ ts, category: 'minion', event_type: 'minion.start', minion_id: id, summary: `${id} started` })
 }

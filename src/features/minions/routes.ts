@@ -49,7 +49,7 @@ export const minionRoutes = [
     handler: ({ deps, query }) => listMinions(deps, query),
     csv: {
       filename: 'minions.csv', header: ['id', 'key_state', 'presence', 'online', 'last_seen', 'os', 'osrelease', 'ip', 'salt_version', 'last_run_status', 'last_run_at'],
-      page: ({ deps, query }, offset, limit) => listMinions(deps, { ...query, offset, limit }).minions.map((m) => [
+      page: async ({ deps, query }, offset, limit) => (await listMinions(deps, { ...query, offset, limit })).minions.map((m) => [
         m.id, m.key_state, m.presence, m.online, m.last_seen, m.os, m.osrelease, m.ip, m.salt_version, m.last_run?.status, m.last_run?.completed_at,
       ]),
     },
@@ -66,7 +66,7 @@ export const minionRoutes = [
     handler: ({ deps, params, query }) => listRuns(deps, params.minion_id, query),
     csv: {
       filename: 'runs.csv', header: ['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls'],
-      page: ({ deps, params, query }, offset, limit) => listRuns(deps, params.minion_id, { ...query, offset, limit }).runs.map((r) => [
+      page: async ({ deps, params, query }, offset, limit) => (await listRuns(deps, params.minion_id, { ...query, offset, limit })).runs.map((r) => [
         params.minion_id, r.jid, r.fun, r.completed_at, r.status, r.test, r.pass_count, r.fail_count, r.change_count, r.total_count, r.duration_ms, r.blocked, r.sls,
       ]),
     },

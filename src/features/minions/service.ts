@@ -1,13 +1,26 @@
 /** Minion rows: grains written by the grains poller, the minion list and detail, and the key list. */
-import type { SQLQueryBindings } from 'bun:sqlite'
+import { sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { twin, type Queryable } from '../../db/engine'
+import { minions as m } from '../../db/schema'
 import { containsPattern } from '../../lib/sql'
-import { hasGlobChars, sqliteGlob } from '../../lib/glob'
+import { hasGlobChars, pgGlobRegex, sqliteGlob } from '../../lib/glob'
 import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
 import { boundDepth, MAX_GRAIN_DEPTH } from './grains-depth'
+import {
+  acceptedOf, idsWithKey, idsWithoutFingerprint, insertMinion, keyRows, minionPage, minionRow, updateGrains, versionCounts, type MinionRow,
+} from './store'
 
-/** Creates an empty minion row when the id is new. */
+/** Creates an empty minion row when the id is new, on `q` (the caller's transaction, or the engine); 1 when it did. */
+export function ensureMinionIn(deps: AppDeps, q: Queryable, id: string): Promise<number> {
+  return insertMinion(q, id, deps.clock.now())
+}
+
+/**
+ * Creates an empty minion row when the id is new, synchronously on SQLite: the inventory's package writer calls it
+ * inside its own synchronous transaction until that moves onto the engine (then it calls ensureMinionIn).
+ */
 export function ensureMinion(deps: AppDeps, id: string) {
   deps.db.$client.query('INSERT INTO minions (id, updated_at) VALUES (?1, ?2) ON CONFLICT (id) DO NOTHING').run(id, deps.clock.now())
 }
@@ -22,61 +35,46 @@ function firstIp(grains: Record<string, unknown>): string | null {
 }
 
 /** Stores the grains of many minions in one transaction, with the summary columns taken from them. */
-export function recordGrains(deps: AppDeps, facts: { id: string; grains: Record<string, unknown> }[]) {
-  const db = deps.db.$client
+export async function recordGrains(deps: AppDeps, facts: { id: string; grains: Record<string, unknown> }[], inTx?: Queryable): Promise<void> {
   const now = deps.clock.now()
-  db.transaction(() => {
+  const store = async (tx: Queryable) => {
     for (const { id, grains: given } of facts) {
-      ensureMinion(deps, id)
+      await insertMinion(tx, id, now)
       // One minion's document nested past what SQLite's JSON functions read must not break them for the fleet.
       const { grains: g, cut } = boundDepth(given)
       if (cut) deps.log.warn('grains nested too deep: cut', { minion_id: id, max_depth: MAX_GRAIN_DEPTH })
-      db.query('UPDATE minions SET grains = ?2, os = ?3, osrelease = ?4, ip = ?5, salt_version = ?6, os_family = ?7, updated_at = ?8 WHERE id = ?1').run(
-        id, JSON.stringify(g), str(g.os), str(g.osrelease), firstIp(g), str(g.saltversion), str(g.os_family), now,
-      )
+      await updateGrains(tx, id, { grains: JSON.stringify(g), os: str(g.os), osrelease: str(g.osrelease), ip: firstIp(g), salt_version: str(g.saltversion), os_family: str(g.os_family) }, now)
     }
-  })()
+  }
+  // Inside applyFacts' transaction (grains as salt facts) the batch's tx; on its own, a transaction of its own.
+  await (inTx ? store(inTx) : deps.db.tx(store))
 }
 
 /** Ids of the accepted minions, sorted. */
-export function acceptedMinionIds(deps: AppDeps): string[] {
-  return deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' ORDER BY id").all().map((r) => r.id)
+export function acceptedMinionIds(deps: AppDeps): Promise<string[]> {
+  return idsWithKey(deps.db, 'accepted')
 }
 
 /** Which of these minions have an accepted key now. */
-export function acceptedAmong(deps: AppDeps, ids: string[]): Set<string> {
-  const q = deps.db.$client.prepare<{ n: number }, [string]>("SELECT 1 AS n FROM minions WHERE id = ?1 AND key_state = 'accepted'")
-  return new Set(ids.filter((id) => q.get(id)))
+export async function acceptedAmong(deps: AppDeps, ids: string[]): Promise<Set<string>> {
+  const accepted = await acceptedOf(deps.db, ids)
+  return new Set(ids.filter((id) => accepted.has(id)))
 }
 
 /** Ids of the accepted minions that are online, sorted. */
-export function presentMinionIds(deps: AppDeps): string[] {
-  return deps.db.$client.query<{ id: string }, []>("SELECT id FROM minions WHERE key_state = 'accepted' AND online = 1 ORDER BY id").all().map((r) => r.id)
+export function presentMinionIds(deps: AppDeps): Promise<string[]> {
+  return idsWithKey(deps.db, 'accepted', true)
 }
 
 /** Values of the minion list's `status` filter. */
 export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
 
-const STATUS_SQL: Record<(typeof MINION_STATUSES)[number], string> = {
+const STATUS_SQL: Record<(typeof MINION_STATUSES)[number], SQL> = {
   // Offline means an accepted minion that does not answer; a pending or rejected key is not part of the fleet yet.
-  online: 'online = 1', offline: "online = 0 AND key_state = 'accepted'",
-  accepted: "key_state = 'accepted'", pending: "key_state = 'pending'", rejected: "key_state = 'rejected'", denied: "key_state = 'denied'",
-  healthy: "last_run_status = 'healthy'", changed: "last_run_status = 'changed'", unhealthy: "last_run_status = 'unhealthy'", blocked: "last_run_status = 'blocked'",
-}
-
-const SUMMARY = 'id, key_state, online, last_seen, os, osrelease, ip, salt_version, last_run_status, last_run_completed_at'
-/** A row of the minion list (SUMMARY). */
-interface MinionRow {
-  id: string
-  key_state: string | null
-  online: number
-  last_seen: number | null
-  os: string | null
-  osrelease: string | null
-  ip: string | null
-  salt_version: string | null
-  last_run_status: string | null
-  last_run_completed_at: number | null
+  online: sql`${m.online} = 1`, offline: sql`${m.online} = 0 AND ${m.keyState} = 'accepted'`,
+  accepted: sql`${m.keyState} = 'accepted'`, pending: sql`${m.keyState} = 'pending'`, rejected: sql`${m.keyState} = 'rejected'`, denied: sql`${m.keyState} = 'denied'`,
+  healthy: sql`${m.lastRunStatus} = 'healthy'`, changed: sql`${m.lastRunStatus} = 'changed'`, unhealthy: sql`${m.lastRunStatus} = 'unhealthy'`,
+  blocked: sql`${m.lastRunStatus} = 'blocked'`,
 }
 
 /** Whether the stored online flags are current: not while salt-api does not answer (the flags are then last known). */
@@ -94,79 +92,79 @@ function minionOut(r: MinionRow, known: boolean) {
 const GRAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 /** ASCII lower case, as SQLite's lower() folds; salt folds grain values and patterns alike before matching. */
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase())
-/** A grain value as salt's grain matcher compares it (Python's str() lowered): JSON true/false/null as Python prints them. */
-const grainText = (t: string) => `CASE ${t}.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'none' ELSE lower(${t}.value) END`
+/** A grain value (json_each row `t`) as salt's grain matcher compares it (Python's str() lowered): JSON true/false/null as Python prints them. */
+const grainText = (t: string) => sql.raw(`CASE ${t}.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'none' ELSE lower(${t}.value) END`)
+/** The same for PostgreSQL (a jsonb value `t`.value; lower() folds ASCII alone under collation C, as SQLite's does). */
+const grainTextPg = (t: string) => sql.raw(`CASE jsonb_typeof(${t}.value) WHEN 'boolean' THEN ${t}.value #>> '{}' WHEN 'null' THEN 'none' ELSE lower(${t}.value #>> '{}') END`)
 
 /**
- * The minion list's `q` as an SQL condition with its arguments (bound, never spliced):
+ * The minion list's `q` as an SQL condition for the engine `db` runs on (values bound, never spliced):
  * - `G@name:glob` or `name:glob` (name a word): minions whose top-level grain `name` matches the glob, case-insensitively
  *   (salt folds both sides); a list grain matches when any element does; `G@name` alone: minions that have the grain;
  * - text with `*`, `?` or `[`: salt's glob on the whole id, case-sensitive;
  * - anything else: a case-insensitive substring of the id.
+ * SQLite reads the grains with json_each and matches with GLOB; PostgreSQL with jsonb_each and a regular expression.
  */
-export function minionQuery(q: string): { sql: string; args: string[] } {
+export function minionQuery(db: Queryable, q: string): SQL {
+  const none = sql`1 = 0`
   const grain = q.startsWith('G@') ? q.slice(2) : null
   const colon = (grain ?? q).indexOf(':')
   const name = colon < 0 ? grain : (grain ?? q).slice(0, colon)
   if (name !== null && (grain !== null || GRAIN_NAME.test(name))) {
-    const each = 'SELECT 1 FROM json_each(minions.grains) AS g WHERE g.key = ?'
-    if (colon < 0) return { sql: `EXISTS (${each})`, args: [name] }
+    const each = twin(db, {
+      sqlite: sql`SELECT 1 FROM json_each(${m.grains}) AS g WHERE g.key = ${name}`,
+      postgres: sql`SELECT 1 FROM jsonb_each(${m.grains}::jsonb) AS g WHERE g.key = ${name}`,
+    })
+    if (colon < 0) return sql`EXISTS (${each})`
     const glob = sqliteGlob(asciiLower((grain ?? q).slice(colon + 1)))
-    if (glob === null) return { sql: '0', args: [] }
-    const value = `CASE WHEN g.type = 'array' THEN EXISTS (SELECT 1 FROM json_each(g.value) AS e WHERE e.type <> 'object' AND ${grainText('e')} GLOB ?) WHEN g.type = 'object' THEN 0 ELSE ${grainText('g')} GLOB ? END`
-    return { sql: `EXISTS (${each} AND ${value})`, args: [name, glob, glob] }
+    if (glob === null) return none
+    if (db.engine === 'postgres') {
+      const re = pgGlobRegex(glob)
+      // The array guard inside: PostgreSQL may read a set-returning function's argument before the CASE decides.
+      return sql`EXISTS (${each} AND CASE WHEN jsonb_typeof(g.value) = 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(g.value) = 'array' THEN g.value ELSE '[]' END) AS e(value)
+        WHERE jsonb_typeof(e.value) <> 'object' AND ${grainTextPg('e')} ~ ${re}) WHEN jsonb_typeof(g.value) = 'object' THEN false ELSE ${grainTextPg('g')} ~ ${re} END)`
+    }
+    return sql`EXISTS (${each} AND CASE WHEN g.type = 'array' THEN EXISTS (SELECT 1 FROM json_each(g.value) AS e WHERE e.type <> 'object' AND ${grainText('e')} GLOB ${glob})
+      WHEN g.type = 'object' THEN 0 ELSE ${grainText('g')} GLOB ${glob} END)`
   }
   if (hasGlobChars(q)) {
     const glob = sqliteGlob(q)
-    return glob === null ? { sql: '0', args: [] } : { sql: 'id GLOB ?', args: [glob] }
+    if (glob === null) return none
+    return twin(db, { sqlite: sql`${m.id} GLOB ${glob}`, postgres: sql`${m.id} ~ ${pgGlobRegex(glob)}` })
   }
-  return { sql: `id LIKE ? ESCAPE '\\'`, args: [containsPattern(q)] }
+  // LIKE is case-insensitive for ASCII on SQLite; ILIKE is PostgreSQL's twin.
+  return twin(db, { sqlite: sql`${m.id} LIKE ${containsPattern(q)} ESCAPE '\\'`, postgres: sql`${m.id} ILIKE ${containsPattern(q)} ESCAPE '\\'` })
 }
 
 /** Lists minions by id, filtered by `q` (minionQuery: substring, salt glob or grain) and by status. */
-export function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MINION_STATUSES)[number]; limit: number; offset: number }) {
-  const where: string[] = []
-  const args: string[] = []
-  if (q.q) {
-    const m = minionQuery(q.q)
-    where.push(m.sql)
-    args.push(...m.args)
-  }
+export async function listMinions(deps: AppDeps, q: { q?: string; status?: (typeof MINION_STATUSES)[number]; limit: number; offset: number }) {
+  const where: SQL[] = []
+  if (q.q) where.push(minionQuery(deps.db, q.q))
   if (q.status) where.push(STATUS_SQL[q.status])
-  const w = where.length ? `WHERE ${where.join(' AND ')}` : ''
-  const db = deps.db.$client
-  const total = db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM minions ${w}`).get(...args)!.n
-  const rows = db.query<MinionRow, SQLQueryBindings[]>(`SELECT ${SUMMARY} FROM minions ${w} ORDER BY id LIMIT ${q.limit} OFFSET ${q.offset}`).all(...args)
+  const { total, rows } = await minionPage(deps.db, where, q.limit, q.offset)
   const known = presenceKnown(deps)
   return { total, minions: rows.map((r) => minionOut(r, known)) }
 }
 
 /** One minion with its grains; 404 when unknown. */
-export function minionDetail(deps: AppDeps, id: string) {
-  const r = deps.db.$client
-    .query<MinionRow & { grains: string | null; key_fingerprint: string | null }, [string]>(`SELECT ${SUMMARY}, key_fingerprint, grains FROM minions WHERE id = ?1`)
-    .get(id)
+export async function minionDetail(deps: AppDeps, id: string) {
+  const r = await minionRow(deps.db, id)
   if (!r) throw new NotFound('Minion')
   return { ...minionOut(r, presenceKnown(deps)), key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
 }
 
 /** Accepted minions per Salt version (from their grains; null when grains have not arrived), most first. */
 export function minionVersions(deps: AppDeps) {
-  return deps.db.$client
-    .query<{ version: string | null; minions: number }, []>("SELECT salt_version AS version, count(*) AS minions FROM minions WHERE key_state = 'accepted' GROUP BY salt_version ORDER BY minions DESC, version")
-    .all()
+  return versionCounts(deps.db)
 }
 
 /** Minion ids by key state, each list sorted, and the fingerprints known of those keys (by id). */
-export function listKeys(deps: AppDeps) {
+export async function listKeys(deps: AppDeps) {
   const lists = { accepted: [] as string[], pending: [] as string[], rejected: [] as string[], denied: [] as string[] }
   // No prototype: a minion id such as `__proto__` is an own key like any other.
   const fingerprints: Record<string, string> = Object.create(null)
-  const rows = deps.db.$client
-    .query<{ id: string; key_state: keyof typeof lists; key_fingerprint: string | null }, []>('SELECT id, key_state, key_fingerprint FROM minions WHERE key_state IS NOT NULL ORDER BY key_state, id')
-    .all()
-  for (const r of rows) {
-    const list = lists[r.key_state]
+  for (const r of await keyRows(deps.db)) {
+    const list = lists[r.key_state as keyof typeof lists]
     if (!list) continue
     list.push(r.id)
     if (r.key_fingerprint !== null) fingerprints[r.id] = r.key_fingerprint
@@ -175,6 +173,6 @@ export function listKeys(deps: AppDeps) {
 }
 
 /** Ids of the keys whose fingerprint is not stored yet, sorted. */
-export function keysWithoutFingerprint(deps: AppDeps): string[] {
-  return deps.db.$client.query<{ id: string }, []>('SELECT id FROM minions WHERE key_state IS NOT NULL AND key_fingerprint IS NULL ORDER BY id').all().map((r) => r.id)
+export function keysWithoutFingerprint(deps: AppDeps): Promise<string[]> {
+  return idsWithoutFingerprint(deps.db)
 }

@@ -5,7 +5,9 @@
  * SALTDECK_RUN_DETAIL_KEEP runs of a minion keep their detail.
  */
 import type { AppDeps } from '../../deps'
+import type { Queryable } from '../../db/engine'
 import type { RunDetail, StateResult } from '../../salt/states'
+import { detailOf, identIdOf, identsIn, putDetail, pruneDetails, textIdOf, textsIn } from './detail-store'
 
 /** Changes of one state longer than this (as JSON) are replaced by a note of their size. */
 const CHANGES_MAX = 16 * 1024
@@ -29,18 +31,16 @@ const remember = (m: Map<string, number>, k: string, v: number) => {
   return v
 }
 
-/** The id of a state identity, stored once. */
-export function identId(deps: AppDeps, s: Pick<StateResult, 'key' | 'sls' | 'id' | 'function' | 'name'>): number {
+/**
+ * The id of a state identity, stored once (in `q`, the caller's transaction): the number itself when it is known (a
+ * run's states are nearly all known, and an await each would cost a turn of the event loop), else a promise of it.
+ */
+export function identId(deps: AppDeps, q: Queryable, s: Pick<StateResult, 'key' | 'sls' | 'id' | 'function' | 'name'>): number | Promise<number> {
   const c = cacheOf(deps).idents
   const k = `${s.sls}\0${s.key}`
   const hit = c.get(k)
   if (hit !== undefined) return hit
-  const row = deps.db.$client
-    .query<{ id: number }, [string, string, string, string, string]>(
-      'INSERT INTO state_idents (key, sls, state_id, function, name) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (key, sls) DO UPDATE SET key = excluded.key RETURNING id',
-    )
-    .get(s.key, s.sls, s.id, s.function, s.name)!
-  return remember(c, k, row.id)
+  return identIdOf(q, { key: s.key, sls: s.sls, state_id: s.id, function: s.function, name: s.name }).then((id) => remember(c, k, id))
 }
 
 /** Comments longer than this many characters are stored cut, marked so (a 100 MB comment grew the database by 243 MB). */
@@ -53,49 +53,42 @@ function cutText(text: string): string {
   return `${text.slice(0, end)}\n[… cut by Saltdeck: ${text.length} characters in all]`
 }
 
-/** The id of a comment (cut to TEXT_MAX), stored once; 0 for none. */
-export function textId(deps: AppDeps, whole: string): number {
+/** The id of a comment (cut to TEXT_MAX), stored once (in `q`); 0 for none. The number itself when known, as identId. */
+export function textId(deps: AppDeps, q: Queryable, whole: string): number | Promise<number> {
   if (!whole) return 0
   const text = cutText(whole)
   const c = cacheOf(deps).texts
   const hit = c.get(text)
   if (hit !== undefined) return hit
-  const row = deps.db.$client
-    .query<{ id: number }, [string]>('INSERT INTO state_texts (text) VALUES (?1) ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id')
-    .get(text)!
-  return remember(c, text, row.id)
+  return textIdOf(q, text).then((id) => remember(c, text, id))
 }
 
 const RESULT = { false: 0, true: 1, null: 2 } as const
 
-/** Stores a run's detail and drops the detail of the minion's runs past the newest `keep`. */
-export function storeDetail(deps: AppDeps, runId: string, minionId: string, detail: RunDetail, keep: number) {
-  const db = deps.db.$client
+/** Stores a run's detail (in `q`) and drops the detail of the minion's runs past the newest `keep`. */
+export async function storeDetail(deps: AppDeps, q: Queryable, runId: string, minionId: string, detail: RunDetail, keep: number) {
   let blob: Uint8Array | null = null
   let changes: string | null = null
   if (detail.states) {
     const packed = new Uint32Array(detail.states.length * FIELDS)
     const changed: Record<number, unknown> = {}
-    detail.states.forEach((s, i) => {
-      packed[i * FIELDS] = identId(deps, s)
-      packed[i * FIELDS + 1] = textId(deps, s.comment)
+    for (const [i, s] of detail.states.entries()) {
+      const ident = identId(deps, q, s)
+      const text = textId(deps, q, s.comment)
+      packed[i * FIELDS] = typeof ident === 'number' ? ident : await ident
+      packed[i * FIELDS + 1] = typeof text === 'number' ? text : await text
       packed[i * FIELDS + 2] = Math.min(s.durationMs, 0xffffffff)
       packed[i * FIELDS + 3] = RESULT[String(s.result) as keyof typeof RESULT] | (s.changed ? 4 : 0)
       if (s.changed) {
         const json = JSON.stringify(s.changes)
         changed[i] = json.length > CHANGES_MAX ? { saltdeck_note: `changes of ${json.length} bytes not kept` } : s.changes
       }
-    })
+    }
     blob = new Uint8Array(packed.buffer)
     changes = Object.keys(changed).length ? JSON.stringify(changed) : null
   }
-  db.query('INSERT OR REPLACE INTO run_details (run_id, minion_id, states, changes, errors) VALUES (?1, ?2, ?3, ?4, ?5)').run(
-    runId, minionId, blob, changes, detail.errors ? JSON.stringify(detail.errors.map((e) => e.slice(0, CHANGES_MAX))) : null,
-  )
-  db.query(
-    `DELETE FROM run_details WHERE minion_id = ?1 AND run_id NOT IN
-       (SELECT id FROM runs WHERE minion_id = ?1 ORDER BY completed_at DESC, jid DESC LIMIT ?2)`,
-  ).run(minionId, keep)
+  await putDetail(q, runId, minionId, { states: blob, changes, errors: detail.errors ? JSON.stringify(detail.errors.map((e) => e.slice(0, CHANGES_MAX))) : null })
+  await pruneDetails(q, minionId, keep)
 }
 
 /** One state as the API shows it. */
@@ -114,9 +107,8 @@ export interface StateOut {
 }
 
 /** A run's stored detail: its states or its errors; null when the detail was pruned (or never stored). */
-export function readDetail(deps: AppDeps, runId: string): { states: StateOut[]; errors: null } | { states: null; errors: string[] } | null {
-  const db = deps.db.$client
-  const row = db.query<{ states: Uint8Array | null; changes: string | null; errors: string | null }, [string]>('SELECT states, changes, errors FROM run_details WHERE run_id = ?1').get(runId)
+export async function readDetail(deps: AppDeps, runId: string): Promise<{ states: StateOut[]; errors: null } | { states: null; errors: string[] } | null> {
+  const row = await detailOf(deps.db, runId)
   if (!row) return null
   if (row.errors !== null) return { states: null, errors: JSON.parse(row.errors) as string[] }
   const bytes = row.states ?? new Uint8Array(0)
@@ -126,10 +118,8 @@ export function readDetail(deps: AppDeps, runId: string): { states: StateOut[]; 
   const identIds = new Set<number>()
   const textIds = new Set<number>()
   for (let i = 0; i < n; i++) identIds.add(at(i, 0)), textIds.add(at(i, 1))
-  const idents = new Map(
-    db.query<{ id: number; key: string; sls: string; state_id: string; function: string; name: string }, []>(`SELECT id, key, sls, state_id, function, name FROM state_idents WHERE id IN (${[...identIds].join(',') || 0})`).all().map((r) => [r.id, r]),
-  )
-  const texts = new Map(db.query<{ id: number; text: string }, []>(`SELECT id, text FROM state_texts WHERE id IN (${[...textIds].join(',') || 0})`).all().map((r) => [r.id, r.text]))
+  const idents = new Map((await identsIn(deps.db, identIds)).map((r) => [r.id, r]))
+  const texts = new Map((await textsIn(deps.db, textIds)).map((r) => [r.id, r.text]))
   const changes = row.changes ? (JSON.parse(row.changes) as Record<string, Record<string, unknown>>) : {}
   const states: StateOut[] = []
   for (let i = 0; i < n; i++) {

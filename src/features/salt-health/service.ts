@@ -36,7 +36,7 @@ export async function saltHealth(deps: AppDeps) {
   const now = deps.clock.now()
   const h = deps.salt?.health() ?? idle(deps)
   const configured = settingsStatus(deps).configured
-  const versions = minionVersions(deps)
+  const versions = await minionVersions(deps)
   const master = h.masterVersion
   const pollers = h.pollers.map((p) => ({
     name: p.name, interval_seconds: p.interval, last_success_at: isoOrNull(p.lastSuccess), lag_seconds: p.lagSeconds, last_error: p.lastError,

@@ -125,14 +125,14 @@ export const claimFiring = (deps: AppDeps, id: string, dueAt: number, next: numb
   claimFiringRow(deps.db, id, dueAt, next, deps.clock.now())
 
 /** Stores the events of a firing and tells the live streams. */
-function event(deps: AppDeps, s: ScheduleRow, type: string, summary: string, extra: { jid?: string; fun?: string; success: boolean }) {
-  publishActivity(deps, recordEvents(deps, [{ ts: deps.clock.now(), category: 'job', event_type: type, initiator: s.creator, target: s.name, summary, ...extra }]))
+async function event(deps: AppDeps, s: ScheduleRow, type: string, summary: string, extra: { jid?: string; fun?: string; success: boolean }) {
+  publishActivity(deps, await recordEvents(deps, [{ ts: deps.clock.now(), category: 'job', event_type: type, initiator: s.creator, target: s.name, summary, ...extra }]))
 }
 
 /** Turns a schedule off with the reason, as when its creator lost the permission. */
 async function disable(deps: AppDeps, s: ScheduleRow, reason: string) {
   await disableScheduleRow(deps.db, s.id, reason, deps.clock.now())
-  event(deps, s, 'job.schedule_disabled', `Schedule ${s.name} disabled: ${reason}`, { success: false })
+  await event(deps, s, 'job.schedule_disabled', `Schedule ${s.name} disabled: ${reason}`, { success: false })
 }
 
 /** Fires one claimed schedule as its creator; records the outcome on the schedule and as an activity event. */
@@ -146,13 +146,13 @@ async function fire(deps: AppDeps, client: SaltClient, s: ScheduleRow) {
   try {
     const r = await runTemplate(deps, client, { userId: s.created_by, username: user.username }, t)
     await setLastRun(deps.db, s.id, now, r.jid, null)
-    event(deps, s, 'job.schedule_fired', `Schedule ${s.name} ran ${t.fun} on ${r.minions.length} minions`, { jid: r.jid, fun: t.fun, success: true })
+    await event(deps, s, 'job.schedule_fired', `Schedule ${s.name} ran ${t.fun} on ${r.minions.length} minions`, { jid: r.jid, fun: t.fun, success: true })
   } catch (e) {
     // The creator's permissions are judged at firing time: without them the schedule stops until someone enables it again.
     if (e instanceof Forbidden) return disable(deps, s, `Not run: ${e.message}`)
     const msg = e instanceof Error ? e.message : String(e)
     await setLastRun(deps.db, s.id, now, null, msg)
-    event(deps, s, 'job.schedule_failed', `Schedule ${s.name} failed: ${msg}`, { fun: t.fun, success: false })
+    await event(deps, s, 'job.schedule_failed', `Schedule ${s.name} failed: ${msg}`, { fun: t.fun, success: false })
   }
 }
 

@@ -1,0 +1,189 @@
+/**
+ * The activity feed's SQL: events and their per-category counters, the filter of the list and the stream as one WHERE
+ * clause, and the search (SQLite: LIKE narrowed by the FTS5 trigram index of search.db; PostgreSQL: ILIKE, which the
+ * pg_trgm GIN index serves). Everything runs on the Queryable it is handed (the engine or an open transaction).
+ */
+import { sql, type SQL } from 'drizzle-orm'
+import { twin, type Queryable } from '../../db/engine'
+import { renderSqlite } from '../../db/sqlite'
+import { renderPostgres } from '../../db/postgres'
+import type { Row } from '../../db/row'
+import { activityCounts, activityEvents as ev } from '../../db/schema'
+import { containsPattern } from '../../lib/sql'
+import { insertEventsSqlite, type EventValues } from './events-sqlite'
+
+/** A row of activity_events as the list and the stream read it. */
+export type EventRow = Row<typeof ev>
+
+export type { EventValues }
+
+const COLS = sql`${ev.id}, ${ev.ts}, ${ev.category}, ${ev.eventType}, ${ev.minionId}, ${ev.jid}, ${ev.fun}, ${ev.success}, ${ev.changed}, ${ev.initiator}, ${ev.target}, ${ev.durationMs}, ${ev.summary}`
+
+/**
+ * Inserts events in order and adds them to their categories' counters; returns their ids. SQLite: one prepared
+ * statement run per event (events-sqlite.ts: its row id costs nothing, RETURNING several times more per row);
+ * PostgreSQL: one multi-row INSERT ... RETURNING per 1,000 events.
+ */
+export async function insertEvents(q: Queryable, rows: EventValues[], perCategory: Map<string, number>): Promise<number[]> {
+  const ids = q.native.engine === 'sqlite' ? insertEventsSqlite(q.native.client, rows) : await insertEventsPortable(q, rows)
+  for (const [c, n] of perCategory)
+    await q.exec(sql`INSERT INTO ${activityCounts} (category, n) VALUES (${c}, ${n}) ON CONFLICT (category) DO UPDATE SET n = ${activityCounts.n} + excluded.n`)
+  return ids
+}
+
+/** The portable insert: multi-row VALUES with RETURNING, in the order given (ids are issued in VALUES order). */
+async function insertEventsPortable(q: Queryable, rows: EventValues[]): Promise<number[]> {
+  const ids: number[] = []
+  for (let i = 0; i < rows.length; i += 1000) {
+    const values = rows.slice(i, i + 1000).map((e) =>
+      sql`(${e.ts}, ${e.category}, ${e.event_type}, ${e.minion_id}, ${e.jid}, ${e.fun}, ${e.success}, ${e.changed}, ${e.initiator}, ${e.target}, ${e.duration_ms}, ${e.summary})`)
+    const got = await q.rows<{ id: number }>(sql`INSERT INTO ${ev} (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary)
+      VALUES ${sql.join(values, sql`, `)} RETURNING id`)
+    for (const r of got.sort((a, b) => a.id - b.id)) ids.push(r.id)
+  }
+  return ids
+}
+
+/** Whether a minion.start of this minion is stored with from < ts < to. */
+export async function startBetween(q: Queryable, minionId: string, from: number, to: number): Promise<boolean> {
+  return !!(await q.row(sql`SELECT 1 AS n FROM ${ev} WHERE ${ev.minionId} = ${minionId} AND ${ev.ts} > ${from} AND ${ev.ts} < ${to} AND ${ev.eventType} = 'minion.start' LIMIT 1`))
+}
+
+/** The newest event id, 0 when there is none. */
+export async function maxEventId(q: Queryable): Promise<number> {
+  return (await q.row<{ id: number | null }>(sql`SELECT max(${ev.id}) AS id FROM ${ev}`))?.id ?? 0
+}
+
+/** Deletes the events before `cutoff` and takes them off their counters; returns how many went. Run it in a tx. */
+export async function deleteEventsBefore(q: Queryable, cutoff: number): Promise<number> {
+  const gone = await q.rows<{ category: string; n: number }>(sql`SELECT ${ev.category} AS category, count(*) AS n FROM ${ev} WHERE ${ev.ts} < ${cutoff} GROUP BY ${ev.category}`)
+  await q.exec(sql`DELETE FROM ${ev} WHERE ${ev.ts} < ${cutoff}`)
+  let removed = 0
+  for (const g of gone) {
+    await q.exec(sql`UPDATE ${activityCounts} SET n = n - ${g.n} WHERE ${activityCounts.category} = ${g.category}`)
+    removed += g.n
+  }
+  return removed
+}
+
+/** The sum of the counters of these categories (all when none given): an unfiltered total without count(*). */
+export async function countedIn(q: Queryable, cats: string[] | null): Promise<number> {
+  const w = cats ? sql` WHERE ${activityCounts.category} IN ${cats}` : sql.empty()
+  return (await q.row<{ n: number }>(sql`SELECT coalesce(sum(${activityCounts.n}), 0) AS n FROM ${activityCounts}${w}`))!.n
+}
+
+/** The filters of the list and the stream as conditions; `cats`: the categories asked and visible (all: none named). */
+export interface Where {
+  conds: SQL[]
+  /** The categories it keeps, when fewer than all (the category condition is conds[0] then). */
+  cats: string[] | null
+  /** Whether it filters by category alone (or not at all). */
+  onlyCategories: boolean
+}
+
+/** What eventWhere reads of a filter (contract §6), `since` already turned into a time. */
+export interface WhereFilter {
+  since?: number
+  event_type?: string
+  minion_id?: string
+  minion?: string
+  jid?: string
+  search?: string
+  hide_dispatch?: boolean
+  hide_routine?: boolean
+  success?: boolean
+}
+
+/** The columns the activity search looks in. */
+const SEARCHED = [ev.summary, ev.minionId, ev.fun, ev.initiator, ev.target]
+
+/**
+ * The conditions of a filter over the categories `cats` (`all`: whether those are every category). With `scan`, a
+ * search is decided by LIKE alone (for a few rows: the newest, or those stored since a count); without, the SQLite
+ * trigram index first narrows the rows (PostgreSQL's ILIKE is served by its pg_trgm index directly).
+ */
+export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: boolean, afterId?: number, scan = false): Where {
+  const conds: SQL[] = []
+  if (!all) conds.push(sql`${ev.category} IN ${cats}`)
+  const base = conds.length
+  if (f.since !== undefined) conds.push(sql`${ev.ts} >= ${f.since}`)
+  // Its category too (an event type is named under it): the page then walks that category's index newest first instead
+  // of every event, and a busy job feed no longer hides a rare key or minion type.
+  if (f.event_type) conds.push(sql`${ev.eventType} = ${f.event_type}`, sql`${ev.category} = ${f.event_type.split('.')[0]!}`)
+  if (f.minion_id) conds.push(sql`${ev.minionId} = ${f.minion_id}`)
+  // An exact, case-sensitive substring (minion ids are case-sensitive in salt) with no pattern characters to escape.
+  if (f.minion) conds.push(twin(q, { sqlite: sql`instr(${ev.minionId}, ${f.minion}) > 0`, postgres: sql`strpos(${ev.minionId}, ${f.minion}) > 0` }))
+  if (f.jid) conds.push(sql`${ev.jid} = ${f.jid}`)
+  if (f.hide_dispatch) conds.push(sql`${ev.eventType} <> 'job.new'`)
+  // coalesce: an unknown success is not routine, and NOT(NULL) would otherwise drop the row.
+  if (f.hide_routine) conds.push(sql`NOT (${ev.eventType} = 'job.ret' AND coalesce(${ev.success}, 0) = 1 AND coalesce(${ev.changed}, 0) = 0)`)
+  if (f.success !== undefined) conds.push(sql`${ev.success} = ${f.success ? 1 : 0}`)
+  if (afterId !== undefined) conds.push(sql`${ev.id} > ${afterId}`)
+  if (f.search) {
+    if (f.search.includes('\0')) {
+      // A NUL ends a pattern for LIKE and is no FTS5 text: such a term is compared by instr, which counts bytes.
+      // PostgreSQL text holds no NUL at all, so nothing stored there contains one.
+      const t = f.search.toLowerCase()
+      conds.push(twin(q, { sqlite: sql`(${sql.join(SEARCHED.map((c) => sql`instr(lower(${c}), ${t}) > 0`), sql` OR `)})`, postgres: sql`1 = 0` }))
+      return { conds, cats: all ? null : cats, onlyCategories: false }
+    }
+    const p = containsPattern(f.search)
+    // LIKE is case-insensitive for ASCII on SQLite; ILIKE is PostgreSQL's twin (its trigram index serves it).
+    const op = twin(q, { sqlite: sql`LIKE`, postgres: sql`ILIKE` })
+    conds.push(sql`(${sql.join(SEARCHED.map((c) => sql`${c} ${op} ${p} ESCAPE '\\'`), sql` OR `)})`)
+    if (!scan && [...f.search].length >= 3 && q.engine === 'sqlite') {
+      // LIKE decides for every row, so an answer never depends on how far the index has come; the trigram index (a
+      // quoted phrase: a case-insensitive substring, folding beyond ASCII, so it finds a superset) narrows the indexed
+      // rows to its candidates, and rows past its watermark are all looked at.
+      const m = `"${f.search.replace(/"/g, '""')}"`
+      conds.push(sql`(${ev.id} IN (SELECT rowid FROM search.activity_fts WHERE activity_fts MATCH ${m}) OR ${ev.id} > (SELECT watermark FROM search.search_state))`)
+    }
+  }
+  return { conds, cats: all ? null : cats, onlyCategories: conds.length === base }
+}
+
+/** A WHERE clause of these conditions, or nothing. */
+const whereOf = (conds: SQL[]) => (conds.length ? sql` WHERE ${sql.join(conds, sql` AND `)}` : sql.empty())
+
+/** Conditions as this engine's text and arguments: the key a filter's kept total is found by. */
+export function conditionsKey(q: Queryable, conds: SQL[]): string {
+  return JSON.stringify(twin(q, { sqlite: renderSqlite, postgres: renderPostgres })(sql.join(conds, sql` AND `)))
+}
+
+/** How a count may walk the table (SQLite's planner hints; PostgreSQL plans alone). */
+export type Walk = 'ts' | 'none' | null
+
+/** How many events match `conds`; `walk` pins SQLite to the time index or to no index. */
+export async function countEvents(q: Queryable, conds: SQL[], walk: Walk = null): Promise<number> {
+  const hint = walk === null || q.engine !== 'sqlite' ? sql.empty() : walk === 'ts' ? sql` INDEXED BY activity_ts` : sql` NOT INDEXED`
+  return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${ev}${hint}${whereOf(conds)}`))!.n
+}
+
+/** `id <= top` in a form that no index is chosen for (SQLite's unary plus; portable). */
+export const idUpTo = (top: number) => sql`+${ev.id} <= ${top}`
+/** `from < id <= top`. */
+export const idBetween = (from: number, top: number) => sql`${ev.id} > ${from} AND ${ev.id} <= ${top}`
+/** `from <= ts < to AND id <= upTo`. */
+export const tsBetween = (from: number, to: number, upTo: number) => sql`${ev.ts} >= ${from} AND ${ev.ts} < ${to} AND ${ev.id} <= ${upTo}`
+/** `ts >= from`. */
+export const tsFrom = (from: number) => sql`${ev.ts} >= ${from}`
+
+/** A page of the events matching `conds`, newest first (ts, then id). */
+export function eventsPage(q: Queryable, conds: SQL[], limit: number, offset: number): Promise<EventRow[]> {
+  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev}${whereOf(conds)} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT ${limit} OFFSET ${offset}`)
+}
+
+/** The newest `n` events of one category, newest first. */
+export function newestOfCategory(q: Queryable, category: string, n: number): Promise<EventRow[]> {
+  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev} WHERE ${ev.category} = ${category} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT ${n}`)
+}
+
+/** The time of the event `n` places from the newest; undefined when there are not that many. */
+export async function tsAtDepth(q: Queryable, n: number): Promise<number | undefined> {
+  return (await q.row<{ ts: number }>(sql`SELECT ${ev.ts} AS ts FROM ${ev} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT 1 OFFSET ${n}`))?.ts
+}
+
+/** Events matching `conds` in id order, at most `limit`. */
+export function eventsInIdOrder(q: Queryable, conds: SQL[], limit: number): Promise<EventRow[]> {
+  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev}${whereOf(conds)} ORDER BY ${ev.id} LIMIT ${limit}`)
+}
