@@ -213,12 +213,11 @@ const SQL_MARKS = [/\$client\b/, /\.(query|prepare)(<[^>]*>)?\(/, /\bsql`/, /\bs
  */
 const SQL_NOT_YET_IN_A_STORE = [
   'server.ts',
-  'features/activity/search-index.ts', 'features/activity/search-indexer.ts', 'features/activity/search-worker.ts', 'features/activity/service.ts',
+  'features/activity/search-index.ts', 'features/activity/search-worker.ts',
   'features/alerts/notify.ts', 'features/alerts/sender.ts', 'features/alerts/service.ts', 'features/alerts/state.ts', 'features/alerts/watch.ts',
   'features/inventory/deltas.ts', 'features/inventory/holders.ts', 'features/inventory/service.ts', 'features/inventory/sources.ts',
   'features/inventory/version-query.ts', 'features/inventory/writer.ts', 'features/metrics/routes.ts',
-  'features/minions/ingest.ts', 'features/minions/service.ts',
-  'features/runs/detail.ts', 'features/runs/health.ts', 'features/runs/service.ts',
+  'features/minions/service.ts',
   'features/vulns/feeds.ts', 'features/vulns/findings.ts', 'features/vulns/service.ts', 'features/vulns/watch.ts',
 ]
 
