@@ -20,9 +20,10 @@ export type DueDelivery = Pick<DeliveryRow, 'id' | 'notification_id' | 'channel_
  */
 function listed(q: Queryable, values: readonly (string | number)[], type: 'text' | 'bigint'): SQL {
   const json = JSON.stringify(values)
+  // PostgreSQL: the parameter is text, cast after; typed jsonb, the driver would send the string as a JSON string.
   return twin(q, {
     sqlite: sql`(SELECT value FROM json_each(${json}))`,
-    postgres: type === 'text' ? sql`(SELECT jsonb_array_elements_text(${json}::jsonb))` : sql`(SELECT jsonb_array_elements_text(${json}::jsonb)::bigint)`,
+    postgres: type === 'text' ? sql`(SELECT jsonb_array_elements_text(CAST(${json} AS text)::jsonb))` : sql`(SELECT jsonb_array_elements_text(CAST(${json} AS text)::jsonb)::bigint)`,
   })
 }
 
