@@ -24,10 +24,11 @@ export const DEADLINE_GRACE_MS = 2000
 export const retryDelay = (attempts: number) => Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS)
 
 /**
- * How long past an attempt's cut-off its claim holds: a sender killed mid-attempt leaves the delivery due again after
- * its deadline, the grace and this (at least once); a live one has recorded the attempt long before.
+ * How long past an attempt's cut-off its claim holds: a live sender records the attempt within it; one killed
+ * mid-attempt leaves the delivery due again after the deadline, the grace and this (at least once, and soon: a
+ * restart or another instance sends it some 15 s after the claim).
  */
-export const CLAIM_MARGIN_MS = 60_000
+export const CLAIM_MARGIN_MS = 3000
 
 /** The sender of one service. */
 export class DeliverySender {
