@@ -12,6 +12,7 @@ import { watchTime } from '../../src/features/alerts/watch'
 import { groupTransitions, renotify } from '../../src/features/alerts/notify'
 import { DEADLINE_GRACE_MS, DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
 import { send } from '../../src/features/alerts/send'
+import { claimDue } from '../../src/features/alerts/outbox-store'
 import { slackText } from '../../src/features/alerts/channels/http'
 import { until } from '../helpers/until'
 
@@ -376,6 +377,41 @@ describe('delivery', () => {
       pit.stop()
     }
   }, 15_000)
+  test('two ticks at once start one attempt per channel; a claimed delivery is no other claim\'s until its attempt is recorded', async () => {
+    const w = await testWorld()
+    const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
+    await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
+    // Two notifications, so two deliveries to the one channel are due at once.
+    for (const m of ['web-01', 'web-02']) {
+      await run(w, m, failing)
+      w.clock.advance(31_000)
+      await groupTransitions(w.deps, 30)
+    }
+    let open = 0
+    let max = 0
+    const calls: string[] = []
+    const sender = new DeliverySender(w.deps, async (_type, _config, body) => {
+      calls.push((body as { id: string }).id)
+      max = Math.max(max, ++open)
+      await Bun.sleep(20)
+      open--
+      return { ok: true, detail: 'ok' }
+    }, { concurrency: 4, timeoutMs: 1000, everyMs: 1_000_000 })
+    await Promise.all([sender.tick(), sender.tick()])
+    expect(calls).toHaveLength(1)
+    // A claim leaves the channels busy here alone; a delivery another claim (another instance) holds is not taken again.
+    const now = w.clock.now()
+    expect(await claimDue(w.deps.db, now, [ch.id], 4, now + 1000)).toEqual([])
+    const [other] = await claimDue(w.deps.db, now, [], 4, now + 1000)
+    expect(await claimDue(w.deps.db, now, [], 4, now + 1000)).toEqual([])
+    expect(other!.channel_id).toBe(ch.id)
+    // That claim's holder never records an attempt (it died): once the lease runs out the delivery is due again, sent once.
+    w.clock.advance(1000)
+    await sender.tick()
+    expect(calls).toHaveLength(2)
+    expect(max).toBe(1)
+    expect((await call(w, 'GET', '/api/alerts/deliveries')).body.deliveries.map((d: any) => d.status)).toEqual(['sent', 'sent'])
+  })
   test('a channel that overruns its own deadline is cut off by the sender: the attempt is recorded failed and the slot freed', async () => {
     const w = await testWorld()
     const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
