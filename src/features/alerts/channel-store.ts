@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids'
 import { decrypt, encrypt } from '../../lib/secret'
 import { canonicalHost, sameUrl } from '../../lib/outbound'
 import { maskedConfig, unmaskConfig } from './channel-mask'
-import { allChannels, channelById, deleteChannelRow, insertChannel, knownChannelIds, updateChannelRow, type ChannelRow } from './channel-table'
+import { allChannels, channelById, deleteChannelRow, insertChannel, knownChannelIds, updateChannelRow, type ChannelRow } from './channel-row-store'
 import { ruleUsingChannel } from './rule-store'
 
 /** The channel types (contract §11). */

@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/engine'
 import { iso } from '../../lib/clock'
 import { globMatch } from '../../lib/glob'
 import { newId } from '../../lib/ids'
-import { enabledChannelIds } from './channel-table'
+import { enabledChannelIds } from './channel-row-store'
 import { alertsToTell, insertNotification, insertRenotifies, markNotified, markTransitions, rulesWaitingSince, waitingTransitions } from './outbox-store'
 import { ruleById, silencesInForce } from './rule-store'
 

@@ -6,7 +6,7 @@
  */
 import type { AppDeps } from '../../deps'
 import { channelSecrets } from './channel-store'
-import { channelToSend } from './channel-table'
+import { channelToSend } from './channel-row-store'
 import { claimDue, notificationBody, recordAttempt, type DueDelivery } from './outbox-store'
 
 /** What sends one notification to one channel. */

@@ -1,4 +1,4 @@
-/** The SQL of alert channels (alert_channels); channel-store.ts keeps what a channel means (secrets, masking). */
+/** The SQL of alert channels (alert_channels); channel-store.ts keeps what a channel means (secrets, masking, the channel API). */
 import { sql } from 'drizzle-orm'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
