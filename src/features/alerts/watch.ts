@@ -89,15 +89,25 @@ async function watchVulnerable(deps: AppDeps, now: number) {
     const rank = SEVERITY_RANK[min] ?? SEVERITY_RANK.high!
     const firing = await firingSubjects(db, rule.id)
     const still = new Set<string>()
+    const fires: { id: string; summary: string; details: Record<string, unknown> }[] = []
     for (const m of await minionsWorstAtLeast(db, rank)) {
       if (!globMatch(rule.minion_glob, m.minion_id)) continue
       still.add(m.minion_id)
       if (firing.has(m.minion_id)) continue
+      // Read before the transaction: inside it only its tx may be used.
       const ids = minionVulnIds(deps, m.minion_id, rank, 20)
-      await fire(db, rule, m.minion_id, `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
-        { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids }, now)
+      fires.push({
+        id: m.minion_id, summary: `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
+        details: { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids },
+      })
     }
-    for (const s of firing) if (!still.has(s)) await resolve(db, rule, s, now, `${s}: no vulnerability at or above ${min} left`)
+    const gone = [...firing].filter((s) => !still.has(s))
+    if (!fires.length && !gone.length) continue
+    // Each alert change lands with its outbox entry: one transaction per rule's changes.
+    await db.tx(async (tx) => {
+      for (const f of fires) await fire(tx, rule, f.id, f.summary, f.details, now)
+      for (const s of gone) await resolve(tx, rule, s, now, `${s}: no vulnerability at or above ${min} left`)
+    })
   }
 }
 
@@ -117,17 +127,20 @@ export async function watchTime(deps: AppDeps) {
   const held = !!snap?.master.hold
   for (const rule of held ? [] : offlineRules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 10) * 60_000
-    const firing = await firingSubjects(db, rule.id)
-    const offline = (await offlineMinions(db)).filter((m) => globMatch(rule.minion_glob, m.id))
-    const still = new Set<string>()
-    for (const m of offline) {
-      still.add(m.id)
-      // Offline since before the rule existed counts from the rule's creation.
-      const since = Math.max(m.since, rule.created_at)
-      if (now - since < forMs) continue
-      await fire(db, rule, m.id, `${m.id}: offline for ${Math.floor((now - m.since) / 60_000)} min`, { minutes_offline: Math.floor((now - m.since) / 60_000), last_seen: m.since }, now)
-    }
-    for (const s of firing) if (!still.has(s)) await resolve(db, rule, s, now, `${s}: no longer offline`)
+    // One transaction per rule: each alert change lands with its outbox entry, and the rule is judged on one view.
+    await db.tx(async (tx) => {
+      const firing = await firingSubjects(tx, rule.id)
+      const offline = (await offlineMinions(tx)).filter((m) => globMatch(rule.minion_glob, m.id))
+      const still = new Set<string>()
+      for (const m of offline) {
+        still.add(m.id)
+        // Offline since before the rule existed counts from the rule's creation.
+        const since = Math.max(m.since, rule.created_at)
+        if (now - since < forMs) continue
+        await fire(tx, rule, m.id, `${m.id}: offline for ${Math.floor((now - m.since) / 60_000)} min`, { minutes_offline: Math.floor((now - m.since) / 60_000), last_seen: m.since }, now)
+      }
+      for (const s of firing) if (!still.has(s)) await resolve(tx, rule, s, now, `${s}: no longer offline`)
+    })
   }
   const rules = await enabledRules(db, ['salt_unreachable'])
   // Asked only when a rule needs it: the health snapshot may ask salt for its version.
@@ -135,15 +148,15 @@ export async function watchTime(deps: AppDeps) {
   for (const rule of rules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 5) * 60_000
     if (reach?.up === false && reach.since !== null && now - Math.max(reach.since, rule.created_at) >= forMs)
-      await fire(db, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now)
-    else if (reach?.up) await resolve(db, rule, 'salt-api', now, 'salt-api answers again')
+      await db.tx((tx) => fire(tx, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now))
+    else if (reach?.up) await db.tx((tx) => resolve(tx, rule, 'salt-api', now, 'salt-api answers again'))
   }
   const master = snap?.master
   for (const rule of masterRules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 2) * 60_000
     if (master?.up === false && master.since !== null && now - Math.max(master.since, rule.created_at) >= forMs)
-      await fire(db, rule, MASTER_SUBJECT, `salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { since: master.since, error: master.error }, now)
-    else if (master?.up) await resolve(db, rule, MASTER_SUBJECT, now, 'salt-master answers again')
+      await db.tx((tx) => fire(tx, rule, MASTER_SUBJECT, `salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { since: master.since, error: master.error }, now))
+    else if (master?.up) await db.tx((tx) => resolve(tx, rule, MASTER_SUBJECT, now, 'salt-master answers again'))
   }
 }
 
