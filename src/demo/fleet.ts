@@ -195,12 +195,12 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   const then = { ...deps, clock: { now: () => start - DAY } }
   const rule = (name: string, kind: Parameters<typeof createRule>[1]['kind'], params: Record<string, unknown> = {}, minion_glob = '*') =>
     createRule(then, { name, kind, minion_glob, params, channel_ids: [], enabled: true, renotify_minutes: 0 })
-  rule('State runs failing', 'run_failed', { fun_glob: 'state.*' })
-  rule('State runs blocked', 'run_blocked', { fun_glob: 'state.*' })
-  rule('Database changes', 'run_changed', { fun_glob: 'state.*' }, 'db-*')
-  rule('Minion offline', 'minion_offline', { for_minutes: 10 })
-  rule('Keys waiting', 'key_pending')
-  rule('Load balancers vulnerable', 'vulnerable', { min_severity: 'high' }, 'lb-*')
+  await rule('State runs failing', 'run_failed', { fun_glob: 'state.*' })
+  await rule('State runs blocked', 'run_blocked', { fun_glob: 'state.*' })
+  await rule('Database changes', 'run_changed', { fun_glob: 'state.*' }, 'db-*')
+  await rule('Minion offline', 'minion_offline', { for_minutes: 10 })
+  await rule('Keys waiting', 'key_pending')
+  await rule('Load balancers vulnerable', 'vulnerable', { min_severity: 'high' }, 'lb-*')
 
   // Keys accepted at the start, presence, then grains: the facts the keys, presence and grains pollers would bring.
   const keys = noFacts()
@@ -256,6 +256,6 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   await applyFacts(deps, [later])
   await applyFacts(deps, [{ ...noFacts(), presentList: { ids: minions.filter((m) => m.offlineAt === null).map((m) => m.id), ts: now - MIN } }])
   // The alerts poller's first tick: offline minions and vulnerable ones.
-  watchTime(deps)
+  await watchTime(deps)
   return { minions: minions.length, runs }
 }

@@ -201,9 +201,9 @@ const POLLERS = {
     intervalSeconds: () => ALERT_TICK_SECONDS,
     initialDelaySeconds: () => ALERT_TICK_SECONDS,
     tick: async () => {
-      watchTime(c.deps)
-      renotify(c.deps)
-      return groupTransitions(c.deps, c.deps.config.alertGroupSeconds)
+      await watchTime(c.deps)
+      await renotify(c.deps)
+      return await groupTransitions(c.deps, c.deps.config.alertGroupSeconds)
     },
   }),
   /** schedules: fires the schedules whose time has come (features/templates/schedules.ts keeps each firing once). */

@@ -12,6 +12,7 @@ import { watchTime } from '../../src/features/alerts/watch'
 import { groupTransitions, renotify } from '../../src/features/alerts/notify'
 import { DEADLINE_GRACE_MS, DeliverySender, RETRY_FIRST_MS } from '../../src/features/alerts/sender'
 import { send } from '../../src/features/alerts/send'
+import { claimDue } from '../../src/features/alerts/outbox-store'
 import { slackText } from '../../src/features/alerts/channels/http'
 import { until } from '../helpers/until'
 
@@ -158,7 +159,7 @@ describe('evaluation where the facts land', () => {
     expect(resolved.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
     // The resolved notification carries the resolved sentence, not "failed".
     w.clock.advance(60_000)
-    groupTransitions(w.deps, 30)
+    await groupTransitions(w.deps, 30)
     const bodies = w.deps.db.$client.query<{ status: string; body: string }, []>('SELECT status, body FROM alert_notifications ORDER BY created_at, status').all()
     const told = bodies.find((b) => b.status === 'resolved')!
     expect(JSON.parse(told.body).alerts.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
@@ -180,11 +181,11 @@ describe('evaluation where the facts land', () => {
     await applyFacts(w.deps, [normalize('salt/key', { act: 'accept', id: 'db-01', result: true }, w.clock.now())])
     await presence('db-01', false)
     w.clock.advance(9 * 60_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     expect(await firing(w)).toEqual([])
     w.clock.advance(2 * 60_000)
-    watchTime(w.deps)
-    watchTime(w.deps)
+    await watchTime(w.deps)
+    await watchTime(w.deps)
     const a = await firing(w)
     // new-01 was accepted but never seen: an accepted minion that does not answer is offline too.
     expect(a.map((x: any) => [x.kind, x.subject, x.count]).sort()).toEqual([['minion_offline', 'db-01', 2], ['minion_offline', 'new-01', 2]])
@@ -219,16 +220,16 @@ describe('salt_unreachable', () => {
       w.salt.down = true
       await w.rt.scheduler.run('keys')
       w.clock.advance(59_000)
-      watchTime(w.deps)
+      await watchTime(w.deps)
       expect(await firing(w)).toEqual([])
       w.clock.advance(2000)
-      watchTime(w.deps)
+      await watchTime(w.deps)
       const [a] = await firing(w)
       expect(a).toMatchObject({ kind: 'salt_unreachable', subject: 'salt-api' })
       expect(a.summary).toStartWith('salt-api does not answer')
       w.salt.down = false
       await w.rt.scheduler.run('keys')
-      watchTime(w.deps)
+      await watchTime(w.deps)
       expect(await firing(w)).toEqual([])
     } finally {
       await w.close()
@@ -243,9 +244,9 @@ describe('notifications', () => {
     expect(ch.config).toEqual({ url: 'http://127.0.0.1:9/hook', secret_set: true })
     const r = await rule(w, { name: 'fleet failures', kind: 'run_failed', channel_ids: [ch.id] })
     for (let i = 0; i < 20; i++) await run(w, `web-${String(i).padStart(2, '0')}`, failing)
-    expect(groupTransitions(w.deps, 30)).toBe(0) // the window has not passed
+    expect(await groupTransitions(w.deps, 30)).toBe(0) // the window has not passed
     w.clock.advance(31_000)
-    expect(groupTransitions(w.deps, 30)).toBe(1)
+    expect(await groupTransitions(w.deps, 30)).toBe(1)
     const d = (await call(w, 'GET', '/api/alerts/deliveries')).body
     expect(d.deliveries.map((x: any) => [x.channel_id, x.status, x.attempts])).toEqual([[ch.id, 'pending', 0]])
     const body = JSON.parse(w.deps.db.$client.query<{ body: string }, []>('SELECT body FROM alert_notifications').get()!.body)
@@ -255,7 +256,7 @@ describe('notifications', () => {
     expect((await call(w, 'POST', '/api/alerts/silences', { body: { subject_glob: 'db-*', ends_at: new Date(w.clock.now() + 3600_000).toISOString(), comment: 'maintenance' } })).status).toBe(201)
     await run(w, 'db-01', failing)
     w.clock.advance(31_000)
-    expect(groupTransitions(w.deps, 30)).toBe(0)
+    expect(await groupTransitions(w.deps, 30)).toBe(0)
     expect((await firing(w)).map((x: any) => x.subject)).toContain('db-01')
   })
 })
@@ -269,15 +270,15 @@ describe('renotify', () => {
     await run(w, 'web-01', failing)
     await run(w, 'db-01', failing)
     w.clock.advance(31_000)
-    expect(groupTransitions(w.deps, 30)).toBe(2)
+    expect(await groupTransitions(w.deps, 30)).toBe(2)
     const notes = () => w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM alert_notifications').get()!.n
     w.clock.advance(59 * 60_000)
-    expect(renotify(w.deps)).toBe(0)
+    expect(await renotify(w.deps)).toBe(0)
     w.clock.advance(60_000)
-    expect(renotify(w.deps)).toBe(1)
-    expect(renotify(w.deps)).toBe(0) // already waiting for its window
+    expect(await renotify(w.deps)).toBe(1)
+    expect(await renotify(w.deps)).toBe(0) // already waiting for its window
     w.clock.advance(31_000)
-    groupTransitions(w.deps, 30)
+    await groupTransitions(w.deps, 30)
     expect(notes()).toBe(3)
     const last = JSON.parse(w.deps.db.$client.query<{ body: string }, []>('SELECT body FROM alert_notifications ORDER BY created_at DESC LIMIT 1').get()!.body)
     expect(last).toMatchObject({ status: 'firing', rule: { name: 'again' } })
@@ -318,7 +319,7 @@ describe('delivery', () => {
     await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
     await run(w, 'web-01', failing)
     w.clock.advance(31_000)
-    groupTransitions(w.deps, 30)
+    await groupTransitions(w.deps, 30)
     const sender = new DeliverySender(w.deps, send, { concurrency: 2, timeoutMs: 2000, everyMs: 1_000_000 })
     recv.mode = 'fail'
     await sender.tick()
@@ -353,7 +354,7 @@ describe('delivery', () => {
       for (const m of ['web-01', 'web-02', 'web-03']) {
         await run(w, m, failing)
         w.clock.advance(31_000)
-        groupTransitions(w.deps, 30)
+        await groupTransitions(w.deps, 30)
       }
       const sender = new DeliverySender(w.deps, send, { concurrency: 4, timeoutMs: 1500, everyMs: 20 })
       const t0 = Date.now()
@@ -376,13 +377,48 @@ describe('delivery', () => {
       pit.stop()
     }
   }, 15_000)
+  test('two ticks at once start one attempt per channel; a claimed delivery is no other claim\'s until its attempt is recorded', async () => {
+    const w = await testWorld()
+    const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
+    await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
+    // Two notifications, so two deliveries to the one channel are due at once.
+    for (const m of ['web-01', 'web-02']) {
+      await run(w, m, failing)
+      w.clock.advance(31_000)
+      await groupTransitions(w.deps, 30)
+    }
+    let open = 0
+    let max = 0
+    const calls: string[] = []
+    const sender = new DeliverySender(w.deps, async (_type, _config, body) => {
+      calls.push((body as { id: string }).id)
+      max = Math.max(max, ++open)
+      await Bun.sleep(20)
+      open--
+      return { ok: true, detail: 'ok' }
+    }, { concurrency: 4, timeoutMs: 1000, everyMs: 1_000_000 })
+    await Promise.all([sender.tick(), sender.tick()])
+    expect(calls).toHaveLength(1)
+    // A claim leaves the channels busy here alone; a delivery another claim (another instance) holds is not taken again.
+    const now = w.clock.now()
+    expect(await claimDue(w.deps.db, now, [ch.id], 4, now + 1000)).toEqual([])
+    const [other] = await claimDue(w.deps.db, now, [], 4, now + 1000)
+    expect(await claimDue(w.deps.db, now, [], 4, now + 1000)).toEqual([])
+    expect(other!.channel_id).toBe(ch.id)
+    // That claim's holder never records an attempt (it died): once the lease runs out the delivery is due again, sent once.
+    w.clock.advance(1000)
+    await sender.tick()
+    expect(calls).toHaveLength(2)
+    expect(max).toBe(1)
+    expect((await call(w, 'GET', '/api/alerts/deliveries')).body.deliveries.map((d: any) => d.status)).toEqual(['sent', 'sent'])
+  })
   test('a channel that overruns its own deadline is cut off by the sender: the attempt is recorded failed and the slot freed', async () => {
     const w = await testWorld()
     const ch = (await call(w, 'POST', '/api/alerts/channels', { body: { name: 'hook', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } } })).body
     await rule(w, { name: 'f', kind: 'run_failed', channel_ids: [ch.id] })
     await run(w, 'web-01', failing)
     w.clock.advance(31_000)
-    groupTransitions(w.deps, 30)
+    await groupTransitions(w.deps, 30)
     // A double: no real receiver makes a send ignore its own deadline, which is the fault this guards against.
     const sender = new DeliverySender(w.deps, () => new Promise(() => {}), { concurrency: 1, timeoutMs: 100, everyMs: 1_000_000 })
     const t0 = Date.now()

@@ -327,7 +327,7 @@ describe('vulnerabilities', () => {
     expect(rule.status).toBe(201)
     expect(rule.body.params).toEqual({ min_severity: 'high' })
     await importJson(w, FEED)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     const firing = await call(w, 'GET', '/api/alerts?state=firing')
     const subjects = firing.body.alerts.map((a: { subject: string }) => a.subject).sort()
     // deb-a (DSA-1 high, DSA-4 critical) and deb-c (DSA-1); deb-b has nothing at or above high.
@@ -336,7 +336,7 @@ describe('vulnerabilities', () => {
     expect(a.details).toMatchObject({ worst: 'critical', count: 2, vulnerability_ids: ['DSA-4', 'DSA-1'] })
     replacePackageSets(w.deps, [set('deb-c', { openssl: '3.0.13-1~deb12u1' })])
     w.clock.advance(10_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     const now = await call(w, 'GET', '/api/alerts?state=firing')
     expect(now.body.alerts.map((x: { subject: string }) => x.subject)).toEqual(['deb-a'])
     expect((await call(w, 'POST', '/api/alerts/rules', { body: { name: 'v2', kind: 'vulnerable', params: { min_severity: 'severe' } } })).status).toBe(422)

@@ -7,6 +7,8 @@ import { decrypt, encrypt } from '../../lib/secret'
 import { maskedConfig, unmaskConfig } from './channel-mask'
 import { SECRET_KEYS as SECRETS, sameDestination } from './channels/registry'
 import type { ChannelType } from './channels/types'
+import { allChannels, channelById, deleteChannelRow, insertChannel, knownChannelIds, updateChannelRow, type ChannelRow } from './channel-row-store'
+import { ruleUsingChannel } from './rule-store'
 
 export { CHANNEL_TYPES, type ChannelType } from './channels/types'
 
@@ -46,42 +48,32 @@ export function channelSecrets(deps: AppDeps, stored: Dict): Dict {
   return out
 }
 
-interface ChannelRow {
-  id: string
-  name: string
-  type: ChannelType
-  config: string
-  enabled: number
-  created_at: number
-  updated_at: number
-}
-
 /** A channel as answered; `reveal` (manage alert:*) shows the destination whole, anyone else sees it masked. */
 const out = (r: ChannelRow, reveal: boolean) => {
   const config = shown(JSON.parse(r.config))
-  return { id: r.id, name: r.name, type: r.type, config: reveal ? config : maskedConfig(r.type, config), enabled: r.enabled === 1, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }
+  return { id: r.id, name: r.name, type: r.type as ChannelType, config: reveal ? config : maskedConfig(r.type, config), enabled: r.enabled === 1, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }
 }
-const row = (deps: AppDeps, id: string) => {
-  const r = deps.db.$client.query<ChannelRow, [string]>('SELECT * FROM alert_channels WHERE id = ?1').get(id)
+const row = async (deps: AppDeps, id: string) => {
+  const r = await channelById(deps.db, id)
   if (!r) throw new NotFound('Channel')
   return r
 }
 
 /** Every channel, by name; destinations masked unless `reveal`. */
-export const listChannels = (deps: AppDeps, reveal = false) => ({ channels: deps.db.$client.query<ChannelRow, []>('SELECT * FROM alert_channels ORDER BY name, id').all().map((r) => out(r, reveal)) })
+export const listChannels = async (deps: AppDeps, reveal = false) => ({ channels: (await allChannels(deps.db)).map((r) => out(r, reveal)) })
 /** One channel; its destination masked unless `reveal`. */
-export const getChannel = (deps: AppDeps, id: string, reveal = false) => out(row(deps, id), reveal)
+export const getChannel = async (deps: AppDeps, id: string, reveal = false) => out(await row(deps, id), reveal)
 /** The stored config of a channel with its secrets, for a test send. */
-export function channelForSend(deps: AppDeps, id: string) {
-  const r = row(deps, id)
+export async function channelForSend(deps: AppDeps, id: string) {
+  const r = await row(deps, id)
   return { type: r.type, config: channelSecrets(deps, JSON.parse(r.config)) }
 }
 
 /** Creates a channel. */
-export function createChannel(deps: AppDeps, b: { name: string; type: ChannelType; config: Dict; enabled: boolean }) {
+export async function createChannel(deps: AppDeps, b: { name: string; type: ChannelType; config: Dict; enabled: boolean }) {
   const now = deps.clock.now()
   const id = newId()
-  deps.db.$client.query('INSERT INTO alert_channels (id, name, type, config, enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)').run(id, b.name, b.type, JSON.stringify(seal(deps, b.config)), b.enabled ? 1 : 0, now)
+  await insertChannel(deps.db, { id, name: b.name, type: b.type, config: JSON.stringify(seal(deps, b.config)), enabled: b.enabled ? 1 : 0, created_at: now, updated_at: now })
   return getChannel(deps, id, true)
 }
 
@@ -90,26 +82,27 @@ export function createChannel(deps: AppDeps, b: { name: string; type: ChannelTyp
  * destination stays: a new URL, or mail host or port, forgets the stored secrets not entered again (they were given
  * for the old place). The type cannot change.
  */
-export function updateChannel(deps: AppDeps, id: string, b: { name?: string; config?: Dict; enabled?: boolean }) {
-  const r = row(deps, id)
+export async function updateChannel(deps: AppDeps, id: string, b: { name?: string; config?: Dict; enabled?: boolean }) {
+  const r = await row(deps, id)
+  const type = r.type as ChannelType
   // A masked URL sent back as shown keeps the stored one.
-  if (b.config) b = { ...b, config: unmaskConfig(r.type, b.config, JSON.parse(r.config)) }
+  if (b.config) b = { ...b, config: unmaskConfig(type, b.config, JSON.parse(r.config)) }
   const stored = JSON.parse(r.config) as Dict
-  const config = b.config ? JSON.stringify(seal(deps, b.config, sameDestination(r.type, stored, b.config) ? stored : {})) : r.config
-  deps.db.$client.query('UPDATE alert_channels SET name = ?2, config = ?3, enabled = ?4, updated_at = ?5 WHERE id = ?1').run(id, b.name ?? r.name, config, b.enabled === undefined ? r.enabled : b.enabled ? 1 : 0, deps.clock.now())
+  const config = b.config ? JSON.stringify(seal(deps, b.config, sameDestination(type, stored, b.config) ? stored : {})) : r.config
+  await updateChannelRow(deps.db, { id, name: b.name ?? r.name, config, enabled: b.enabled === undefined ? r.enabled : b.enabled ? 1 : 0, updated_at: deps.clock.now() })
   return getChannel(deps, id, true)
 }
 
 /** Deletes a channel that no rule names (409 otherwise). */
-export function deleteChannel(deps: AppDeps, id: string) {
-  row(deps, id)
-  const used = deps.db.$client.query<{ name: string }, [string]>('SELECT name FROM alert_rules WHERE EXISTS (SELECT 1 FROM json_each(channel_ids) WHERE value = ?1) LIMIT 1').get(id)
-  if (used) throw new Conflict(`Channel is used by alert rule ${used.name}`)
-  deps.db.$client.query('DELETE FROM alert_channels WHERE id = ?1').run(id)
+export async function deleteChannel(deps: AppDeps, id: string) {
+  await row(deps, id)
+  const used = await ruleUsingChannel(deps.db, id)
+  if (used !== undefined) throw new Conflict(`Channel is used by alert rule ${used}`)
+  await deleteChannelRow(deps.db, id)
 }
 
 /** The ids among these that name no channel. */
-export function unknownChannels(deps: AppDeps, ids: string[]): string[] {
-  const known = new Set(deps.db.$client.query<{ id: string }, [string]>('SELECT id FROM alert_channels WHERE id IN (SELECT value FROM json_each(?1))').all(JSON.stringify(ids)).map((r) => r.id))
+export async function unknownChannels(deps: AppDeps, ids: string[]): Promise<string[]> {
+  const known = await knownChannelIds(deps.db, ids)
   return ids.filter((i) => !known.has(i))
 }

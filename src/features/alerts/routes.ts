@@ -74,9 +74,9 @@ export const alertRoutes = [
     method: 'PATCH', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'Change an alert rule', access: manage, params: Id, errors: [404, 409],
     // As every PATCH here: null leaves a field alone.
     body: T.Object(Object.fromEntries(Object.entries(RuleFields).map(([k, s]) => [k, T.Optional(Nullable(s))])), { additionalProperties: false }) as TSchema,
-    handler: ({ deps, params, body }) => {
+    handler: async ({ deps, params, body }) => {
       const b = Object.fromEntries(Object.entries(body as object).filter(([, v]) => v !== null)) as Parameters<typeof updateRule>[2]
-      checkParams(getRule(deps, params.id).kind, b.params, b.minion_glob)
+      checkParams((await getRule(deps, params.id)).kind, b.params, b.minion_glob)
       return updateRule(deps, params.id, b)
     },
     audit: { action: 'alert_rule.update', target: (c) => c.params.id },
@@ -115,7 +115,7 @@ export const alertRoutes = [
     method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept while the destination stays)', access: manage, params: Id, errors: [404],
     body: T.Object({ name: T.Optional(PlainText(1, 128, true)), config: T.Optional(T.Record(T.String(), T.Unknown())), enabled: T.Optional(T.Boolean()) }, { additionalProperties: false }),
     handler: async ({ deps, params, body }) =>
-      updateChannel(deps, params.id, { ...body, config: body.config ? await configOf(getChannel(deps, params.id).type, body.config, deps.config.outboundAllow) : undefined }),
+      updateChannel(deps, params.id, { ...body, config: body.config ? await configOf((await getChannel(deps, params.id)).type, body.config, deps.config.outboundAllow) : undefined }),
     audit: { action: 'alert_channel.update', target: (c) => c.params.id },
   }),
   route({
@@ -126,7 +126,7 @@ export const alertRoutes = [
   route({
     method: 'POST', path: '/api/alerts/channels/:id/test', tag: 'alerts', summary: 'Send a test message now', access: manage, params: Id, errors: [404],
     response: T.Object({ ok: T.Boolean(), detail: T.String() }),
-    handler: ({ deps, params }) => testSend(deps, channelForSend(deps, params.id)),
+    handler: async ({ deps, params }) => testSend(deps, await channelForSend(deps, params.id)),
     audit: { action: 'alert_channel.test', target: (c) => c.params.id },
   }),
   route({

@@ -6,6 +6,8 @@
  */
 import type { AppDeps } from '../../deps'
 import { channelSecrets } from './channel-store'
+import { channelToSend } from './channel-row-store'
+import { claimDue, notificationBody, recordAttempt, type DueDelivery } from './outbox-store'
 
 /** What sends one notification to one channel. */
 export type SendFn = (type: string, config: Record<string, unknown>, body: unknown, opts: { publicUrl: string | null; timeoutMs: number; outboundAllow: string | null }) => Promise<{ ok: boolean; detail: string }>
@@ -21,19 +23,20 @@ export const DEADLINE_GRACE_MS = 2000
 /** The wait before the next attempt after `attempts` failed ones. */
 export const retryDelay = (attempts: number) => Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS)
 
-interface Due {
-  id: string
-  notification_id: string
-  channel_id: string
-  attempts: number
-  created_at: number
-}
+/**
+ * How long past an attempt's cut-off its claim holds: a live sender records the attempt within it; one killed
+ * mid-attempt leaves the delivery due again after the deadline, the grace and this (at least once, and soon: a
+ * restart or another instance sends it some 15 s after the claim).
+ */
+export const CLAIM_MARGIN_MS = 3000
 
 /** The sender of one service. */
 export class DeliverySender {
   private timer: ReturnType<typeof setInterval> | null = null
   /** The attempt under way per channel id. */
   private inflight = new Map<string, Promise<void>>()
+  /** The claim under way: one at a time, so two ticks never start two attempts to one channel. */
+  private claiming: Promise<void> | null = null
 
   /** `timeoutMs` is one attempt's whole deadline (connect, greeting, send, answer). */
   constructor(private deps: AppDeps, private send: SendFn, private opts: { concurrency: number; timeoutMs: number; everyMs: number } = { concurrency: 4, timeoutMs: 10_000, everyMs: 1000 }) {}
@@ -47,6 +50,8 @@ export class DeliverySender {
   async stop() {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
+    // A failed claim was the tick's to report; stopping only waits for it.
+    await this.claiming?.catch(() => {})
     await Promise.all(this.inflight.values())
   }
 
@@ -55,21 +60,26 @@ export class DeliverySender {
    * for a channel with an attempt under way); resolves when those sends are done.
    */
   async tick() {
-    const free = this.opts.concurrency - this.inflight.size
-    if (free <= 0) return
-    const due = this.deps.db.$client
-      .query<Due, [number, string, number]>(
-        `SELECT id, notification_id, channel_id, attempts, created_at FROM (
-           SELECT *, row_number() OVER (PARTITION BY channel_id ORDER BY next_attempt_at, id) AS nth FROM alert_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= ?1 AND channel_id NOT IN (SELECT value FROM json_each(?2)))
-         WHERE nth = 1 ORDER BY next_attempt_at LIMIT ?3`,
-      )
-      .all(this.deps.clock.now(), JSON.stringify([...this.inflight.keys()]), free)
-    const started = due.map((d) => {
-      const p = this.deliver(d).finally(() => this.inflight.delete(d.channel_id))
-      this.inflight.set(d.channel_id, p)
-      return p
-    })
+    // A tick while another is claiming leaves it to that one (the claim reads which channels are busy).
+    if (this.claiming) return
+    let started: Promise<void>[] = []
+    this.claiming = (async () => {
+      const free = this.opts.concurrency - this.inflight.size
+      if (free <= 0) return
+      const now = this.deps.clock.now()
+      const due = await claimDue(this.deps.db, now, [...this.inflight.keys()], free, now + this.opts.timeoutMs + DEADLINE_GRACE_MS + CLAIM_MARGIN_MS)
+      // Marked busy before the claim ends: the next claim leaves these channels alone.
+      started = due.map((d) => {
+        const p = this.deliver(d).finally(() => this.inflight.delete(d.channel_id))
+        this.inflight.set(d.channel_id, p)
+        return p
+      })
+    })()
+    try {
+      await this.claiming
+    } finally {
+      this.claiming = null
+    }
     await Promise.all(started)
   }
 
@@ -84,10 +94,10 @@ export class DeliverySender {
   }
 
   /** One attempt of one delivery, and its record. */
-  private async deliver(d: Due) {
-    const db = this.deps.db.$client
-    const channel = db.query<{ type: string; config: string; enabled: number }, [string]>('SELECT type, config, enabled FROM alert_channels WHERE id = ?1').get(d.channel_id)
-    const body = db.query<{ body: string }, [string]>('SELECT body FROM alert_notifications WHERE id = ?1').get(d.notification_id)?.body
+  private async deliver(d: DueDelivery) {
+    const db = this.deps.db
+    const channel = await channelToSend(db, d.channel_id)
+    const body = await notificationBody(db, d.notification_id)
     let result: { ok: boolean; detail: string }
     if (!channel || !body) result = { ok: false, detail: 'The channel or the notification no longer exists.' }
     else if (!channel.enabled) result = { ok: false, detail: 'The channel is disabled.' }
@@ -102,14 +112,8 @@ export class DeliverySender {
     const attempts = d.attempts + 1
     const gone = !channel || !body
     const giveUp = gone || now - d.created_at >= GIVE_UP_MS
-    db.transaction(() => {
-      db.query('INSERT INTO alert_attempts (delivery_id, at, ok, detail) VALUES (?1, ?2, ?3, ?4)').run(d.id, now, result.ok ? 1 : 0, result.detail)
-      if (result.ok) db.query("UPDATE alert_deliveries SET status = 'sent', attempts = ?2, sent_at = ?3, last_error = NULL, next_attempt_at = NULL WHERE id = ?1").run(d.id, attempts, now)
-      else
-        db.query('UPDATE alert_deliveries SET status = ?2, attempts = ?3, last_error = ?4, next_attempt_at = ?5 WHERE id = ?1').run(
-          d.id, giveUp ? 'failed' : 'pending', attempts, result.detail, giveUp ? null : now + retryDelay(attempts),
-        )
-    })()
+    await db.tx((tx) =>
+      recordAttempt(tx, { id: d.id, at: now, ok: result.ok, detail: result.detail, attempts, nextAt: result.ok || giveUp ? null : now + retryDelay(attempts) }))
     if (!result.ok) this.deps.log.warn('alert delivery failed', { delivery: d.id, channel: d.channel_id, attempts, error: result.detail })
   }
 }

@@ -4,20 +4,18 @@
  * after it exists: runs completed before the rule was created never fire it.
  */
 import type { AppDeps } from '../../deps'
+import type { Queryable } from '../../db/engine'
 import { globMatch } from '../../lib/glob'
 import type { StoredRun } from '../runs/service'
 import type { EventOut } from '../activity/service'
 import { enabledRules, fire, firingSubjects, occurrence, paramsOf, resolve, type RuleRow } from './state'
 import { RANK_SEVERITY, SEVERITY_RANK } from '../vulns/findings'
 import { minionVulnIds } from '../vulns/service'
+import { lastRunAt, minionsWorstAtLeast, offlineMinions } from './watch-store'
 
 const RUN_KINDS = ['run_failed', 'run_blocked', 'run_changed']
 
 const funOk = (rule: RuleRow, fun: string) => globMatch(String(paramsOf(rule).fun_glob ?? '*'), fun)
-
-/** The newest real run time of a minion (a backfilled older run must not overturn what a newer one said). */
-const lastRunAt = (deps: AppDeps, minionId: string) =>
-  deps.db.$client.query<{ t: number | null }, [string]>('SELECT last_run_completed_at AS t FROM minions WHERE id = ?1').get(minionId)?.t ?? null
 
 /** How many failing states a run_failed message names before "and N more". */
 const NAMED_STATES = 3
@@ -31,44 +29,50 @@ export function failedStatesText(ids: string[], total: number): string {
   return `${shown.join(', ')} and ${more.toLocaleString('en-US')} more`
 }
 
-/** Judges stored runs against the run rules; dry runs never count. */
-export function watchRuns(deps: AppDeps, runs: StoredRun[]) {
+/**
+ * Judges stored runs against the run rules, in ingest's transaction `tx`; dry runs never count. A backfilled run older
+ * than the minion's newest real run must not overturn what the newer one said.
+ */
+export async function watchRuns(tx: Queryable, runs: StoredRun[]) {
   const real = runs.filter((r) => !r.test)
   if (!real.length) return
-  const rules = enabledRules(deps, RUN_KINDS)
+  const rules = await enabledRules(tx, RUN_KINDS)
   if (!rules.length) return
   for (const run of real) {
-    const newest = lastRunAt(deps, run.minionId)
+    const newest = await lastRunAt(tx, run.minionId)
     if (newest !== null && run.completedAt < newest) continue
     const details = { jid: run.jid, function: run.fun, status: run.status, ...(run.failedTotal ? { failed_states: run.failedStates, failed_count: run.failedTotal } : {}) }
     const failing = failedStatesText(run.failedStates, run.failedTotal)
     for (const rule of rules) {
       if (run.completedAt < rule.created_at || !globMatch(rule.minion_glob, run.minionId) || !funOk(rule, run.fun)) continue
       if (rule.kind === 'run_failed') {
-        if (run.status === 'unhealthy') fire(deps, rule, run.minionId, `${run.minionId}: ${run.fun} failed${failing ? `: ${failing}` : ''} (jid ${run.jid})`, details, run.completedAt)
-        else if (run.status === 'healthy' || run.status === 'changed') resolve(deps, rule, run.minionId, run.completedAt, `${run.minionId}: ${run.fun} succeeded again (jid ${run.jid})`)
+        if (run.status === 'unhealthy') await fire(tx, rule, run.minionId, `${run.minionId}: ${run.fun} failed${failing ? `: ${failing}` : ''} (jid ${run.jid})`, details, run.completedAt)
+        else if (run.status === 'healthy' || run.status === 'changed') await resolve(tx, rule, run.minionId, run.completedAt, `${run.minionId}: ${run.fun} succeeded again (jid ${run.jid})`)
       } else if (rule.kind === 'run_blocked') {
-        if (run.status === 'blocked') fire(deps, rule, run.minionId, `${run.minionId}: ${run.fun} did not run (jid ${run.jid})`, details, run.completedAt)
-        else resolve(deps, rule, run.minionId, run.completedAt, `${run.minionId}: ${run.fun} ran again (jid ${run.jid})`)
-      } else if (run.status === 'changed') occurrence(deps, rule, run.minionId, `${run.minionId}: ${run.fun} changed something (jid ${run.jid})`, details, run.completedAt)
+        if (run.status === 'blocked') await fire(tx, rule, run.minionId, `${run.minionId}: ${run.fun} did not run (jid ${run.jid})`, details, run.completedAt)
+        else await resolve(tx, rule, run.minionId, run.completedAt, `${run.minionId}: ${run.fun} ran again (jid ${run.jid})`)
+      } else if (run.status === 'changed') await occurrence(tx, rule, run.minionId, `${run.minionId}: ${run.fun} changed something (jid ${run.jid})`, details, run.completedAt)
     }
   }
 }
 
-/** Judges stored key and presence events: a pending key fires key_pending; its decision, or the minion online, resolves. */
-export function watchEvents(deps: AppDeps, events: EventOut[]) {
+/**
+ * Judges stored key and presence events, in ingest's transaction `tx`: a pending key fires key_pending; its decision,
+ * or the minion online, resolves.
+ */
+export async function watchEvents(tx: Queryable, events: EventOut[]) {
   const keyEvents = events.filter((e) => e.category === 'key' || e.event_type === 'minion.online')
   if (!keyEvents.length) return
-  const rules = enabledRules(deps, ['key_pending', 'minion_offline'])
+  const rules = await enabledRules(tx, ['key_pending', 'minion_offline'])
   for (const e of keyEvents) {
     const id = e.minion_id
     if (!id) continue
     const at = Date.parse(e.ts)
     for (const rule of rules) {
       if (!globMatch(rule.minion_glob, id)) continue
-      if (rule.kind === 'key_pending' && e.event_type === 'key.pend' && at >= rule.created_at) fire(deps, rule, id, `${id}: key pending`, { event: e.event_type }, at)
-      else if (rule.kind === 'key_pending' && e.category === 'key' && e.event_type !== 'key.pend') resolve(deps, rule, id, at, `${id}: key no longer pending (${e.event_type})`)
-      else if (rule.kind === 'minion_offline' && e.event_type === 'minion.online') resolve(deps, rule, id, at, `${id}: online again`)
+      if (rule.kind === 'key_pending' && e.event_type === 'key.pend' && at >= rule.created_at) await fire(tx, rule, id, `${id}: key pending`, { event: e.event_type }, at)
+      else if (rule.kind === 'key_pending' && e.category === 'key' && e.event_type !== 'key.pend') await resolve(tx, rule, id, at, `${id}: key no longer pending (${e.event_type})`)
+      else if (rule.kind === 'minion_offline' && e.event_type === 'minion.online') await resolve(tx, rule, id, at, `${id}: online again`)
     }
   }
 }
@@ -78,21 +82,32 @@ export function watchEvents(deps: AppDeps, events: EventOut[]) {
  * with a finding at or above `min_severity` fires, one with none left resolves. Records of unknown severity never reach
  * a threshold. Judged on the tick like the other state rules, so a new rule covers what is already there.
  */
-function watchVulnerable(deps: AppDeps, now: number) {
-  for (const rule of enabledRules(deps, ['vulnerable'])) {
+async function watchVulnerable(deps: AppDeps, now: number) {
+  const db = deps.db
+  for (const rule of await enabledRules(db, ['vulnerable'])) {
     const min = String(paramsOf(rule).min_severity ?? 'high')
     const rank = SEVERITY_RANK[min] ?? SEVERITY_RANK.high!
-    const firing = firingSubjects(deps, rule.id)
+    const firing = await firingSubjects(db, rule.id)
     const still = new Set<string>()
-    for (const m of deps.db.$client.query<{ minion_id: string; worst: number }, [number]>('SELECT minion_id, worst FROM vuln_minions WHERE worst >= ?1').all(rank)) {
+    const fires: { id: string; summary: string; details: Record<string, unknown> }[] = []
+    for (const m of await minionsWorstAtLeast(db, rank)) {
       if (!globMatch(rule.minion_glob, m.minion_id)) continue
       still.add(m.minion_id)
       if (firing.has(m.minion_id)) continue
+      // Read before the transaction: inside it only its tx may be used.
       const ids = minionVulnIds(deps, m.minion_id, rank, 20)
-      fire(deps, rule, m.minion_id, `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
-        { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids }, now)
+      fires.push({
+        id: m.minion_id, summary: `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
+        details: { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids },
+      })
     }
-    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now, `${s}: no vulnerability at or above ${min} left`)
+    const gone = [...firing].filter((s) => !still.has(s))
+    if (!fires.length && !gone.length) continue
+    // Each alert change lands with its outbox entry: one transaction per rule's changes.
+    await db.tx(async (tx) => {
+      for (const f of fires) await fire(tx, rule, f.id, f.summary, f.details, now)
+      for (const s of gone) await resolve(tx, rule, s, now, `${s}: no vulnerability at or above ${min} left`)
+    })
   }
 }
 
@@ -100,47 +115,48 @@ function watchVulnerable(deps: AppDeps, now: number) {
  * The time-based rules: minions offline for long enough (never while the master holds presence back), salt-api or the
  * salt-master unreachable for long enough, vulnerable minions.
  */
-export function watchTime(deps: AppDeps) {
+export async function watchTime(deps: AppDeps) {
   const now = deps.clock.now()
-  watchVulnerable(deps, now)
+  const db = deps.db
+  await watchVulnerable(deps, now)
   // Asked only when a rule needs it: the health snapshot may ask salt for its version.
-  const masterRules = enabledRules(deps, ['master_unreachable'])
-  const offlineRules = enabledRules(deps, ['minion_offline'])
+  const masterRules = await enabledRules(db, ['master_unreachable'])
+  const offlineRules = await enabledRules(db, ['minion_offline'])
   const snap = masterRules.length || offlineRules.length ? deps.salt?.health() : undefined
   // While the master does not answer, and in the grace after it answers again, presence is not known: nobody fires.
   const held = !!snap?.master.hold
   for (const rule of held ? [] : offlineRules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 10) * 60_000
-    const firing = firingSubjects(deps, rule.id)
-    const offline = deps.db.$client
-      .query<{ id: string; since: number }, []>("SELECT id, coalesce(offline_since, last_seen, updated_at) AS since FROM minions WHERE key_state = 'accepted' AND online = 0")
-      .all()
-      .filter((m) => globMatch(rule.minion_glob, m.id))
-    const still = new Set<string>()
-    for (const m of offline) {
-      still.add(m.id)
-      // Offline since before the rule existed counts from the rule's creation.
-      const since = Math.max(m.since, rule.created_at)
-      if (now - since < forMs) continue
-      fire(deps, rule, m.id, `${m.id}: offline for ${Math.floor((now - m.since) / 60_000)} min`, { minutes_offline: Math.floor((now - m.since) / 60_000), last_seen: m.since }, now)
-    }
-    for (const s of firing) if (!still.has(s)) resolve(deps, rule, s, now, `${s}: no longer offline`)
+    // One transaction per rule: each alert change lands with its outbox entry, and the rule is judged on one view.
+    await db.tx(async (tx) => {
+      const firing = await firingSubjects(tx, rule.id)
+      const offline = (await offlineMinions(tx)).filter((m) => globMatch(rule.minion_glob, m.id))
+      const still = new Set<string>()
+      for (const m of offline) {
+        still.add(m.id)
+        // Offline since before the rule existed counts from the rule's creation.
+        const since = Math.max(m.since, rule.created_at)
+        if (now - since < forMs) continue
+        await fire(tx, rule, m.id, `${m.id}: offline for ${Math.floor((now - m.since) / 60_000)} min`, { minutes_offline: Math.floor((now - m.since) / 60_000), last_seen: m.since }, now)
+      }
+      for (const s of firing) if (!still.has(s)) await resolve(tx, rule, s, now, `${s}: no longer offline`)
+    })
   }
-  const rules = enabledRules(deps, ['salt_unreachable'])
+  const rules = await enabledRules(db, ['salt_unreachable'])
   // Asked only when a rule needs it: the health snapshot may ask salt for its version.
   const reach = rules.length ? deps.salt?.health().reachability : undefined
   for (const rule of rules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 5) * 60_000
     if (reach?.up === false && reach.since !== null && now - Math.max(reach.since, rule.created_at) >= forMs)
-      fire(deps, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now)
-    else if (reach?.up) resolve(deps, rule, 'salt-api', now, 'salt-api answers again')
+      await db.tx((tx) => fire(tx, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now))
+    else if (reach?.up) await db.tx((tx) => resolve(tx, rule, 'salt-api', now, 'salt-api answers again'))
   }
   const master = snap?.master
   for (const rule of masterRules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 2) * 60_000
     if (master?.up === false && master.since !== null && now - Math.max(master.since, rule.created_at) >= forMs)
-      fire(deps, rule, MASTER_SUBJECT, `salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { since: master.since, error: master.error }, now)
-    else if (master?.up) resolve(deps, rule, MASTER_SUBJECT, now, 'salt-master answers again')
+      await db.tx((tx) => fire(tx, rule, MASTER_SUBJECT, `salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { since: master.since, error: master.error }, now))
+    else if (master?.up) await db.tx((tx) => resolve(tx, rule, MASTER_SUBJECT, now, 'salt-master answers again'))
   }
 }
 

@@ -106,8 +106,8 @@ export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: s
     events.sort((a, b) => a.ts - b.ts)
     const out = await recordEvents(deps, events, tx)
     // Alert rules judge the facts in the same transaction, so a transition and its outbox entry land with them.
-    await watchRuns(deps, runs)
-    await watchEvents(deps, out)
+    await watchRuns(tx, runs)
+    await watchEvents(tx, out)
     return out
   })
   publishActivity(deps, stored)

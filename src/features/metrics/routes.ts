@@ -48,7 +48,7 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   x.family('saltdeck_salt_returns_held_total', 'counter', 'Job returns from the event bus held back (no publish to that minion seen).', [[{}, t.heldTotal]])
   x.family('saltdeck_salt_returns_confirmed_total', 'counter', 'Held job returns that salt\'s job cache confirmed (stored from the cache).', [[{}, t.confirmedTotal]])
   x.family('saltdeck_salt_event_hints_total', 'counter', 'Events taken as hints only (salt/auth: keys; salt/presence/*, minion starts: presence), by the tick they ask for.', Object.entries(t.hints).map(([hint, n]) => [{ hint }, n]))
-  const al = alertStats(deps)
+  const al = await alertStats(deps)
   x.family('saltdeck_alerts_firing', 'gauge', 'Alerts firing, by rule kind.', al.firing.map((r) => [{ kind: r.kind }, r.n]))
   x.family('saltdeck_alert_deliveries', 'gauge', 'Alert notification deliveries, by status.', al.deliveries.map((r) => [{ status: r.status }, r.n]))
   const vs = vulnStats(deps)
