@@ -214,7 +214,6 @@ const SQL_MARKS = [/\$client\b/, /\.(query|prepare)(<[^>]*>)?\(/, /\bsql`/, /\bs
 const SQL_NOT_YET_IN_A_STORE = [
   'server.ts',
   'features/activity/search-index.ts', 'features/activity/search-worker.ts',
-  'features/alerts/notify.ts', 'features/alerts/sender.ts', 'features/alerts/service.ts', 'features/alerts/state.ts', 'features/alerts/watch.ts',
   'features/inventory/deltas.ts', 'features/inventory/holders.ts', 'features/inventory/service.ts', 'features/inventory/sources.ts',
   'features/inventory/version-query.ts', 'features/inventory/writer.ts', 'features/metrics/routes.ts',
   'features/minions/service.ts',
