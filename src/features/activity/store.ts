@@ -3,7 +3,8 @@
  * clause, and the search (SQLite: LIKE narrowed by the FTS5 trigram index of search.db; PostgreSQL: ILIKE, which the
  * pg_trgm GIN index serves). Everything runs on the Queryable it is handed (the engine or an open transaction).
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import { renderSqlite } from '../../db/sqlite'
 import { renderPostgres } from '../../db/postgres'

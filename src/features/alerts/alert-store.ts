@@ -2,7 +2,8 @@
  * The SQL of alerts and the outbox entries their changes write (contract §11): one open alert per (rule, subject),
  * a repeat bumps its count, resolving closes it; each change someone should hear of goes to alert_transitions.
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { alertRules, alertTransitions, alerts } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** The SQL of alert channels (alert_channels); channel-store.ts keeps what a channel means (secrets, masking, the channel API). */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { alertChannels } from '../../db/schema'

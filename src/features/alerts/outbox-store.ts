@@ -2,7 +2,8 @@
  * The SQL of the durable path of a notification (contract §11): waiting transitions, the notifications they become,
  * one delivery per channel, and every attempt.
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { alertAttempts, alertDeliveries, alertNotifications, alertRules, alertTransitions, alerts } from '../../db/schema'

@@ -1,5 +1,5 @@
 /** The SQL of alert rules and silences (contract §11): alert_rules and alert_silences. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { alertRules, alertSilences, alerts } from '../../db/schema'

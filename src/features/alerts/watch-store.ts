@@ -2,7 +2,7 @@
  * What the rule evaluators read of other features' tables (minions, vuln_minions): reads only; those features write
  * them. Kept here until the minions and vulns stores answer these questions themselves.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions, vulnMinions } from '../../db/schema'

@@ -1,5 +1,6 @@
 /** Minion rows: grains written by the grains poller, the minion list and detail, and the key list. */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { AppDeps } from '../../deps'
 import { twin, type Queryable } from '../../db/engine'
 import { minions as m } from '../../db/schema'

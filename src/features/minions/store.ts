@@ -2,7 +2,8 @@
  * The minion rows' SQL: key state, presence, grains and their summary columns, the list's filters (the grain search is
  * SQLite's json_each beside PostgreSQL's jsonb functions). Everything runs on the Queryable it is handed.
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions as m } from '../../db/schema'

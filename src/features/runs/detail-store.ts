@@ -2,7 +2,7 @@
  * The SQL of a run's stored detail: state identities and comments stored once each (state_idents, state_texts), and
  * one run_details row per run. Everything runs on the Queryable it is handed.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { runDetails, runs, stateIdents, stateTexts } from '../../db/schema'

@@ -2,7 +2,7 @@
  * The SQL of fleet health: the trend per UTC day (run_trend), the states failing now (state_failures), and the
  * lookups over runs and minions they are kept from. Everything runs on the Queryable it is handed.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions, runs, runTrend, stateFailures, stateIdents, stateTexts } from '../../db/schema'

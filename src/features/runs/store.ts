@@ -2,7 +2,8 @@
  * The runs' SQL: a run stored once per (minion, jid), the minion's run count and last run kept with it, the run list
  * and single runs. Everything runs on the Queryable it is handed (the ingest's transaction when storing).
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions, runs } from '../../db/schema'
