@@ -60,8 +60,8 @@ let k = 0
 const someId = () => ids[(k = (k * 7919 + 104729) % ids.length)]!
 
 const cases: { name: string; call: () => unknown }[] = [
-  { name: 'GET /api/inventory/packages', call: () => listPackages(deps, { limit: 100, offset: 0 }) },
-  { name: 'GET /api/inventory/packages?q=lib', call: () => listPackages(deps, { q: 'lib', limit: 100, offset: 0 }) },
+  { name: 'GET /api/inventory/packages', call: async () => await listPackages(deps, { limit: 100, offset: 0 }) },
+  { name: 'GET /api/inventory/packages?q=lib', call: async () => await listPackages(deps, { q: 'lib', limit: 100, offset: 0 }) },
   { name: 'GET /api/activity', call: () => listEvents(deps, {}, grants, 100, 0) },
   { name: 'GET /api/activity?since_minutes=60', call: () => listEvents(deps, { since_minutes: 60 }, grants, 100, 0) },
   { name: 'GET /api/activity?search=web', call: () => listEvents(deps, { search: 'web' }, grants, 100, 0) },
@@ -83,14 +83,14 @@ const q = (xs: number[], p: number) => {
 const out: string[] = [`# In-process timings and query plans`, ``, `Data dir: \`${DATA_DIR}\`; ${ITER} iterations per call (after one warm-up); times in ms.`, ``]
 for (const c of cases) {
   capture = []
-  c.call()
+  await c.call()
   const stmts = capture
   capture = null
   const times: number[] = []
   const n = ITER
   for (let i = 0; i < n; i++) {
     const t = performance.now()
-    c.call()
+    await c.call()
     times.push(performance.now() - t)
     if (i > 3 && times.reduce((a, b) => a + b, 0) > 20_000) break // slow call: enough samples
   }

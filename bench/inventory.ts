@@ -53,7 +53,7 @@ async function timed(label: string) {
   flushes = 0
   const h0 = { ms: holderTiming.totalMs, rows: holderTiming.rows, vulns: rematchTiming.totalMs }
   const cpu0 = process.cpuUsage()
-  const r = startRefresh(deps, '*')!
+  const r = (await startRefresh(deps, '*'))!
   const t0 = performance.now()
   const answered = await refreshInventory(deps, opts, r.refresh_id, '*')
   const s = (performance.now() - t0) / 1000

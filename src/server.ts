@@ -60,7 +60,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   attachSearchIndex(db.$client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
   await bootstrap(deps, dir)
-  ensureFindings(deps)
+  await ensureFindings(deps)
   applyEnvSalt(deps)
   log.format = readSection(deps, 'logging').log_format as LogFormat
   log.debugOn = config.logDebug
@@ -92,7 +92,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   const salt = new SaltRuntime(deps)
   deps.salt = salt
   deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
-  salt.start()
+  await salt.start()
   // The search index follows the activity table within a couple of seconds, whatever wrote the events.
   const search = new SearchIndexer(deps)
   void search.start()

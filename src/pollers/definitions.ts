@@ -129,7 +129,7 @@ export async function collectGrains(c: PollerContext, ids: string[]): Promise<st
     const batch = ids.slice(i, i + GRAINS_BATCH)
     const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
     recordGrains(c.deps, facts)
-    watchGrains(c.deps, facts.map((f) => f.id))
+    await watchGrains(c.deps, facts.map((f) => f.id))
     answered.push(...facts.map((f) => f.id))
   }
   return answered
@@ -187,7 +187,7 @@ const POLLERS = {
       // this tick waits for it rather than failing and leaving the fleet's packages for another interval (6 h).
       for (const until = Date.now() + BUSY_WAIT_MS; ;) {
         try {
-          return await startInventoryRefresh(c.deps, c.inventory()).done
+          return await (await startInventoryRefresh(c.deps, c.inventory())).done
         } catch (e) {
           if (!(e instanceof RefreshBusy) || Date.now() >= until) throw e
           await Bun.sleep(BUSY_RETRY_MS)
@@ -201,7 +201,7 @@ const POLLERS = {
     intervalSeconds: () => ALERT_TICK_SECONDS,
     initialDelaySeconds: () => ALERT_TICK_SECONDS,
     tick: async () => {
-      watchTime(c.deps)
+      await watchTime(c.deps)
       renotify(c.deps)
       return groupTransitions(c.deps, c.deps.config.alertGroupSeconds)
     },

@@ -61,17 +61,17 @@ describe('master health', () => {
     expect(Date.now() - t0).toBeLessThan(1000)
     expect(w.salt.hung).toBe(hung)
     w.clock.advance(59_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     expect(await alertsOf('master_unreachable')).toEqual([])
     w.clock.advance(2_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     const [a] = await alertsOf('master_unreachable', 'firing')
     expect(a).toMatchObject({ subject: 'salt-master', state: 'firing' })
     expect(a.summary).toStartWith('salt-master does not answer through salt-api')
     w.salt.masterDown = false
     await w.rt.masterWatch.check()
     expect((await w.get('/api/salt/health')).master).toMatchObject({ reachable: true, presence_hold: 'grace' })
-    watchTime(w.deps)
+    await watchTime(w.deps)
     expect(await alertsOf('master_unreachable', 'firing')).toEqual([])
     expect(await alertsOf('master_unreachable', 'resolved')).toHaveLength(1)
     const metrics = String((await call(w, 'GET', '/metrics')).body)
@@ -103,7 +103,7 @@ describe('no false offline storm', () => {
     w.salt.masterDown = true
     await w.rt.masterWatch.check()
     w.clock.advance(5 * 60_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     // Back with an empty connection table: its minions reconnect over the next minute or two.
     for (const m of w.salt.minions.values()) m.online = false
     w.salt.masterDown = false
@@ -116,7 +116,7 @@ describe('no false offline storm', () => {
     w.salt.minions.get('web-01')!.online = true
     w.salt.minions.get('web-02')!.online = true
     await w.rt.scheduler.run('presence')
-    watchTime(w.deps)
+    await watchTime(w.deps)
     expect((await w.get('/api/activity?event_type=minion.offline')).total).toBe(0)
     expect(await alertsOf('minion_offline')).toEqual([])
     // The grace is over: db-01, still missing, goes offline now, and counts from now, not from its last_seen 7 min ago.
@@ -125,10 +125,10 @@ describe('no false offline storm', () => {
     expect((await w.get('/api/salt/health')).presence_known).toBe(true)
     expect(await presence()).toEqual({ 'db-01': 'offline', 'web-01': 'online', 'web-02': 'online' })
     expect((await w.get('/api/activity?event_type=minion.offline')).events.map((e: any) => e.minion_id)).toEqual(['db-01'])
-    watchTime(w.deps)
+    await watchTime(w.deps)
     expect(await alertsOf('minion_offline')).toEqual([])
     w.clock.advance(61_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     const [a] = await alertsOf('minion_offline', 'firing')
     expect(a).toMatchObject({ subject: 'db-01', summary: 'db-01: offline for 1 min', details: { minutes_offline: 1 } })
   })
@@ -146,15 +146,15 @@ describe('no false offline storm', () => {
     w.salt.masterDown = true
     await w.rt.masterWatch.check()
     w.clock.advance(3 * 60_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     expect(await alertsOf('minion_offline')).toEqual([])
     w.salt.masterDown = false
     await w.rt.masterWatch.check()
     await w.rt.scheduler.run('presence')
-    watchTime(w.deps)
+    await watchTime(w.deps)
     expect(await alertsOf('minion_offline')).toEqual([])
     w.clock.advance(121_000)
-    watchTime(w.deps)
+    await watchTime(w.deps)
     const [a] = await alertsOf('minion_offline', 'firing')
     expect(a).toMatchObject({ subject: 'db-01', details: { minutes_offline: Math.floor((w.clock.now() - missingAt) / 60_000) } })
   })

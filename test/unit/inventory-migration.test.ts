@@ -39,36 +39,36 @@ function oldDb() {
 const depsOf = (db: Db, clock = new ManualClock(T0 + 60_000)): AppDeps => ({ db, clock, config: loadConfig({}), log: new Logger('json', () => {}, true), secretKey: new Uint8Array(32) })
 const page = { limit: 500, offset: 0 }
 
-test('every minion reads back its rows and collection time after the migration', () => {
+test('every minion reads back its rows and collection time after the migration', async () => {
   const db = oldDb()
   migrate(db)
   const deps = depsOf(db)
   for (const [id, [source, at, rows]] of Object.entries(FLEET)) {
     const want = rows.map(([name, version, arch]) => ({ name, version, arch, source })).sort((a, b) => `${a.name} ${a.version} ${a.arch}`.localeCompare(`${b.name} ${b.version} ${b.arch}`))
-    expect(minionPackages(deps, id, page)).toEqual({ minion_id: id, collected_at: new Date(at).toISOString(), total: rows.length, packages: want })
+    expect(await minionPackages(deps, id, page)).toEqual({ minion_id: id, collected_at: new Date(at).toISOString(), total: rows.length, packages: want })
   }
-  expect(minionPackages(deps, 'empty-01', page)).toEqual({ minion_id: 'empty-01', collected_at: new Date(T0 + 3000).toISOString(), total: 0, packages: [] })
-  expect(minionPackages(deps, 'web-02', { ...page, q: "'\"%" })).toMatchObject({ total: 0 })
-  expect(minionPackages(deps, 'web-02', { ...page, q: 'zs' }).packages).toEqual([{ name: 'zsh', version: "5.9'\"%_", arch: '', source: 'apt' }])
+  expect(await minionPackages(deps, 'empty-01', page)).toEqual({ minion_id: 'empty-01', collected_at: new Date(T0 + 3000).toISOString(), total: 0, packages: [] })
+  expect(await minionPackages(deps, 'web-02', { ...page, q: "'\"%" })).toMatchObject({ total: 0 })
+  expect((await minionPackages(deps, 'web-02', { ...page, q: 'zs' })).packages).toEqual([{ name: 'zsh', version: "5.9'\"%_", arch: '', source: 'apt' }])
   const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name)
   expect(tables).not.toContain('minion_packages')
   expect(db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM package_keys').get()!.n).toBe(8)
 })
 
-test('the writer diffs against carried-over sets: a replay changes nothing, an upgrade moves the counts', () => {
+test('the writer diffs against carried-over sets: a replay changes nothing, an upgrade moves the counts', async () => {
   const db = oldDb()
   migrate(db)
   const deps = depsOf(db)
-  const before = listPackages(deps, page)
+  const before = await listPackages(deps, page)
   const setOf = (id: string, rows = FLEET[id]![2]) => ({ minionId: id, source: FLEET[id]![0], packages: rows.map(([name, version, arch]) => ({ name, version, arch })) })
   // Same sets at the same collection times: no aggregate moves.
-  for (const id of Object.keys(FLEET)) replacePackageSets(deps, [setOf(id)], FLEET[id]![1])
-  expect(listPackages(deps, page)).toEqual(before)
+  for (const id of Object.keys(FLEET)) await replacePackageSets(deps, [setOf(id)], FLEET[id]![1])
+  expect(await listPackages(deps, page)).toEqual(before)
   // web-01 upgrades curl to web-02's version and drops libc6:i386.
-  replacePackageSets(deps, [setOf('web-01', [['bash', '5.2', ''], ['libc6', '2.36', 'amd64'], ['curl', '7.88.1', '']])])
-  expect(packageVersions(deps, 'curl')).toEqual({ name: 'curl', total: 1, versions: [{ version: '7.88.1', arch: '', source: 'apt', minion_count: 2 }] })
-  expect(packageVersions(deps, 'libc6')!.versions).toEqual([{ version: '2.36', arch: 'amd64', source: 'apt', minion_count: 1 }])
-  const after = Object.fromEntries(listPackages(deps, page).items.map((r) => [r.name, [r.minion_count, r.version_count, r.last_seen]]))
+  await replacePackageSets(deps, [setOf('web-01', [['bash', '5.2', ''], ['libc6', '2.36', 'amd64'], ['curl', '7.88.1', '']])])
+  expect(await packageVersions(deps, 'curl')).toEqual({ name: 'curl', total: 1, versions: [{ version: '7.88.1', arch: '', source: 'apt', minion_count: 2 }] })
+  expect((await packageVersions(deps, 'libc6'))!.versions).toEqual([{ version: '2.36', arch: 'amd64', source: 'apt', minion_count: 1 }])
+  const after = Object.fromEntries((await listPackages(deps, page)).items.map((r) => [r.name, [r.minion_count, r.version_count, r.last_seen]]))
   expect(after.curl).toEqual([2, 1, new Date(T0 + 60_000).toISOString()])
   expect(after.bash).toEqual([3, 2, new Date(T0 + 60_000).toISOString()])
   expect(after.zsh).toEqual([1, 1, new Date(T0 + 1000).toISOString()])

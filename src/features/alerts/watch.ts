@@ -78,7 +78,7 @@ export function watchEvents(deps: AppDeps, events: EventOut[]) {
  * with a finding at or above `min_severity` fires, one with none left resolves. Records of unknown severity never reach
  * a threshold. Judged on the tick like the other state rules, so a new rule covers what is already there.
  */
-function watchVulnerable(deps: AppDeps, now: number) {
+async function watchVulnerable(deps: AppDeps, now: number) {
   for (const rule of enabledRules(deps, ['vulnerable'])) {
     const min = String(paramsOf(rule).min_severity ?? 'high')
     const rank = SEVERITY_RANK[min] ?? SEVERITY_RANK.high!
@@ -88,7 +88,7 @@ function watchVulnerable(deps: AppDeps, now: number) {
       if (!globMatch(rule.minion_glob, m.minion_id)) continue
       still.add(m.minion_id)
       if (firing.has(m.minion_id)) continue
-      const ids = minionVulnIds(deps, m.minion_id, rank, 20)
+      const ids = await minionVulnIds(deps, m.minion_id, rank, 20)
       fire(deps, rule, m.minion_id, `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
         { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids }, now)
     }
@@ -100,9 +100,9 @@ function watchVulnerable(deps: AppDeps, now: number) {
  * The time-based rules: minions offline for long enough (never while the master holds presence back), salt-api or the
  * salt-master unreachable for long enough, vulnerable minions.
  */
-export function watchTime(deps: AppDeps) {
+export async function watchTime(deps: AppDeps) {
   const now = deps.clock.now()
-  watchVulnerable(deps, now)
+  await watchVulnerable(deps, now)
   // Asked only when a rule needs it: the health snapshot may ask salt for its version.
   const masterRules = enabledRules(deps, ['master_unreachable'])
   const offlineRules = enabledRules(deps, ['minion_offline'])

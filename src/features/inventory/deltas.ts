@@ -5,9 +5,10 @@
  * names that gained or lost a version row, and last_seen is recomputed from package_seen only when the rows it came
  * from were emptied.
  */
-import type { Database } from 'bun:sqlite'
+import type { Queryable } from '../../db/engine'
 import type { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
+import { aggregateWrites } from './set-store'
 
 const ALL = ''
 
@@ -38,12 +39,13 @@ export class Deltas {
   }
 
   /** Writes the deltas to the aggregate tables and drops keys nobody holds any more. */
-  apply(db: Database, at: number) {
-    const touched = this.applyVersions(db)
-    this.applyNames(db, at)
-    this.recountVersions(db, touched)
-    this.applySeen(db)
-    this.prune(db)
+  async apply(q: Queryable, at: number) {
+    const w = aggregateWrites(q)
+    const touched = await this.applyVersions(w)
+    await this.applyNames(w, at)
+    await this.recountVersions(w, touched)
+    await this.applySeen(w)
+    await this.prune(w)
   }
 
   /** The writer's version counts of one source, sized to the catalog. */
@@ -54,11 +56,8 @@ export class Deltas {
   }
 
   /** package_versions per source; returns, per source, the names that gained or lost a version row. */
-  private applyVersions(db: Database): PerSource<Uint8Array> {
+  private async applyVersions({ version: { ins, upd, del } }: Writes): Promise<PerSource<Uint8Array>> {
     const cat = this.cat
-    const ins = db.query('INSERT INTO package_versions (source, name, version, arch, minion_count) VALUES (?1, ?2, ?3, ?4, ?5)')
-    const upd = db.query('UPDATE package_versions SET minion_count = ?5 WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4')
-    const del = db.query('DELETE FROM package_versions WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4')
     const touched = new PerSource(cat.names.size, Uint8Array)
     for (const [source, d] of this.ver) {
       const c = this.countsOf(source)
@@ -68,10 +67,10 @@ export class Deltas {
         const after = (c[k] = before + d[k]!)
         if (after < 0) throw new Error('package version counts went negative; the stored sets and aggregates disagree')
         const args = [source, cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!] as const
-        if (before && after) upd.run(...args, after)
+        if (before && after) await upd.run(...args, after)
         else {
-          if (after) ins.run(...args, after)
-          else del.run(...args)
+          if (after) await ins.run(...args, after)
+          else await del.run(...args)
           touched.of(source)[cat.keyName[k]!] = 1
         }
       }
@@ -80,9 +79,8 @@ export class Deltas {
   }
 
   /** version_count (distinct version strings with holders) of the names whose version rows came or went. */
-  private recountVersions(db: Database, touched: PerSource<Uint8Array>) {
+  private async recountVersions({ versionCount: q }: Writes, touched: PerSource<Uint8Array>) {
     const cat = this.cat
-    const q = db.query('UPDATE package_stats SET version_count = ?3 WHERE source = ?1 AND name = ?2 AND version_count <> ?3')
     const distinct = (n: number, sources: Int32Array[]) => {
       const v = new Set<string>()
       cat.keysOfName(n, (k) => {
@@ -93,32 +91,28 @@ export class Deltas {
     const any = new Uint8Array(cat.names.size)
     for (const [source, t] of touched.all()) {
       const c = [this.countsOf(source)]
-      for (let n = 0; n < t.length; n++) if (t[n]) q.run(source, cat.nameOf[n]!, distinct(n, c)), (any[n] = 1)
+      for (let n = 0; n < t.length; n++) if (t[n]) await q.run(source, cat.nameOf[n]!, distinct(n, c)), (any[n] = 1)
     }
     const all = [...this.counts.values()]
-    for (let n = 0; n < any.length; n++) if (any[n]) q.run(ALL, cat.nameOf[n]!, distinct(n, all))
+    for (let n = 0; n < any.length; n++) if (any[n]) await q.run(ALL, cat.nameOf[n]!, distinct(n, all))
   }
 
   /** Keys whose counts moved (or that were stored in this flush) and that no source holds any more leave package_keys. */
-  private prune(db: Database) {
+  private async prune({ deleteKey: del }: Writes) {
     const cat = this.cat
-    const del = db.query('DELETE FROM package_keys WHERE id = ?1')
     const all = [...this.counts.values()]
-    const check = (k: number) => {
+    const check = async (k: number) => {
       if (!cat.keyId[k] || all.some((c) => (c[k] ?? 0) > 0)) return
-      del.run(cat.keyId[k]!)
+      await del.run(cat.keyId[k]!)
       this.pruned.push(cat.keyId[k]!)
       cat.setId(k, 0)
     }
-    for (const d of this.ver.values()) for (let k = 0; k < d.length; k++) if (d[k]) check(k)
-    for (const k of this.inserted) check(k)
+    for (const d of this.ver.values()) for (let k = 0; k < d.length; k++) if (d[k]) await check(k)
+    for (const k of this.inserted) await check(k)
   }
 
   /** minion_count per source and over all sources: the sum of each name's seen deltas over the collection times. */
-  private applyNames(db: Database, at: number) {
-    const add = db.query(`INSERT INTO package_stats (source, name, minion_count, version_count, last_seen) VALUES (?1, ?2, ?3, 0, ?4)
-      ON CONFLICT (source, name) DO UPDATE SET minion_count = minion_count + excluded.minion_count`)
-    const drop = db.query('DELETE FROM package_stats WHERE source = ?1 AND name = ?2 AND minion_count <= 0')
+  private async applyNames({ stats: { add, drop } }: Writes, at: number) {
     const N = this.cat.names.size
     const per = new PerSource(N, Int32Array)
     const all = per.of(ALL)
@@ -129,8 +123,8 @@ export class Deltas {
     for (const [source, a] of per.all())
       for (let n = 0; n < N; n++) {
         if (!a[n]) continue
-        add.run(source, this.cat.nameOf[n]!, a[n]!, at)
-        if (a[n]! < 0) drop.run(source, this.cat.nameOf[n]!)
+        await add.run(source, this.cat.nameOf[n]!, a[n]!, at)
+        if (a[n]! < 0) await drop.run(source, this.cat.nameOf[n]!)
       }
   }
 
@@ -138,16 +132,8 @@ export class Deltas {
    * package_seen, then last_seen: raised to a collection time that gained holders when that is later, and recomputed
    * from package_seen only where a row at or after the current last_seen was emptied. The all-sources row follows.
    */
-  private applySeen(db: Database) {
+  private async applySeen({ seen: { add, drop, raise, recompute, recomputeAll } }: Writes) {
     const cat = this.cat
-    const add = db.query(`INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)
-      ON CONFLICT (source, name, seen_at) DO UPDATE SET n = n + excluded.n`)
-    const drop = db.query('DELETE FROM package_seen WHERE source = ?1 AND name = ?2 AND seen_at = ?3 AND n <= 0')
-    const raise = db.query('UPDATE package_stats SET last_seen = ?3 WHERE source = ?1 AND name = ?2 AND last_seen < ?3')
-    const recompute = db.query(`UPDATE package_stats SET last_seen = (SELECT max(seen_at) FROM package_seen s WHERE s.source = ?1 AND s.name = ?2)
-      WHERE source = ?1 AND name = ?2 AND last_seen <= ?3`)
-    const recomputeAll = db.query(`UPDATE package_stats SET last_seen = (SELECT max(last_seen) FROM package_stats s WHERE s.name = ?1 AND s.source <> '')
-      WHERE source = '' AND name = ?1 AND last_seen <= ?2`)
     const N = cat.names.size
     const gained = new PerSource(N, Float64Array)
     const emptied = new PerSource(N, Float64Array)
@@ -157,9 +143,9 @@ export class Deltas {
       for (let n = 0; n < N; n++) {
         const d = e.d[n]!
         if (!d) continue
-        add.run(e.source, cat.nameOf[n]!, e.at, d)
+        await add.run(e.source, cat.nameOf[n]!, e.at, d)
         if (d > 0) g[n] = Math.max(g[n]!, e.at)
-        else if (drop.run(e.source, cat.nameOf[n]!, e.at).changes) x[n] = Math.max(x[n]!, e.at)
+        else if (await drop.run(e.source, cat.nameOf[n]!, e.at)) x[n] = Math.max(x[n]!, e.at)
       }
     }
     const raisedTo = new Float64Array(N)
@@ -169,17 +155,19 @@ export class Deltas {
       const x = emptied.of(source)
       for (let n = 0; n < N; n++) {
         // Not only when this row moved: a source row created in this flush already carries the time.
-        if (g[n]) raise.run(source, cat.nameOf[n]!, g[n]!), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
-        if (x[n]) recompute.run(source, cat.nameOf[n]!, x[n]!), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
+        if (g[n]) await raise.run(source, cat.nameOf[n]!, g[n]!), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
+        if (x[n]) await recompute.run(source, cat.nameOf[n]!, x[n]!), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
       }
     }
     // The source row may be gone with its holders, so the all-sources row checks the emptied times itself.
     for (let n = 0; n < N; n++) {
-      if (raisedTo[n]) raise.run(ALL, cat.nameOf[n]!, raisedTo[n]!)
-      if (emptiedAt[n]) recomputeAll.run(cat.nameOf[n]!, emptiedAt[n]!)
+      if (raisedTo[n]) await raise.run(ALL, cat.nameOf[n]!, raisedTo[n]!)
+      if (emptiedAt[n]) await recomputeAll.run(cat.nameOf[n]!, emptiedAt[n]!)
     }
   }
 }
+
+type Writes = ReturnType<typeof aggregateWrites>
 
 /** One typed array per source, created on first use. */
 class PerSource<T extends Uint8Array | Int32Array | Float64Array> {

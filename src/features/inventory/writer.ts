@@ -11,6 +11,9 @@ import { grow } from '../../lib/slot-table'
 import { Deltas } from './deltas'
 import { decodeKeyIds, HolderChanges } from './holders'
 import { watchPackageSets, type SetChange } from '../vulns/watch'
+import type { Queryable } from '../../db/engine'
+import { allKeys, allVersionCounts, bumpInventoryGeneration, setWrites, type StoredSet } from './set-store'
+import { inventoryGeneration } from './package-store'
 
 /** One installed package version. */
 export interface Pkg {
@@ -35,9 +38,8 @@ export class PackageSetWriter {
   private oldKeys = new Int32Array(2048)
   private tick = 0
 
-  constructor(private deps: AppDeps) {
-    this.load()
-  }
+  /** Ids and counts are loaded by the first flush (the generation starts unknown). */
+  constructor(private deps: AppDeps) {}
 
   /** Number of minions queued since the last flush. */
   get pendingMinions() {
@@ -66,29 +68,30 @@ export class PackageSetWriter {
   }
 
   /** Stores every queued set, collected at `collectedAt`, with the aggregates, in one transaction; returns the rows stored. */
-  flush(collectedAt = this.deps.clock.now()): number {
-    const db = this.deps.db.$client
+  async flush(collectedAt = this.deps.clock.now()): Promise<number> {
     const sets = this.pending
     this.pending = []
     if (!sets.length) return 0
     let stored = 0
     try {
-      db.transaction(() => {
-        const gen = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
-        if (gen !== this.generation) this.load()
+      await this.deps.db.tx(async (tx) => {
+        if ((await inventoryGeneration(tx)) !== this.generation) await this.load(tx)
         const d = new Deltas(this.catalog, this.counts)
-        const holders = new HolderChanges(db)
+        const holders = await HolderChanges.open(tx)
+        const w = setWrites(tx)
         const changes: SetChange[] = []
-        for (const s of sets) stored += this.replace(s, collectedAt, d, holders, changes)
-        d.apply(db, collectedAt)
-        holders.apply()
+        for (const s of sets) {
+          stored += await this.replace(w, s, collectedAt, d, holders, changes)
+          if (holders.full) await holders.apply()
+        }
+        await d.apply(tx, collectedAt)
+        await holders.apply()
         // Keys inserted and pruned within this flush have their id cleared by the prune: only the kept ones are new.
         const inserted = d.inserted.map((k) => this.catalog.keyId[k]!).filter((id) => id > 0)
-        watchPackageSets(this.deps, { changes, inserted, pruned: d.pruned })
+        await watchPackageSets(this.deps, tx, { changes, inserted, pruned: d.pruned })
         // Every flush moves the generation, so another writer reloads its copy of ids and counts before it diffs.
-        this.generation = db.query<{ g: number }, []>(`INSERT INTO package_key_generation (id, generation) VALUES (1, 1)
-          ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation AS g`).get()!.g
-      })()
+        this.generation = await bumpInventoryGeneration(tx)
+      })
     } catch (e) {
       // Ids and counts changed inside the rolled-back transaction are void: reload them before the next flush.
       this.generation = -1
@@ -98,17 +101,14 @@ export class PackageSetWriter {
   }
 
   /** Diffs one set against the stored one into `d` and writes the new row; returns its size. */
-  private replace(s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[]): number {
-    const db = this.deps.db.$client
+  private async replace(w: ReturnType<typeof setWrites>, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[]): Promise<number> {
     const cat = this.catalog
     ensureMinion(this.deps, s.minionId)
     if (this.nameStamp.length < cat.names.size) this.nameStamp = grow(this.nameStamp, cat.names.size)
     if (this.heldStamp.length < cat.keys.size) this.heldStamp = grow(this.heldStamp, cat.keys.size)
     const names = this.nameStamp
     const held = this.heldStamp
-    const old = db.query<{ num: number; source: string; collected_at: number; keys: Uint8Array }, [string]>(
-      'SELECT rowid AS num, source, collected_at, keys FROM minion_package_sets WHERE minion_id = ?1',
-    ).get(s.minionId)
+    const old = await w.old.get<StoredSet>(s.minionId)
     const heldTick = ++this.tick
     const oldCount = old ? old.keys.byteLength >> 2 : 0
     if (this.oldKeys.length < oldCount) this.oldKeys = new Int32Array(oldCount * 2)
@@ -138,10 +138,9 @@ export class PackageSetWriter {
       ver[k]!++
       const nm = cat.keyName[k]!
       if (names[nm] !== t) (names[nm] = t), seen[nm]!++
-      view.setUint32(i * 4, cat.keyId[k] || this.insertKey(k, d), true)
+      view.setUint32(i * 4, cat.keyId[k] || (await this.insertKey(w, k, d)), true)
     }
-    const num = db.query<{ num: number }, [string, string, number, Uint8Array]>(`INSERT INTO minion_package_sets (minion_id, source, collected_at, keys) VALUES (?1, ?2, ?3, ?4)
-      ON CONFLICT (minion_id) DO UPDATE SET source = excluded.source, collected_at = excluded.collected_at, keys = excluded.keys RETURNING rowid AS num`).get(s.minionId, s.source, at, blob)!.num
+    const num = (await w.put.get<{ num: number }>(s.minionId, s.source, at, blob))!.num
     // Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it.
     let changed = false
     for (let i = 0; i < s.keys.length; i++) {
@@ -158,24 +157,22 @@ export class PackageSetWriter {
   }
 
   /** Stores a key the database does not have yet; returns its id. */
-  private insertKey(k: number, d: Deltas): number {
+  private async insertKey(w: ReturnType<typeof setWrites>, k: number, d: Deltas): Promise<number> {
     const c = this.catalog
-    const r = this.deps.db.$client.query('INSERT INTO package_keys (name, version, arch) VALUES (?1, ?2, ?3)').run(c.nameOf[c.keyName[k]!]!, c.versionOf[k]!, c.archOf[k]!)
-    c.setId(k, Number(r.lastInsertRowid))
+    const r = await w.key.get<{ id: number }>(c.nameOf[c.keyName[k]!]!, c.versionOf[k]!, c.archOf[k]!)
+    c.setId(k, r!.id)
     d.inserted.push(k)
     return c.keyId[k]!
   }
 
   /** Loads every stored key id and version count (at start, and after another writer flushed). */
-  private load() {
-    const db = this.deps.db.$client
+  private async load(q: Queryable) {
     const cat = this.catalog
     cat.clearIds()
     this.counts.clear()
-    this.generation = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
-    for (const [id, name, version, arch] of db.query<[number, string, string, string], []>('SELECT id, name, version, arch FROM package_keys').values() as [number, string, string, string][])
-      cat.setId(cat.keyOf(name, version, arch), id)
-    for (const [source, name, version, arch, n] of db.query<[string, string, string, string, number], []>('SELECT source, name, version, arch, minion_count FROM package_versions').values() as [string, string, string, string, number][]) {
+    this.generation = await inventoryGeneration(q)
+    for (const { id, name, version, arch } of await allKeys(q)) cat.setId(cat.keyOf(name, version, arch), id)
+    for (const { source, name, version, arch, minion_count: n } of await allVersionCounts(q)) {
       const k = cat.keyOf(name, version, arch)
       let c = this.counts.get(source)
       if (!c) this.counts.set(source, (c = new Int32Array(cat.keys.size + 1024)))

@@ -15,7 +15,7 @@ import { trustStats } from '../jobs/trust'
 const STREAM_STATES = ['connected', 'reconnecting', 'broken', 'disabled'] as const
 
 /** The exposition for one service. */
-export function metricsText(deps: AppDeps): string {
+export async function metricsText(deps: AppDeps): Promise<string> {
   const x = new Exposition()
   const reqs = deps.metrics?.requestRows() ?? []
   x.family('saltdeck_build_info', 'gauge', 'Version of the running service.', [[{ version: VERSION }, 1]])
@@ -51,7 +51,7 @@ export function metricsText(deps: AppDeps): string {
   const al = alertStats(deps)
   x.family('saltdeck_alerts_firing', 'gauge', 'Alerts firing, by rule kind.', al.firing.map((r) => [{ kind: r.kind }, r.n]))
   x.family('saltdeck_alert_deliveries', 'gauge', 'Alert notification deliveries, by status.', al.deliveries.map((r) => [{ status: r.status }, r.n]))
-  const vs = vulnStats(deps)
+  const vs = await vulnStats(deps)
   x.family('saltdeck_vuln_feed_records', 'gauge', 'OSV records imported, by ecosystem.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, f.records]))
   x.family('saltdeck_vuln_feed_age_seconds', 'gauge', 'Seconds since each ecosystem\'s feed was imported.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, Math.max(0, Math.round((deps.clock.now() - f.imported_at) / 1000))]))
   x.family('saltdeck_vulnerable_minions', 'gauge', 'Minions with at least one finding, by the severity of their worst.', vs.minions.map((m) => [{ severity: m.severity }, m.n]))
@@ -66,11 +66,11 @@ export function metricsText(deps: AppDeps): string {
 export const metricsRoutes = [
   route({
     method: 'GET', path: '/metrics', produces: 'text/plain', tag: 'system', summary: 'Prometheus metrics (view metrics:*, session or token alike)', access: 'login',
-    handler({ deps, principal }) {
+    async handler({ deps, principal }) {
       // Scrapers authenticate with an API token; a browser session needs the permission.
       // One rule for cookie and token (issue 23 item 5): a token holds its user's permissions, no more.
       if (!holds(principal.grants, 'view', 'metrics:*')) throw new Forbidden()
-      return new Response(metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
+      return new Response(await metricsText(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
     },
   }),
 ]

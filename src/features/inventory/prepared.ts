@@ -1,0 +1,68 @@
+/**
+ * Statements prepared once and run many times on the handle they were prepared on: the inventory's and the matcher's
+ * per-row loops (a flush writes one row per changed key, name and holder chunk). A statement is written once with the
+ * `sql` tag and positional placeholders `$(1)`, `$(2)`…; on SQLite it is bun:sqlite's prepared statement run
+ * synchronously (the engine's per-call rendering would cost these loops about as much as the writes themselves), on
+ * PostgreSQL a named prepared statement of the transaction's connection.
+ */
+import { sql, type SQL } from 'drizzle-orm'
+import type { Placeholder } from 'drizzle-orm'
+import type { Queryable } from '../../db/engine'
+import { renderSqlite } from '../../db/sqlite'
+import { renderPostgres } from '../../db/postgres'
+
+/** Positional placeholder `n` (1-based) of a prepared statement. */
+export const $ = (n: number) => sql.placeholder(String(n))
+
+type Arg = string | number | bigint | boolean | null | Uint8Array
+
+/** A statement bound to a handle: rows changed, the first row, every row. SQLite answers at once, PostgreSQL by promise. */
+export interface Prepared {
+  run(...args: Arg[]): number | Promise<number>
+  get<T>(...args: Arg[]): T | undefined | Promise<T | undefined>
+  all<T>(...args: Arg[]): T[] | Promise<T[]>
+  /** Frees an uncached statement (SQLite; PostgreSQL's go with their connection). */
+  finalize(): void
+}
+
+/** The argument order of a rendered statement: each parameter's placeholder number, 0-based. */
+function argOrder(params: unknown[]): number[] {
+  return params.map((p) => {
+    const name = (p as Placeholder).name
+    if (typeof name !== 'string') throw new Error('prepared statements take only $(n) placeholders as parameters')
+    return Number(name) - 1
+  })
+}
+
+const identity = (order: number[]) => order.every((o, i) => o === i)
+
+/**
+ * Prepares `stmt` on `q` (the engine or a transaction; use it only while that handle is open). SQLite caches it by
+ * its text unless `cached` is false (a statement on an attached database that goes away: finalize it).
+ */
+export function prepare(q: Queryable, stmt: SQL, opts: { cached?: boolean } = {}): Prepared {
+  const native = q.native
+  if (native.engine === 'sqlite') {
+    const r = renderSqlite(stmt)
+    const order = argOrder(r.params)
+    const s = opts.cached === false ? native.client.prepare(r.sql) : native.client.query(r.sql)
+    const bind = identity(order) ? (a: Arg[]) => a : (a: Arg[]) => order.map((o) => a[o]!)
+    return {
+      run: (...a) => s.run(...(bind(a) as never[])).changes,
+      get: <T>(...a: Arg[]) => (s.get(...(bind(a) as never[])) ?? undefined) as T | undefined,
+      all: <T>(...a: Arg[]) => s.all(...(bind(a) as never[])) as T[],
+      finalize: () => opts.cached === false && s.finalize(),
+    }
+  }
+  const r = renderPostgres(stmt)
+  const order = argOrder(r.params)
+  const client = native.client
+  const bind = (a: Arg[]) => order.map((o) => (typeof a[o] === 'boolean' ? (a[o] ? 1 : 0) : (a[o] ?? null)))
+  const exec = (a: Arg[]) => client.unsafe(r.sql, bind(a) as never[], { prepare: true })
+  return {
+    run: async (...a) => (await exec(a)).count ?? 0,
+    get: async <T>(...a: Arg[]) => ((await exec(a))[0] ?? undefined) as T | undefined,
+    all: async <T>(...a: Arg[]) => [...(await exec(a))] as unknown as T[],
+    finalize: () => {},
+  }
+}
