@@ -2,13 +2,11 @@
  * Where an import's records wait before one transaction replaces the feeds: staging tables, per engine. SQLite keeps
  * them in a scratch database file attached as `vstage` (feed-staging-sqlite.ts), filled a batch per transaction;
  * PostgreSQL in temporary tables dropped at commit (feed-staging-postgres.ts), so staging and the replacement run in
- * one transaction there. Either way the replacing SQL (feeds.ts) names them through `StagingTables`.
+ * one transaction there. Either way the replacing SQL (feeds.ts, which picks the engine's) names them through
+ * `StagingTables`.
  */
 import type { SQL } from 'drizzle-orm'
 import type { Engine, Queryable } from '../../db/engine'
-import { twin } from '../../db/engine'
-import { sqliteStaging } from './feed-staging-sqlite'
-import { postgresStaging } from './feed-staging-postgres'
 
 /** The staging tables as the engine names them. */
 export interface StagingTables {
@@ -33,6 +31,3 @@ export interface FeedStaging {
   /** Creates the staging tables (SQLite: in a database file at `file`), runs `fn`, and removes them whatever happens. */
   run<T>(db: Engine, file: string, fn: (s: StagingRun) => Promise<T>): Promise<T>
 }
-
-/** The staging of the engine `db` runs on. */
-export const stagingFor = (db: Engine): FeedStaging => twin(db, { sqlite: sqliteStaging, postgres: postgresStaging })

@@ -1,12 +1,12 @@
 /**
- * Importing OSV feeds. Records are read one at a time into staging tables in a scratch database file of the import's
- * staging directory, attached as `vstage` (neither the feed nor what is staged of it sits in memory), then one
- * transaction replaces the ecosystems the import names and re-matches only the packages those ecosystems name; the
+ * Importing OSV feeds. Records are read one at a time into staging tables (feed-staging.ts: on SQLite a scratch
+ * database file of the import's staging directory, attached as `vstage`; on PostgreSQL temporary tables; neither the
+ * feed nor what is staged of it sits in memory), then one transaction replaces the ecosystems the import names and re-matches only the packages those ecosystems name; the
  * counts follow (recountOutside). A broken file stops the import before that: nothing changes.
  */
 import { sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Queryable } from '../../db/engine'
+import { twin, type Engine, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { packageKeys as keys, vulnAffected as affected, vulnFeeds as feeds, vulnMatches as matches, vulnRecords as records } from '../../db/schema'
 import { Conflict } from '../../lib/errors'
@@ -18,9 +18,14 @@ import { FeedError, type RawRecord } from './osv-read'
 import { fixedVersions, readRecord } from './records'
 import { bumpGeneration, matchKeys, recountOutside } from './findings'
 import type { RangeEvent } from './ranges'
-import { stagingFor, type StagingRun, type StagingTables } from './feed-staging'
+import type { FeedStaging, StagingRun, StagingTables } from './feed-staging'
+import { sqliteStaging } from './feed-staging-sqlite'
+import { postgresStaging } from './feed-staging-postgres'
 import { inJsonIds } from '../inventory/package-store'
 import { $, prepare } from '../inventory/prepared'
+
+/** The staging of the engine `db` runs on. */
+const stagingFor = (db: Engine): FeedStaging => twin(db, { sqlite: sqliteStaging, postgres: postgresStaging })
 
 /** What an import did. */
 export interface ImportResult {
