@@ -13,12 +13,14 @@ import { setNum } from './holder-store'
 /** A stored set as the writer diffs it: its number, source, collection time and key ids. */
 export type StoredSet = { num: number } & Pick<Row<typeof sets>, 'source' | 'collected_at' | 'keys'>
 
-/** The per-minion statements of a flush: the stored set read, the new set written (its number back), a new key stored (its id back). */
+/** The per-minion statements of a flush: the stored set read, the new set written (a new one's number back), a new key stored (its id back). */
 export function setWrites(q: Queryable) {
   return {
     old: prepare(q, sql`SELECT ${setNum(q)} AS num, ${sets.source}, ${sets.collectedAt}, ${sets.keys} FROM ${sets} WHERE ${sets.minionId} = ${$(1)}`),
-    put: prepare(q, sql`INSERT INTO ${sets} (minion_id, source, collected_at, keys) VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)})
-      ON CONFLICT (minion_id) DO UPDATE SET source = excluded.source, collected_at = excluded.collected_at, keys = excluded.keys RETURNING ${setNum(q)} AS num`),
+    // A stored set is updated and a new one inserted (the writer has just read which), never upserted: PostgreSQL's
+    // identity would spend a number on every upsert that updates, and minion numbers must stay dense (bitmaps).
+    insert: prepare(q, sql`INSERT INTO ${sets} (minion_id, source, collected_at, keys) VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}) RETURNING ${setNum(q)} AS num`),
+    update: prepare(q, sql`UPDATE ${sets} SET source = ${$(2)}, collected_at = ${$(3)}, keys = ${$(4)} WHERE ${sets.minionId} = ${$(1)}`),
     key: prepare(q, sql`INSERT INTO ${keys} (name, version, arch) VALUES (${$(1)}, ${$(2)}, ${$(3)}) RETURNING ${keys.id}`),
   }
 }

@@ -140,7 +140,9 @@ export class PackageSetWriter {
       if (names[nm] !== t) (names[nm] = t), seen[nm]!++
       view.setUint32(i * 4, cat.keyId[k] || (await this.insertKey(w, k, d)), true)
     }
-    const num = (await w.put.get<{ num: number }>(s.minionId, s.source, at, blob))!.num
+    let num: number
+    if (old) (num = old.num), await w.update.run(s.minionId, s.source, at, blob)
+    else num = (await w.insert.get<{ num: number }>(s.minionId, s.source, at, blob))!.num
     // Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it.
     let changed = false
     for (let i = 0; i < s.keys.length; i++) {
