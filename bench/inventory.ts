@@ -34,10 +34,10 @@ applyFacts(deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId, act: 
 let flushMs = 0
 let flushes = 0
 const flush = PackageSetWriter.prototype.flush
-PackageSetWriter.prototype.flush = function (this: PackageSetWriter, ...args: Parameters<typeof flush>) {
+PackageSetWriter.prototype.flush = async function (this: PackageSetWriter, ...args: Parameters<typeof flush>) {
   const t0 = performance.now()
   try {
-    return flush.apply(this, args)
+    return await flush.apply(this, args)
   } finally {
     flushMs += performance.now() - t0
     flushes++

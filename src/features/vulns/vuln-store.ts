@@ -114,7 +114,7 @@ export async function feedRows(q: Queryable) {
   return q.rows<Row<typeof feeds>>(sql`SELECT ${feeds.ecosystem}, ${feeds.records}, ${feeds.importedAt}, ${feeds.source} FROM ${feeds} ORDER BY ${feeds.ecosystem}`)
 }
 
-/** Minions with findings, by their worst severity rank. */
+/** Minions with findings, by their worst severity rank (ordered: PostgreSQL's GROUP BY keeps no order). */
 export async function minionsByWorst(q: Queryable) {
-  return q.rows<{ worst: number; n: number }>(sql`SELECT ${vm.worst}, count(*) AS n FROM ${vm} WHERE ${vm.vulnCount} > 0 GROUP BY ${vm.worst}`)
+  return q.rows<{ worst: number; n: number }>(sql`SELECT ${vm.worst}, count(*) AS n FROM ${vm} WHERE ${vm.vulnCount} > 0 GROUP BY ${vm.worst} ORDER BY ${vm.worst}`)
 }
