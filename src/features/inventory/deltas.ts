@@ -9,6 +9,7 @@ import type { Queryable } from '../../db/engine'
 import type { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
 import { aggregateWrites } from './set-store'
+import { Pipeline } from './prepared'
 
 const ALL = ''
 
@@ -41,11 +42,17 @@ export class Deltas {
   /** Writes the deltas to the aggregate tables and drops keys nobody holds any more. */
   async apply(q: Queryable, at: number) {
     const w = aggregateWrites(q)
-    const touched = await this.applyVersions(w)
-    await this.applyNames(w, at)
-    await this.recountVersions(w, touched)
-    await this.applySeen(w)
-    await this.prune(w)
+    // The steps issue their writes without waiting for each (see Pipeline); on PostgreSQL they run in order.
+    const p = new Pipeline()
+    const touched = this.applyVersions(w, p)
+    this.applyNames(w, p, at)
+    this.recountVersions(w, p, touched)
+    const { gained, emptied, sources } = this.applySeenRows(w, p)
+    // last_seen needs to know which package_seen rows emptied: their deletes' results.
+    await p.drain()
+    this.applyLastSeen(w, p, sources, gained, emptied)
+    this.prune(w, p)
+    await p.drain()
   }
 
   /** The writer's version counts of one source, sized to the catalog. */
@@ -56,7 +63,7 @@ export class Deltas {
   }
 
   /** package_versions per source; returns, per source, the names that gained or lost a version row. */
-  private async applyVersions({ version: { ins, upd, del } }: Writes): Promise<PerSource<Uint8Array>> {
+  private applyVersions({ version: { ins, upd, del } }: Writes, p: Pipeline): PerSource<Uint8Array> {
     const cat = this.cat
     const touched = new PerSource(cat.names.size, Uint8Array)
     for (const [source, d] of this.ver) {
@@ -67,10 +74,10 @@ export class Deltas {
         const after = (c[k] = before + d[k]!)
         if (after < 0) throw new Error('package version counts went negative; the stored sets and aggregates disagree')
         const args = [source, cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!] as const
-        if (before && after) await upd.run(...args, after)
+        if (before && after) p.add(upd.run(...args, after))
         else {
-          if (after) await ins.run(...args, after)
-          else await del.run(...args)
+          if (after) p.add(ins.run(...args, after))
+          else p.add(del.run(...args))
           touched.of(source)[cat.keyName[k]!] = 1
         }
       }
@@ -79,7 +86,7 @@ export class Deltas {
   }
 
   /** version_count (distinct version strings with holders) of the names whose version rows came or went. */
-  private async recountVersions({ versionCount: q }: Writes, touched: PerSource<Uint8Array>) {
+  private recountVersions({ versionCount: q }: Writes, p: Pipeline, touched: PerSource<Uint8Array>) {
     const cat = this.cat
     const distinct = (n: number, sources: Int32Array[]) => {
       const v = new Set<string>()
@@ -91,28 +98,28 @@ export class Deltas {
     const any = new Uint8Array(cat.names.size)
     for (const [source, t] of touched.all()) {
       const c = [this.countsOf(source)]
-      for (let n = 0; n < t.length; n++) if (t[n]) await q.run(source, cat.nameOf[n]!, distinct(n, c)), (any[n] = 1)
+      for (let n = 0; n < t.length; n++) if (t[n]) p.add(q.run(source, cat.nameOf[n]!, distinct(n, c))), (any[n] = 1)
     }
     const all = [...this.counts.values()]
-    for (let n = 0; n < any.length; n++) if (any[n]) await q.run(ALL, cat.nameOf[n]!, distinct(n, all))
+    for (let n = 0; n < any.length; n++) if (any[n]) p.add(q.run(ALL, cat.nameOf[n]!, distinct(n, all)))
   }
 
   /** Keys whose counts moved (or that were stored in this flush) and that no source holds any more leave package_keys. */
-  private async prune({ deleteKey: del }: Writes) {
+  private prune({ deleteKey: del }: Writes, p: Pipeline) {
     const cat = this.cat
     const all = [...this.counts.values()]
-    const check = async (k: number) => {
+    const check = (k: number) => {
       if (!cat.keyId[k] || all.some((c) => (c[k] ?? 0) > 0)) return
-      await del.run(cat.keyId[k]!)
+      p.add(del.run(cat.keyId[k]!))
       this.pruned.push(cat.keyId[k]!)
       cat.setId(k, 0)
     }
-    for (const d of this.ver.values()) for (let k = 0; k < d.length; k++) if (d[k]) await check(k)
-    for (const k of this.inserted) await check(k)
+    for (const d of this.ver.values()) for (let k = 0; k < d.length; k++) if (d[k]) check(k)
+    for (const k of this.inserted) check(k)
   }
 
   /** minion_count per source and over all sources: the sum of each name's seen deltas over the collection times. */
-  private async applyNames({ stats: { add, drop } }: Writes, at: number) {
+  private applyNames({ stats: { add, drop } }: Writes, p: Pipeline, at: number) {
     const N = this.cat.names.size
     const per = new PerSource(N, Int32Array)
     const all = per.of(ALL)
@@ -123,16 +130,17 @@ export class Deltas {
     for (const [source, a] of per.all())
       for (let n = 0; n < N; n++) {
         if (!a[n]) continue
-        await add.run(source, this.cat.nameOf[n]!, a[n]!, at)
-        if (a[n]! < 0) await drop.run(source, this.cat.nameOf[n]!)
+        p.add(add.run(source, this.cat.nameOf[n]!, a[n]!, at))
+        if (a[n]! < 0) p.add(drop.run(source, this.cat.nameOf[n]!))
       }
   }
 
   /**
    * package_seen, then last_seen: raised to a collection time that gained holders when that is later, and recomputed
    * from package_seen only where a row at or after the current last_seen was emptied. The all-sources row follows.
+   * This step writes package_seen and notes, per source and name, the latest time gained and emptied.
    */
-  private async applySeen({ seen: { add, drop, raise, recompute, recomputeAll } }: Writes) {
+  private applySeenRows({ seen: { add, drop } }: Writes, p: Pipeline) {
     const cat = this.cat
     const N = cat.names.size
     const gained = new PerSource(N, Float64Array)
@@ -143,26 +151,33 @@ export class Deltas {
       for (let n = 0; n < N; n++) {
         const d = e.d[n]!
         if (!d) continue
-        await add.run(e.source, cat.nameOf[n]!, e.at, d)
+        p.add(add.run(e.source, cat.nameOf[n]!, e.at, d))
         if (d > 0) g[n] = Math.max(g[n]!, e.at)
-        else if (await drop.run(e.source, cat.nameOf[n]!, e.at)) x[n] = Math.max(x[n]!, e.at)
+        else p.add(drop.run(e.source, cat.nameOf[n]!, e.at), (changes) => void (changes && (x[n] = Math.max(x[n]!, e.at))))
       }
     }
+    return { gained, emptied, sources: new Set([...gained.all().keys(), ...emptied.all().keys()]) }
+  }
+
+  /** last_seen from the times applySeenRows noted (after its writes, whose results it needs). */
+  private applyLastSeen({ seen: { raise, recompute, recomputeAll } }: Writes, p: Pipeline, sources: Set<string>, gained: PerSource<Float64Array>, emptied: PerSource<Float64Array>) {
+    const cat = this.cat
+    const N = cat.names.size
     const raisedTo = new Float64Array(N)
     const emptiedAt = new Float64Array(N)
-    for (const source of new Set([...gained.all().keys(), ...emptied.all().keys()])) {
+    for (const source of sources) {
       const g = gained.of(source)
       const x = emptied.of(source)
       for (let n = 0; n < N; n++) {
         // Not only when this row moved: a source row created in this flush already carries the time.
-        if (g[n]) await raise.run(source, cat.nameOf[n]!, g[n]!), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
-        if (x[n]) await recompute.run(source, cat.nameOf[n]!, x[n]!), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
+        if (g[n]) p.add(raise.run(source, cat.nameOf[n]!, g[n]!)), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
+        if (x[n]) p.add(recompute.run(source, cat.nameOf[n]!, x[n]!)), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
       }
     }
     // The source row may be gone with its holders, so the all-sources row checks the emptied times itself.
     for (let n = 0; n < N; n++) {
-      if (raisedTo[n]) await raise.run(ALL, cat.nameOf[n]!, raisedTo[n]!)
-      if (emptiedAt[n]) await recomputeAll.run(cat.nameOf[n]!, emptiedAt[n]!)
+      if (raisedTo[n]) p.add(raise.run(ALL, cat.nameOf[n]!, raisedTo[n]!))
+      if (emptiedAt[n]) p.add(recomputeAll.run(cat.nameOf[n]!, emptiedAt[n]!))
     }
   }
 }

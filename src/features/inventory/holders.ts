@@ -7,6 +7,7 @@ import type { Engine, Queryable } from '../../db/engine'
 import { grow } from '../../lib/slot-table'
 import { anyHeldSet, anyHolder, clearHolders, holderChunk, holderWrites, maxKeyId, maxSetNum, setKeysAfter, setsByMinion, type HolderRow } from './holder-store'
 import { inventoryGeneration } from './package-store'
+import { Pipeline } from './prepared'
 
 /** Minion numbers per chunk row. */
 export const CHUNK = 4096
@@ -141,30 +142,38 @@ export class HolderChanges {
   /** Writes every changed chunk (inside the caller's transaction). */
   async apply() {
     const t0 = performance.now()
-    const { chunkRows, put, drop } = holderWrites(this.q)
+    const w = holderWrites(this.q)
+    const p = new Pipeline()
     const map = new Uint8Array(CHUNK_BYTES)
     for (const [chunk, cc] of this.chunks) {
-      // The chunk's stored rows in one range read (the key is (chunk, key id)), only those this flush changes kept.
-      const stored = new Map<number, Uint8Array>()
-      for (const r of await chunkRows.all<HolderRow>(chunk)) if (r.key_id < cc.slot.length && cc.slot[r.key_id]) stored.set(r.key_id, r.bits)
-      for (let sl = 0; sl < cc.bits.length; sl++) {
-        const keyId = cc.keyOf[sl]!
-        const old = stored.get(keyId)
-        if (old) decodeChunk(old, map)
-        else map.fill(0)
-        const b = cc.bits[sl]!
-        for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | b[i]!) & ~b[CHUNK_BYTES + i]!
-        const bits = encodeChunk(map)
-        holderTiming.rows++
-        if (bits) await put.run(chunk, keyId, bits)
-        else if (old) await drop.run(chunk, keyId)
-      }
+      // The chunk's stored rows in one range read (the key is (chunk, key id)).
+      const got = w.chunkRows.all<HolderRow>(chunk)
+      applyChunkRows(w, p, chunk, cc, got instanceof Promise ? await got : got, map)
     }
+    await p.drain()
     this.chunks.clear()
     this.last = null
     this.lastChunk = -1
     this.entries = 0
     holderTiming.totalMs += performance.now() - t0
+  }
+}
+
+/** Writes one chunk's changed rows from its stored ones (only those this flush changes are kept). */
+function applyChunkRows(w: ReturnType<typeof holderWrites>, p: Pipeline, chunk: number, cc: ChunkChanges, rows: HolderRow[], map: Uint8Array) {
+  const stored = new Map<number, Uint8Array>()
+  for (const r of rows) if (r.key_id < cc.slot.length && cc.slot[r.key_id]) stored.set(r.key_id, r.bits)
+  for (let sl = 0; sl < cc.bits.length; sl++) {
+    const keyId = cc.keyOf[sl]!
+    const old = stored.get(keyId)
+    if (old) decodeChunk(old, map)
+    else map.fill(0)
+    const b = cc.bits[sl]!
+    for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | b[i]!) & ~b[CHUNK_BYTES + i]!
+    const bits = encodeChunk(map)
+    holderTiming.rows++
+    if (bits) p.add(w.put.run(chunk, keyId, bits))
+    else if (old) p.add(w.drop.run(chunk, keyId))
   }
 }
 

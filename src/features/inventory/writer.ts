@@ -14,6 +14,7 @@ import { watchPackageSets, type SetChange } from '../vulns/watch'
 import type { Queryable } from '../../db/engine'
 import { allKeys, allVersionCounts, bumpInventoryGeneration, setWrites, type StoredSet } from './set-store'
 import { inventoryGeneration } from './package-store'
+import { Pipeline } from './prepared'
 
 /** One installed package version. */
 export interface Pkg {
@@ -79,11 +80,13 @@ export class PackageSetWriter {
         const d = new Deltas(this.catalog, this.counts)
         const holders = await HolderChanges.open(tx)
         const w = setWrites(tx)
+        const p = new Pipeline()
         const changes: SetChange[] = []
         for (const s of sets) {
-          stored += await this.replace(w, s, collectedAt, d, holders, changes)
+          stored += await this.replace(w, s, collectedAt, d, holders, changes, p)
           if (holders.full) await holders.apply()
         }
+        await p.drain()
         await d.apply(tx, collectedAt)
         await holders.apply()
         // Keys inserted and pruned within this flush have their id cleared by the prune: only the kept ones are new.
@@ -100,15 +103,47 @@ export class PackageSetWriter {
     return stored
   }
 
-  /** Diffs one set against the stored one into `d` and writes the new row; returns its size. */
-  private async replace(w: ReturnType<typeof setWrites>, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[]): Promise<number> {
-    const cat = this.catalog
+  /**
+   * Diffs one set against the stored one into `d` and writes the new row; returns its size. Only the statements are
+   * awaited here (and only where the engine answers by promise): the loops over a set's keys are synchronous methods,
+   * which SQLite's flush needs to stay as fast as it was.
+   */
+  private async replace(w: ReturnType<typeof setWrites>, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[], p: Pipeline): Promise<number> {
     ensureMinion(this.deps, s.minionId)
+    const got = w.old.get<StoredSet>(s.minionId)
+    const old = got instanceof Promise ? await got : got
+    // Keys the database lacks are stored first: their ids go into the set's blob.
+    for (const k of this.unstored(s.keys)) {
+      const r = w.key.get<{ id: number }>(this.catalog.nameOf[this.catalog.keyName[k]!]!, this.catalog.versionOf[k]!, this.catalog.archOf[k]!)
+      this.catalog.setId(k, (r instanceof Promise ? await r : r)!.id)
+      d.inserted.push(k)
+    }
+    const { blob, heldTick, oldCount } = this.diff(s, old, at, d)
+    let num: number
+    if (old) (num = old.num), p.add(w.update.run(s.minionId, s.source, at, blob))
+    else {
+      const r = w.insert.get<{ num: number }>(s.minionId, s.source, at, blob)
+      num = (r instanceof Promise ? await r : r)!.num
+    }
+    this.moveHolders(s, old, num, blob, heldTick, oldCount, holders, changes)
+    return s.keys.length
+  }
+
+  /** The key indexes of a set that have no package_keys id yet, in the set's order. */
+  private unstored(keys: Int32Array): number[] {
+    const out: number[] = []
+    const ids = this.catalog.keyId
+    for (let i = 0; i < keys.length; i++) if (!ids[keys[i]!]) out.push(keys[i]!)
+    return out
+  }
+
+  /** Counts the old set out of and the new one into `d`, and encodes the new one's blob (every key stored by now). */
+  private diff(s: { minionId: string; source: string; keys: Int32Array }, old: StoredSet | undefined, at: number, d: Deltas) {
+    const cat = this.catalog
     if (this.nameStamp.length < cat.names.size) this.nameStamp = grow(this.nameStamp, cat.names.size)
     if (this.heldStamp.length < cat.keys.size) this.heldStamp = grow(this.heldStamp, cat.keys.size)
     const names = this.nameStamp
     const held = this.heldStamp
-    const old = await w.old.get<StoredSet>(s.minionId)
     const heldTick = ++this.tick
     const oldCount = old ? old.keys.byteLength >> 2 : 0
     if (this.oldKeys.length < oldCount) this.oldKeys = new Int32Array(oldCount * 2)
@@ -138,12 +173,16 @@ export class PackageSetWriter {
       ver[k]!++
       const nm = cat.keyName[k]!
       if (names[nm] !== t) (names[nm] = t), seen[nm]!++
-      view.setUint32(i * 4, cat.keyId[k] || (await this.insertKey(w, k, d)), true)
+      view.setUint32(i * 4, cat.keyId[k]!, true)
     }
-    let num: number
-    if (old) (num = old.num), await w.update.run(s.minionId, s.source, at, blob)
-    else num = (await w.insert.get<{ num: number }>(s.minionId, s.source, at, blob))!.num
-    // Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it.
+    return { blob, heldTick, oldCount }
+  }
+
+  /** Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it. */
+  private moveHolders(s: { minionId: string; keys: Int32Array }, old: StoredSet | undefined, num: number, blob: Uint8Array, heldTick: number, oldCount: number, holders: HolderChanges, changes: SetChange[]) {
+    const cat = this.catalog
+    const held = this.heldStamp
+    const oldKeys = this.oldKeys
     let changed = false
     for (let i = 0; i < s.keys.length; i++) {
       const k = s.keys[i]!
@@ -155,16 +194,6 @@ export class PackageSetWriter {
       if (held[k] === heldTick) (changed = true), holders.remove(cat.keyId[k]!, num)
     }
     if (changed || !old) changes.push({ num, minionId: s.minionId, before: old ? decodeKeyIds(old.keys) : null, after: new Uint32Array(blob.buffer) })
-    return s.keys.length
-  }
-
-  /** Stores a key the database does not have yet; returns its id. */
-  private async insertKey(w: ReturnType<typeof setWrites>, k: number, d: Deltas): Promise<number> {
-    const c = this.catalog
-    const r = await w.key.get<{ id: number }>(c.nameOf[c.keyName[k]!]!, c.versionOf[k]!, c.archOf[k]!)
-    c.setId(k, r!.id)
-    d.inserted.push(k)
-    return c.keyId[k]!
   }
 
   /** Loads every stored key id and version count (at start, and after another writer flushed). */
