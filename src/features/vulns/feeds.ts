@@ -22,7 +22,7 @@ import type { FeedStaging, StagingRun, StagingTables } from './feed-staging'
 import { sqliteStaging } from './feed-staging-sqlite'
 import { postgresStaging } from './feed-staging-postgres'
 import { inJsonIds } from '../inventory/package-store'
-import { $, prepare } from '../inventory/prepared'
+import { $, Pipeline, prepare } from '../inventory/prepared'
 
 /** The staging of the engine `db` runs on. */
 const stagingFor = (db: Engine): FeedStaging => twin(db, { sqlite: sqliteStaging, postgres: postgresStaging })
@@ -98,22 +98,25 @@ async function stage(s: StagingRun, records: AsyncIterable<RawRecord> | Iterable
     const aff = prepare(tx, sql`INSERT INTO ${t.affected} (ecosystem, package, vuln_id, ranges, versions) VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)})
       ON CONFLICT (ecosystem, package, vuln_id) DO UPDATE SET ranges = excluded.ranges, versions = excluded.versions`, { cached: false })
     const gone = prepare(tx, sql`INSERT INTO ${t.withdrawn} (id) VALUES (${$(1)}) ON CONFLICT DO NOTHING`, { cached: false })
+    // Written through a pipeline: on SQLite the loop stays synchronous, on PostgreSQL the batch's inserts queue.
+    const p = new Pipeline()
     try {
       for (const raw of rs) {
         const r = readRecord(raw.from, raw.value)
         counts.read++
         if ('skipped' in r) {
-          if (r.skipped === 'withdrawn') counts.withdrawn++, await gone.run((raw.value as { id: string }).id)
+          if (r.skipped === 'withdrawn') counts.withdrawn++, p.add(gone.run((raw.value as { id: string }).id))
           else counts.skipped++
           continue
         }
         const v = r.record
         counts.stored++
-        await rec.run(v.id, JSON.stringify(v.aliases), v.summary, v.details, v.severity, v.score, v.published, v.modified)
-        if (seen.has(v.id)) await dropAff.run(v.id)
+        p.add(rec.run(v.id, JSON.stringify(v.aliases), v.summary, v.details, v.severity, v.score, v.published, v.modified))
+        if (seen.has(v.id)) p.add(dropAff.run(v.id))
         else seen.add(v.id)
-        for (const a of v.affected) await aff.run(a.ecosystem, a.package, v.id, JSON.stringify(a.ranges), JSON.stringify(a.versions))
+        for (const a of v.affected) p.add(aff.run(a.ecosystem, a.package, v.id, JSON.stringify(a.ranges), JSON.stringify(a.versions)))
       }
+      await p.drain()
     } finally {
       for (const q of [rec, dropAff, aff, gone]) q.finalize()
     }
@@ -169,9 +172,12 @@ async function apply(tx: Queryable, t: StagingTables, source: string, now: numbe
 async function describeTouched(tx: Queryable, t: StagingTables) {
   const entries = prepare(tx, sql`SELECT ${affected.package}, ${affected.ranges} FROM ${affected} WHERE ${affected.vulnId} = ${$(1)} ORDER BY ${affected.ecosystem}, ${affected.package}`)
   const put = prepare(tx, sql`UPDATE ${records} SET packages = ${$(2)}, fixed_versions = ${$(3)} WHERE ${records.id} = ${$(1)}`)
+  const p = new Pipeline()
   for (const { id } of await tx.rows<{ id: string }>(sql`SELECT id FROM ${t.touched} WHERE id IN (SELECT ${records.id} FROM ${records})`)) {
-    const rows = await entries.all<Pick<Row<typeof affected>, 'package' | 'ranges'>>(id)
+    const got = entries.all<Pick<Row<typeof affected>, 'package' | 'ranges'>>(id)
+    const rows = got instanceof Promise ? await got : got
     const ranges = rows.map((r) => ({ ranges: JSON.parse(r.ranges) as RangeEvent[][] }))
-    await put.run(id, JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges)))
+    p.add(put.run(id, JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges))))
   }
+  await p.drain()
 }

@@ -8,6 +8,7 @@ import type { Engine, Queryable } from '../../db/engine'
 import { decodeKeyIds } from '../inventory/holders'
 import { evaluate, type RangeEvent } from './ranges'
 import { versionOrder } from './ecosystem'
+import { Pipeline } from '../inventory/prepared'
 import { allMatches, countedSetsAfter, findingsGeneration, generationsStamp, matchStatements, minionChangeWrites, moveFindingsGeneration, tallyWrites, type MatchedKey, type StoredEntry } from './findings-store'
 
 /** Severity ranks: what `worst` stores and alert thresholds compare (unknown never reaches a threshold). */
@@ -124,14 +125,16 @@ export async function applyMinionChange(w: ReturnType<typeof minionChangeWrites>
 }): Promise<MinionSummary> {
   const before = scratch.a.of(index, c.oldEco, c.before)
   const after = scratch.b.of(index, c.newEco, c.after)
+  const p = new Pipeline()
   if (before.length || after.length) {
     const was = new Set(before)
     const now = new Set(after)
-    for (const v of after) if (!was.has(v)) await w.bump.run(index.ids[v]!, 1)
-    for (const v of before) if (!now.has(v)) await w.bump.run(index.ids[v]!, -1)
+    for (const v of after) if (!was.has(v)) p.add(w.bump.run(index.ids[v]!, 1))
+    for (const v of before) if (!now.has(v)) p.add(w.bump.run(index.ids[v]!, -1))
   }
   const s = summarise(index, after)
-  await w.summary.run(c.num, c.minionId, c.newEco, s.count, s.worst)
+  p.add(w.summary.run(c.num, c.minionId, c.newEco, s.count, s.worst))
+  await p.drain()
   return { num: c.num, minionId: c.minionId, ...s }
 }
 
@@ -172,9 +175,11 @@ async function tally(q: Queryable): Promise<Tally> {
 /** Writes a tally's summaries and counts. */
 async function writeTally(q: Queryable, t: Tally) {
   const w = tallyWrites(q)
-  for (const m of t.minions) await w.minion.run(m.num, m.count, m.worst)
-  await w.clear.run()
-  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) await w.count.run(t.ids[v]!, t.counts[v]!)
+  const p = new Pipeline()
+  for (const m of t.minions) p.add(w.minion.run(m.num, m.count, m.worst))
+  p.add(w.clear.run())
+  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) p.add(w.count.run(t.ids[v]!, t.counts[v]!))
+  await p.drain()
 }
 
 /** Recounts every record's minions and every minion's summary from the sets, inside the caller's transaction. */
@@ -208,30 +213,39 @@ export async function recountOutside(db: Engine): Promise<{ writeMs: number; att
  */
 export async function matchKeys(q: Queryable, keyIds: Iterable<number>, ecosystems: Set<string> | null = null, index?: MatchIndex): Promise<boolean> {
   const { rank, key, entries, drop, dropIn, add } = matchStatements(q)
+  // Reads are awaited only where the engine answers by promise; writes go through a pipeline (see Pipeline).
+  const p = new Pipeline()
   // Entries of one package name are parsed once per call, however many keys (versions) share it.
   const parsed = new Map<string, { ecosystem: string; vuln: string; ranges: RangeEvent[][]; versions: string[] }[]>()
   let changed = false
+  const dropped = (n: number) => void (n > 0 && (changed = true))
   for (const id of keyIds) {
-    const k = await key.get<MatchedKey>(id)
-    if (ecosystems) for (const e of ecosystems) changed = (await dropIn.run(id, e)) > 0 || changed
-    else changed = (await drop.run(id)) > 0 || changed
+    const got = key.get<MatchedKey>(id)
+    const k = got instanceof Promise ? await got : got
+    if (ecosystems) for (const e of ecosystems) p.add(dropIn.run(id, e), dropped)
+    else p.add(drop.run(id), dropped)
     // An index kept in step is only given whole-key changes (no ecosystem subset): the key's matches are made anew.
     index?.dropKey(id)
     if (!k) continue
     const pkg = k.source_name || k.name
     let list = parsed.get(pkg)
     if (!list) {
-      list = (await entries.all<StoredEntry>(pkg)).map((e) => ({ ecosystem: e.ecosystem, vuln: e.vuln_id, ranges: JSON.parse(e.ranges) as RangeEvent[][], versions: JSON.parse(e.versions) as string[] }))
+      const rows = entries.all<StoredEntry>(pkg)
+      list = (rows instanceof Promise ? await rows : rows).map((e) => ({ ecosystem: e.ecosystem, vuln: e.vuln_id, ranges: JSON.parse(e.ranges) as RangeEvent[][], versions: JSON.parse(e.versions) as string[] }))
       parsed.set(pkg, list)
     }
     for (const e of list) {
       if (ecosystems && !ecosystems.has(e.ecosystem)) continue
       const verdict = evaluate(k.version, e.ranges, e.versions, versionOrder(e.ecosystem))
       if (!verdict.affected) continue
-      await add.run(e.ecosystem, id, e.vuln, pkg, verdict.fixed)
-      if (index) index.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[(await rank.get<{ severity: string }>(e.vuln))?.severity ?? ''] ?? 0))
+      p.add(add.run(e.ecosystem, id, e.vuln, pkg, verdict.fixed))
+      if (index) {
+        const r = rank.get<{ severity: string }>(e.vuln)
+        index.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[(r instanceof Promise ? await r : r)?.severity ?? ''] ?? 0))
+      }
       changed = true
     }
   }
+  await p.drain()
   return changed
 }
