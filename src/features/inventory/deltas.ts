@@ -74,10 +74,10 @@ export class Deltas {
         const after = (c[k] = before + d[k]!)
         if (after < 0) throw new Error('package version counts went negative; the stored sets and aggregates disagree')
         const args = [source, cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!] as const
-        if (before && after) p.add(upd.run(...args, after))
+        if (before && after) p.add(upd.write(...args, after))
         else {
-          if (after) p.add(ins.run(...args, after))
-          else p.add(del.run(...args))
+          if (after) p.add(ins.write(...args, after))
+          else p.add(del.write(...args))
           touched.of(source)[cat.keyName[k]!] = 1
         }
       }
@@ -98,10 +98,10 @@ export class Deltas {
     const any = new Uint8Array(cat.names.size)
     for (const [source, t] of touched.all()) {
       const c = [this.countsOf(source)]
-      for (let n = 0; n < t.length; n++) if (t[n]) p.add(q.run(source, cat.nameOf[n]!, distinct(n, c))), (any[n] = 1)
+      for (let n = 0; n < t.length; n++) if (t[n]) p.add(q.write(source, cat.nameOf[n]!, distinct(n, c))), (any[n] = 1)
     }
     const all = [...this.counts.values()]
-    for (let n = 0; n < any.length; n++) if (any[n]) p.add(q.run(ALL, cat.nameOf[n]!, distinct(n, all)))
+    for (let n = 0; n < any.length; n++) if (any[n]) p.add(q.write(ALL, cat.nameOf[n]!, distinct(n, all)))
   }
 
   /** Keys whose counts moved (or that were stored in this flush) and that no source holds any more leave package_keys. */
@@ -110,7 +110,7 @@ export class Deltas {
     const all = [...this.counts.values()]
     const check = (k: number) => {
       if (!cat.keyId[k] || all.some((c) => (c[k] ?? 0) > 0)) return
-      p.add(del.run(cat.keyId[k]!))
+      p.add(del.write(cat.keyId[k]!))
       this.pruned.push(cat.keyId[k]!)
       cat.setId(k, 0)
     }
@@ -130,8 +130,8 @@ export class Deltas {
     for (const [source, a] of per.all())
       for (let n = 0; n < N; n++) {
         if (!a[n]) continue
-        p.add(add.run(source, this.cat.nameOf[n]!, a[n]!, at))
-        if (a[n]! < 0) p.add(drop.run(source, this.cat.nameOf[n]!))
+        p.add(add.write(source, this.cat.nameOf[n]!, a[n]!, at))
+        if (a[n]! < 0) p.add(drop.write(source, this.cat.nameOf[n]!))
       }
   }
 
@@ -151,7 +151,7 @@ export class Deltas {
       for (let n = 0; n < N; n++) {
         const d = e.d[n]!
         if (!d) continue
-        p.add(add.run(e.source, cat.nameOf[n]!, e.at, d))
+        p.add(add.write(e.source, cat.nameOf[n]!, e.at, d))
         if (d > 0) g[n] = Math.max(g[n]!, e.at)
         else p.add(drop.run(e.source, cat.nameOf[n]!, e.at), (changes) => void (changes && (x[n] = Math.max(x[n]!, e.at))))
       }
@@ -170,14 +170,14 @@ export class Deltas {
       const x = emptied.of(source)
       for (let n = 0; n < N; n++) {
         // Not only when this row moved: a source row created in this flush already carries the time.
-        if (g[n]) p.add(raise.run(source, cat.nameOf[n]!, g[n]!)), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
-        if (x[n]) p.add(recompute.run(source, cat.nameOf[n]!, x[n]!)), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
+        if (g[n]) p.add(raise.write(source, cat.nameOf[n]!, g[n]!)), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
+        if (x[n]) p.add(recompute.write(source, cat.nameOf[n]!, x[n]!)), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
       }
     }
     // The source row may be gone with its holders, so the all-sources row checks the emptied times itself.
     for (let n = 0; n < N; n++) {
-      if (raisedTo[n]) p.add(raise.run(ALL, cat.nameOf[n]!, raisedTo[n]!))
-      if (emptiedAt[n]) p.add(recomputeAll.run(cat.nameOf[n]!, emptiedAt[n]!))
+      if (raisedTo[n]) p.add(raise.write(ALL, cat.nameOf[n]!, raisedTo[n]!))
+      if (emptiedAt[n]) p.add(recomputeAll.write(cat.nameOf[n]!, emptiedAt[n]!))
     }
   }
 }

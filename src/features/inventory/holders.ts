@@ -172,8 +172,8 @@ function applyChunkRows(w: ReturnType<typeof holderWrites>, p: Pipeline, chunk: 
     for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | b[i]!) & ~b[CHUNK_BYTES + i]!
     const bits = encodeChunk(map)
     holderTiming.rows++
-    if (bits) p.add(w.put.run(chunk, keyId, bits))
-    else if (old) p.add(w.drop.run(chunk, keyId))
+    if (bits) p.add(w.put.write(chunk, keyId, bits))
+    else if (old) p.add(w.drop.write(chunk, keyId))
   }
 }
 

@@ -19,6 +19,8 @@ type Arg = string | number | bigint | boolean | null | Uint8Array
 /** A statement bound to a handle: rows changed, the first row, every row. SQLite answers at once, PostgreSQL by promise. */
 export interface Prepared {
   run(...args: Arg[]): number | Promise<number>
+  /** Runs it for its effect only (no result to build: bun:sqlite's own run where the arguments are in order). */
+  write(...args: Arg[]): unknown
   get<T>(...args: Arg[]): T | undefined | Promise<T | undefined>
   all<T>(...args: Arg[]): T[] | Promise<T[]>
   /** Frees an uncached statement (SQLite; PostgreSQL's go with their connection). */
@@ -49,6 +51,7 @@ export function prepare(q: Queryable, stmt: SQL, opts: { cached?: boolean } = {}
     const bind = identity(order) ? (a: Arg[]) => a : (a: Arg[]) => order.map((o) => a[o]!)
     return {
       run: (...a) => s.run(...(bind(a) as never[])).changes,
+      write: identity(order) ? (s.run.bind(s) as (...a: Arg[]) => unknown) : (...a) => s.run(...(bind(a) as never[])),
       get: <T>(...a: Arg[]) => (s.get(...(bind(a) as never[])) ?? undefined) as T | undefined,
       all: <T>(...a: Arg[]) => s.all(...(bind(a) as never[])) as T[],
       finalize: () => opts.cached === false && s.finalize(),
@@ -58,11 +61,14 @@ export function prepare(q: Queryable, stmt: SQL, opts: { cached?: boolean } = {}
   const order = argOrder(r.params)
   const client = native.client
   const bind = (a: Arg[]) => order.map((o) => (typeof a[o] === 'boolean' ? (a[o] ? 1 : 0) : (a[o] ?? null)))
+  // postgres.js sends a query when its `then` is called: called here at once (an `await` would call it a microtask
+  // later), so statements reach the connection in the order they were run, whichever of these methods ran them.
   const exec = (a: Arg[]) => client.unsafe(r.sql, bind(a) as never[], { prepare: true })
   return {
-    run: async (...a) => (await exec(a)).count ?? 0,
-    get: async <T>(...a: Arg[]) => ((await exec(a))[0] ?? undefined) as T | undefined,
-    all: async <T>(...a: Arg[]) => [...(await exec(a))] as unknown as T[],
+    run: (...a) => exec(a).then((r) => r.count ?? 0),
+    write: (...a) => exec(a).then((r) => r.count),
+    get: <T>(...a: Arg[]) => exec(a).then((r) => (r[0] ?? undefined) as T | undefined),
+    all: <T>(...a: Arg[]) => exec(a).then((r) => [...r] as unknown as T[]),
     finalize: () => {},
   }
 }
@@ -76,7 +82,7 @@ export function prepare(q: Queryable, stmt: SQL, opts: { cached?: boolean } = {}
 export class Pipeline {
   private pending: Promise<unknown>[] = []
 
-  /** Tracks the result of one statement run. */
+  /** Tracks one statement run (`write`, or `run` when `then` needs its result). */
   add<T>(r: T | Promise<T>, then?: (v: T) => void) {
     if (!(r instanceof Promise)) return then?.(r)
     const p = then ? r.then(then) : r

@@ -120,7 +120,7 @@ export class PackageSetWriter {
     }
     const { blob, heldTick, oldCount } = this.diff(s, old, at, d)
     let num: number
-    if (old) (num = old.num), p.add(w.update.run(s.minionId, s.source, at, blob))
+    if (old) (num = old.num), p.add(w.update.write(s.minionId, s.source, at, blob))
     else {
       const r = w.insert.get<{ num: number }>(s.minionId, s.source, at, blob)
       num = (r instanceof Promise ? await r : r)!.num

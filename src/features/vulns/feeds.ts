@@ -22,7 +22,7 @@ import type { FeedStaging, StagingRun, StagingTables } from './feed-staging'
 import { sqliteStaging } from './feed-staging-sqlite'
 import { postgresStaging } from './feed-staging-postgres'
 import { inJsonIds } from '../inventory/package-store'
-import { $, Pipeline, prepare } from '../inventory/prepared'
+import { $, Pipeline, prepare, type Prepared } from '../inventory/prepared'
 
 /** The staging of the engine `db` runs on. */
 const stagingFor = (db: Engine): FeedStaging => twin(db, { sqlite: sqliteStaging, postgres: postgresStaging })
@@ -101,21 +101,7 @@ async function stage(s: StagingRun, records: AsyncIterable<RawRecord> | Iterable
     // Written through a pipeline: on SQLite the loop stays synchronous, on PostgreSQL the batch's inserts queue.
     const p = new Pipeline()
     try {
-      for (const raw of rs) {
-        const r = readRecord(raw.from, raw.value)
-        counts.read++
-        if ('skipped' in r) {
-          if (r.skipped === 'withdrawn') counts.withdrawn++, p.add(gone.run((raw.value as { id: string }).id))
-          else counts.skipped++
-          continue
-        }
-        const v = r.record
-        counts.stored++
-        p.add(rec.run(v.id, JSON.stringify(v.aliases), v.summary, v.details, v.severity, v.score, v.published, v.modified))
-        if (seen.has(v.id)) p.add(dropAff.run(v.id))
-        else seen.add(v.id)
-        for (const a of v.affected) p.add(aff.run(a.ecosystem, a.package, v.id, JSON.stringify(a.ranges), JSON.stringify(a.versions)))
-      }
+      stageBatch(rs, { rec, dropAff, aff, gone }, p, counts, seen)
       await p.drain()
     } finally {
       for (const q of [rec, dropAff, aff, gone]) q.finalize()
@@ -128,6 +114,25 @@ async function stage(s: StagingRun, records: AsyncIterable<RawRecord> | Iterable
   }
   if (batch.length) await flush(batch)
   return counts
+}
+
+/** Stages one batch of records (a synchronous loop: kept out of the async function around it, which costs loops). */
+function stageBatch(rs: RawRecord[], st: Record<'rec' | 'dropAff' | 'aff' | 'gone', Prepared>, p: Pipeline, counts: { read: number; stored: number; skipped: number; withdrawn: number }, seen: Set<string>) {
+  for (const raw of rs) {
+    const r = readRecord(raw.from, raw.value)
+    counts.read++
+    if ('skipped' in r) {
+      if (r.skipped === 'withdrawn') counts.withdrawn++, p.add(st.gone.write((raw.value as { id: string }).id))
+      else counts.skipped++
+      continue
+    }
+    const v = r.record
+    counts.stored++
+    p.add(st.rec.write(v.id, JSON.stringify(v.aliases), v.summary, v.details, v.severity, v.score, v.published, v.modified))
+    if (seen.has(v.id)) p.add(st.dropAff.write(v.id))
+    else seen.add(v.id)
+    for (const a of v.affected) p.add(st.aff.write(a.ecosystem, a.package, v.id, JSON.stringify(a.ranges), JSON.stringify(a.versions)))
+  }
 }
 
 /** Replaces the staged ecosystems' records, re-matches the packages they name, recounts; returns those feeds. */
@@ -177,7 +182,7 @@ async function describeTouched(tx: Queryable, t: StagingTables) {
     const got = entries.all<Pick<Row<typeof affected>, 'package' | 'ranges'>>(id)
     const rows = got instanceof Promise ? await got : got
     const ranges = rows.map((r) => ({ ranges: JSON.parse(r.ranges) as RangeEvent[][] }))
-    p.add(put.run(id, JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges))))
+    p.add(put.write(id, JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges))))
   }
   await p.drain()
 }

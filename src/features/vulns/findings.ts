@@ -129,11 +129,11 @@ export async function applyMinionChange(w: ReturnType<typeof minionChangeWrites>
   if (before.length || after.length) {
     const was = new Set(before)
     const now = new Set(after)
-    for (const v of after) if (!was.has(v)) p.add(w.bump.run(index.ids[v]!, 1))
-    for (const v of before) if (!now.has(v)) p.add(w.bump.run(index.ids[v]!, -1))
+    for (const v of after) if (!was.has(v)) p.add(w.bump.write(index.ids[v]!, 1))
+    for (const v of before) if (!now.has(v)) p.add(w.bump.write(index.ids[v]!, -1))
   }
   const s = summarise(index, after)
-  p.add(w.summary.run(c.num, c.minionId, c.newEco, s.count, s.worst))
+  p.add(w.summary.write(c.num, c.minionId, c.newEco, s.count, s.worst))
   await p.drain()
   return { num: c.num, minionId: c.minionId, ...s }
 }
@@ -176,9 +176,9 @@ async function tally(q: Queryable): Promise<Tally> {
 async function writeTally(q: Queryable, t: Tally) {
   const w = tallyWrites(q)
   const p = new Pipeline()
-  for (const m of t.minions) p.add(w.minion.run(m.num, m.count, m.worst))
-  p.add(w.clear.run())
-  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) p.add(w.count.run(t.ids[v]!, t.counts[v]!))
+  for (const m of t.minions) p.add(w.minion.write(m.num, m.count, m.worst))
+  p.add(w.clear.write())
+  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) p.add(w.count.write(t.ids[v]!, t.counts[v]!))
   await p.drain()
 }
 
@@ -238,7 +238,7 @@ export async function matchKeys(q: Queryable, keyIds: Iterable<number>, ecosyste
       if (ecosystems && !ecosystems.has(e.ecosystem)) continue
       const verdict = evaluate(k.version, e.ranges, e.versions, versionOrder(e.ecosystem))
       if (!verdict.affected) continue
-      p.add(add.run(e.ecosystem, id, e.vuln, pkg, verdict.fixed))
+      p.add(add.write(e.ecosystem, id, e.vuln, pkg, verdict.fixed))
       if (index) {
         const r = rank.get<{ severity: string }>(e.vuln)
         index.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[(r instanceof Promise ? await r : r)?.severity ?? ''] ?? 0))
