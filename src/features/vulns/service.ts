@@ -27,20 +27,21 @@ export async function listVulns(deps: AppDeps, p: { q?: string; severity?: strin
 }
 
 /** The minions of each ecosystem as bitmaps, cached while the sets and the findings stay as they are. */
-let ecoCache: { stamp: string; masks: Map<string, MinionBits> } | null = null
+let ecoCache: { db: unknown; stamp: string; masks: Map<string, MinionBits> } | null = null
 
 async function ecoMasks(deps: AppDeps): Promise<Map<string, MinionBits>> {
   const db = deps.db
   // Ecosystems move with a flush (the sets' generation) or with grains (watchGrains moves the findings' generation).
   const stamp = await stampOf(db)
-  if (ecoCache?.stamp === stamp) return ecoCache.masks
+  // Per connection too: two databases in one process (tests, a CLI beside) can stand at the same generations.
+  if (ecoCache?.db === db.native.client && ecoCache.stamp === stamp) return ecoCache.masks
   const masks = new Map<string, MinionBits>()
   for (const r of await minionEcosystems(db)) {
     let m = masks.get(r.eco)
     if (!m) masks.set(r.eco, (m = await emptyBits(db)))
     setBit(m, r.num)
   }
-  ecoCache = { stamp, masks }
+  ecoCache = { db: db.native.client, stamp, masks }
   return masks
 }
 
