@@ -210,7 +210,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   keys.starts = minions.map((m) => ({ minionId: m.id, ts: start + MIN }))
   applyFacts(deps, [keys])
   recordGrains(deps, minions.map((m) => ({ id: m.id, grains: grains(m) })))
-  await watchGrains(deps, minions.map((m) => m.id))
+  await deps.db.tx((tx) => watchGrains(deps, tx, minions.map((m) => m.id)))
 
   // Packages as an inventory refresh stores them, then the source packages a refresh learns (pkg.info_installed).
   const writer = new PackageSetWriter(deps)

@@ -129,7 +129,7 @@ export async function collectGrains(c: PollerContext, ids: string[]): Promise<st
     const batch = ids.slice(i, i + GRAINS_BATCH)
     const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: internalJid(c.deps) }), batch)
     recordGrains(c.deps, facts)
-    await watchGrains(c.deps, facts.map((f) => f.id))
+    await c.deps.db.tx((tx) => watchGrains(c.deps, tx, facts.map((f) => f.id)))
     answered.push(...facts.map((f) => f.id))
   }
   return answered

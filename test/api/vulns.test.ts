@@ -204,11 +204,11 @@ describe('vulnerabilities', () => {
     expect(await countOf(w, 'DSA-4')).toBe(2)
     // `late` gets its grains: it joins Debian:12 and DSA-1 counts it.
     debian(w, ['late'])
-    await watchGrains(w.deps, ['late'])
+    await w.deps.db.tx((tx) => watchGrains(w.deps, tx, ['late']))
     expect(await countOf(w, 'DSA-1')).toBe(2)
     // deb-a moves to Debian 13, which has no feed: everything it had is gone.
     debian(w, ['deb-a'], 13)
-    await watchGrains(w.deps, ['deb-a'])
+    await w.deps.db.tx((tx) => watchGrains(w.deps, tx, ['deb-a']))
     expect(await countOf(w, 'DSA-2')).toBe(0)
     expect((await call(w, 'GET', '/api/minions/deb-a/vulns', { who: 'viewer' })).body.total).toBe(0)
     // The counts kept incrementally equal a recount from scratch.

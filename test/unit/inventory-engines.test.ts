@@ -125,7 +125,7 @@ async function scenario(deps: AppDeps, clock: ManualClock): Promise<unknown[]> {
   w.addPackages('deb-a', 'apt', [{ name: 'openssl', version: '3.0.13-1~deb12u1', arch: 'amd64' }, { name: 'curl', version: '7.88.1-10+deb12u4', arch: 'amd64' }])
   await read('flush', w.flush())
   await minions(deps.db, [['late', 'Debian', '12.5', DEB(12)]])
-  await watchGrains(deps, ['late'])
+  await deps.db.tx((tx) => watchGrains(deps, tx, ['late']))
   await read('vulns after', vulns.listVulns(deps, { include_unaffected: true, limit: 100, offset: 0 }))
   await read('re-import', importFeed(deps, FEED.slice(0, 2).map((value) => ({ from: 'test', value })), 'again'))
   await read('vulns re-imported', vulns.listVulns(deps, { include_unaffected: true, limit: 100, offset: 0 }))

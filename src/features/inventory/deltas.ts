@@ -9,7 +9,7 @@ import type { Queryable } from '../../db/engine'
 import type { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
 import { aggregateWrites } from './set-store'
-import { Pipeline } from './prepared'
+import { Pipeline } from '../../db/prepared'
 
 const ALL = ''
 

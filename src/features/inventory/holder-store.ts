@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minionPackageSets as sets, packageHolders as holders, packageKeys as keys } from '../../db/schema'
-import { $, prepare, type Prepared } from './prepared'
+import { $, prepare, type Prepared } from '../../db/prepared'
 
 /** A minion's number: the column of minion_package_sets that numbers its rows. */
 export const setNum = (q: Queryable): SQL => twin(q, { sqlite: sql`${sets}.rowid`, postgres: sql`${sets}.num` })

@@ -7,7 +7,7 @@ import type { Engine, Queryable } from '../../db/engine'
 import { grow } from '../../lib/slot-table'
 import { anyHeldSet, anyHolder, clearHolders, holderChunk, holderWrites, maxKeyId, maxSetNum, setKeysAfter, setsByMinion, type HolderRow } from './holder-store'
 import { inventoryGeneration } from './package-store'
-import { Pipeline } from './prepared'
+import { Pipeline } from '../../db/prepared'
 
 /** Minion numbers per chunk row. */
 export const CHUNK = 4096

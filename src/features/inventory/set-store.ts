@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minionPackageSets as sets, packageKeyGeneration as gen, packageKeys as keys, packageSeen as seen, packageStats as stats, packageVersions as versions } from '../../db/schema'
-import { $, prepare } from './prepared'
+import { $, prepare } from '../../db/prepared'
 import { setNum } from './holder-store'
 
 /** A stored set as the writer diffs it: its number, source, collection time and key ids. */

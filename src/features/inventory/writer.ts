@@ -14,7 +14,7 @@ import { watchPackageSets, type SetChange } from '../vulns/watch'
 import type { Queryable } from '../../db/engine'
 import { allKeys, allVersionCounts, bumpInventoryGeneration, setWrites, type StoredSet } from './set-store'
 import { inventoryGeneration } from './package-store'
-import { Pipeline } from './prepared'
+import { Pipeline } from '../../db/prepared'
 
 /** One installed package version. */
 export interface Pkg {

@@ -20,8 +20,9 @@ export const postgresStaging: FeedStaging = {
       for (const s of [
         `CREATE TEMP TABLE vuln_stage_records (id TEXT PRIMARY KEY, aliases TEXT, summary TEXT, details TEXT, severity TEXT, score DOUBLE PRECISION,
           published TEXT, modified TEXT) ON COMMIT DROP`,
-        'CREATE TEMP TABLE vuln_stage_affected (ecosystem TEXT, package TEXT, vuln_id TEXT, ranges TEXT, versions TEXT, PRIMARY KEY (ecosystem, package, vuln_id)) ON COMMIT DROP',
-        'CREATE INDEX ON vuln_stage_affected (vuln_id)',
+        // Keyed by record first: the key serves the upsert's conflict target (any order of the same columns) and the
+        // delete of a record's earlier entries, with no second index.
+        'CREATE TEMP TABLE vuln_stage_affected (ecosystem TEXT, package TEXT, vuln_id TEXT, ranges TEXT, versions TEXT, PRIMARY KEY (vuln_id, ecosystem, package)) ON COMMIT DROP',
         'CREATE TEMP TABLE vuln_stage_withdrawn (id TEXT PRIMARY KEY) ON COMMIT DROP',
         'CREATE TEMP TABLE vuln_touched (id TEXT PRIMARY KEY) ON COMMIT DROP',
       ]) await tx.exec(sql.raw(s))

@@ -4,11 +4,8 @@
  * feed nor what is staged of it sits in memory), then one transaction replaces the ecosystems the import names and re-matches only the packages those ecosystems name; the
  * counts follow (recountOutside). A broken file stops the import before that: nothing changes.
  */
-import { sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { twin, type Engine, type Queryable } from '../../db/engine'
-import type { Row } from '../../db/row'
-import { packageKeys as keys, vulnAffected as affected, vulnFeeds as feeds, vulnMatches as matches, vulnRecords as records } from '../../db/schema'
 import { Conflict } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { rmSync } from 'node:fs'
@@ -21,8 +18,8 @@ import type { RangeEvent } from './ranges'
 import type { FeedStaging, StagingRun, StagingTables } from './feed-staging'
 import { sqliteStaging } from './feed-staging-sqlite'
 import { postgresStaging } from './feed-staging-postgres'
-import { inJsonIds } from '../inventory/package-store'
-import { $, Pipeline, prepare, type Prepared } from '../inventory/prepared'
+import { Pipeline, type Prepared } from '../../db/prepared'
+import { clearMatches, describeStatements, putFeed, replaceEntries, stagedEcosystems, stagingWrites, touchedRecords, type DescribedEntry } from './feed-store'
 
 /** The staging of the engine `db` runs on. */
 const stagingFor = (db: Engine): FeedStaging => twin(db, { sqlite: sqliteStaging, postgres: postgresStaging })
@@ -89,22 +86,14 @@ async function stage(s: StagingRun, records: AsyncIterable<RawRecord> | Iterable
   let batch: RawRecord[] = []
   let batchBytes = 0
   const flush = (rs: RawRecord[]) => s.batch(async (tx) => {
-    // Prepared uncached: on SQLite the statements go with the staging database when it is detached.
-    const rec = prepare(tx, sql`INSERT INTO ${t.records} (id, aliases, summary, details, severity, score, published, modified)
-      VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)})
-      ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details, severity = excluded.severity,
-        score = excluded.score, published = excluded.published, modified = excluded.modified`, { cached: false })
-    const dropAff = prepare(tx, sql`DELETE FROM ${t.affected} WHERE vuln_id = ${$(1)}`, { cached: false })
-    const aff = prepare(tx, sql`INSERT INTO ${t.affected} (ecosystem, package, vuln_id, ranges, versions) VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)})
-      ON CONFLICT (ecosystem, package, vuln_id) DO UPDATE SET ranges = excluded.ranges, versions = excluded.versions`, { cached: false })
-    const gone = prepare(tx, sql`INSERT INTO ${t.withdrawn} (id) VALUES (${$(1)}) ON CONFLICT DO NOTHING`, { cached: false })
+    const st = stagingWrites(tx, t)
     // Written through a pipeline: on SQLite the loop stays synchronous, on PostgreSQL the batch's inserts queue.
     const p = new Pipeline()
     try {
-      stageBatch(rs, { rec, dropAff, aff, gone }, p, counts, seen)
+      stageBatch(rs, st, p, counts, seen)
       await p.drain()
     } finally {
-      for (const q of [rec, dropAff, aff, gone]) q.finalize()
+      for (const q of Object.values(st)) q.finalize()
     }
   })
   for await (const raw of records) {
@@ -137,49 +126,27 @@ function stageBatch(rs: RawRecord[], st: Record<'rec' | 'dropAff' | 'aff' | 'gon
 
 /** Replaces the staged ecosystems' records, re-matches the packages they name, recounts; returns those feeds. */
 async function apply(tx: Queryable, t: StagingTables, source: string, now: number): Promise<ImportResult['feeds']> {
-  const ecos = (await tx.rows<{ e: string }>(sql`SELECT DISTINCT ecosystem AS e FROM ${t.affected}`)).map((r) => r.e)
+  const ecos = await stagedEcosystems(tx, t)
   const ecoJson = JSON.stringify(ecos)
-  const inEcos = (column: object) => inJsonIds(tx, column, ecoJson, 'text')
-  // Records whose entries change: they had entries in these ecosystems, are in the import, or were withdrawn. (SQLite
-  // reads `ON CONFLICT` after a SELECT's FROM as a join's ON unless a WHERE comes between.)
-  await tx.exec(sql`DELETE FROM ${t.touched}`)
-  await tx.exec(sql`INSERT INTO ${t.touched} (id) SELECT DISTINCT ${affected.vulnId} FROM ${affected} WHERE ${inEcos(affected.ecosystem)} ON CONFLICT DO NOTHING`)
-  await tx.exec(sql`INSERT INTO ${t.touched} (id) SELECT id FROM ${t.records} UNION SELECT id FROM ${t.withdrawn} WHERE true ON CONFLICT DO NOTHING`)
-  await tx.exec(sql`DELETE FROM ${affected} WHERE ${inEcos(affected.ecosystem)}`)
-  await tx.exec(sql`DELETE FROM ${affected} WHERE ${affected.vulnId} IN (SELECT id FROM ${t.withdrawn})`)
-  await tx.exec(sql`INSERT INTO ${affected} (ecosystem, package, vuln_id, ranges, versions) SELECT ecosystem, package, vuln_id, ranges, versions FROM ${t.affected}`)
-  await tx.exec(sql`INSERT INTO ${records} (id, aliases, summary, details, severity, score, published, modified, packages, fixed_versions)
-    SELECT id, aliases, summary, details, severity, score, published, modified, '[]', '[]' FROM ${t.records} WHERE true
-    ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details, severity = excluded.severity,
-      score = excluded.score, published = excluded.published, modified = excluded.modified`)
-  await tx.exec(sql`DELETE FROM ${records} WHERE ${records.id} IN (SELECT id FROM ${t.touched}) AND ${records.id} NOT IN (SELECT ${affected.vulnId} FROM ${affected})`)
+  await replaceEntries(tx, t, ecoJson)
   await describeTouched(tx, t)
   // Every match in these ecosystems is made again from the new entries, for the keys of the packages they name.
-  await tx.exec(sql`DELETE FROM ${matches} WHERE ${inEcos(matches.ecosystem)}`)
-  await tx.exec(sql`DELETE FROM ${matches} WHERE ${matches.vulnId} IN (SELECT id FROM ${t.withdrawn})`)
-  const keyIds = (await tx.rows<Pick<Row<typeof keys>, 'id'>>(sql`SELECT ${keys.id} FROM ${keys} WHERE coalesce(${keys.sourceName}, ${keys.name}) IN
-    (SELECT DISTINCT ${affected.package} FROM ${affected} WHERE ${inEcos(affected.ecosystem)})`)).map((r) => r.id)
+  const keyIds = await clearMatches(tx, t, ecoJson)
   const tm = performance.now()
   await matchKeys(tx, keyIds, new Set(ecos))
   await bumpGeneration(tx)
   lastApply.match_ms = Math.round(performance.now() - tm)
   const n = new Map<string, number>()
-  for (const e of ecos) {
-    const c = (await tx.row<{ n: number }>(sql`SELECT count(DISTINCT ${affected.vulnId}) AS n FROM ${affected} WHERE ${affected.ecosystem} = ${e}`))!.n
-    n.set(e, c)
-    await tx.exec(sql`INSERT INTO ${feeds} (ecosystem, records, imported_at, source) VALUES (${e}, ${c}, ${now}, ${source})
-      ON CONFLICT (ecosystem) DO UPDATE SET records = excluded.records, imported_at = excluded.imported_at, source = excluded.source`)
-  }
+  for (const e of ecos) n.set(e, await putFeed(tx, e, now, source))
   return ecos.sort().map((e) => ({ ecosystem: e, records: n.get(e)!, imported_at: iso(now), source }))
 }
 
 /** Rewrites the package list and fixed versions of every touched record from its entries over all ecosystems. */
 async function describeTouched(tx: Queryable, t: StagingTables) {
-  const entries = prepare(tx, sql`SELECT ${affected.package}, ${affected.ranges} FROM ${affected} WHERE ${affected.vulnId} = ${$(1)} ORDER BY ${affected.ecosystem}, ${affected.package}`)
-  const put = prepare(tx, sql`UPDATE ${records} SET packages = ${$(2)}, fixed_versions = ${$(3)} WHERE ${records.id} = ${$(1)}`)
+  const { entries, put } = describeStatements(tx)
   const p = new Pipeline()
-  for (const { id } of await tx.rows<{ id: string }>(sql`SELECT id FROM ${t.touched} WHERE id IN (SELECT ${records.id} FROM ${records})`)) {
-    const got = entries.all<Pick<Row<typeof affected>, 'package' | 'ranges'>>(id)
+  for (const id of await touchedRecords(tx, t)) {
+    const got = entries.all<DescribedEntry>(id)
     const rows = got instanceof Promise ? await got : got
     const ranges = rows.map((r) => ({ ranges: JSON.parse(r.ranges) as RangeEvent[][] }))
     p.add(put.write(id, JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges))))

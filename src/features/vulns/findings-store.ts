@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minionPackageSets as sets, minions, packageKeyGeneration, packageKeys as keys, vulnAffected as affected, vulnGeneration as gen, vulnMatches as matches, vulnMinions as vm, vulnRecords as records } from '../../db/schema'
-import { $, prepare } from '../inventory/prepared'
+import { $, prepare } from '../../db/prepared'
 import { setNum } from '../inventory/holder-store'
 
 /** The findings' generation. */

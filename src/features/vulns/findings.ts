@@ -8,7 +8,7 @@ import type { Engine, Queryable } from '../../db/engine'
 import { decodeKeyIds } from '../inventory/holders'
 import { evaluate, type RangeEvent } from './ranges'
 import { versionOrder } from './ecosystem'
-import { Pipeline } from '../inventory/prepared'
+import { Pipeline } from '../../db/prepared'
 import { allMatches, countedSetsAfter, findingsGeneration, generationsStamp, matchStatements, minionChangeWrites, moveFindingsGeneration, tallyWrites, type MatchedKey, type StoredEntry } from './findings-store'
 
 /** Severity ranks: what `worst` stores and alert thresholds compare (unknown never reaches a threshold). */

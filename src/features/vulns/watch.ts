@@ -7,7 +7,7 @@ import { minionEcosystem } from './ecosystem'
 import { applyMinionChange, bumpGeneration, matchIndex, matchKeys, recountAll, VulnSet } from './findings'
 import { decodeKeyIds, ensureHolders } from '../inventory/holders'
 import type { Queryable } from '../../db/engine'
-import type { Prepared } from '../inventory/prepared'
+import type { Prepared } from '../../db/prepared'
 import { anyAffected, dropKeyMatches, ecosystemGrains, insertCountedMinion, minionChangeWrites, type EcosystemGrains, setOf, storedEcosystem, uncountedSets } from './findings-store'
 
 /** One minion whose package set was stored: its number (set rowid), and the key ids before (null: new) and after. */
@@ -62,28 +62,29 @@ async function rematch(tx: Queryable, flush: { changes: SetChange[]; inserted: n
   if (changed) await bumpGeneration(tx, index)
 }
 
-/** Re-counts the minions whose ecosystem moved with the grains just stored (an upgrade, or grains arriving after packages). */
-export async function watchGrains(deps: AppDeps, minionIds: string[]) {
-  await deps.db.tx(async (tx) => {
-    const index = await matchIndex(tx)
-    const scratch = { a: new VulnSet(), b: new VulnSet() }
-    const w = minionChangeWrites(tx)
-    const stored = storedEcosystem(tx)
-    const grains = ecosystemGrains(tx)
-    let moved = false
-    for (const id of minionIds) {
-      const s = await setOf(tx, id)
-      if (!s) continue
-      const old = await stored.get<{ e: string | null }>(s.num)
-      const eco = await ecosystemOf(grains, id)
-      if (old && old.e === eco) continue
-      const ids = decodeKeyIds(s.keys)
-      moved = true
-      await applyMinionChange(w, index, scratch, { num: s.num, minionId: id, oldEco: old?.e ?? null, newEco: eco, before: old ? ids : null, after: ids })
-    }
-    // The counts moved outside a flush: a recount tallied before this (a CLI import beside the service) must not land.
-    if (moved) await bumpGeneration(tx, index)
-  })
+/**
+ * Re-counts the minions whose ecosystem moved with the grains just stored (an upgrade, or grains arriving after
+ * packages), inside the caller's transaction `tx` (the one that stored the grains).
+ */
+export async function watchGrains(_deps: AppDeps, tx: Queryable, minionIds: string[]) {
+  const index = await matchIndex(tx)
+  const scratch = { a: new VulnSet(), b: new VulnSet() }
+  const w = minionChangeWrites(tx)
+  const stored = storedEcosystem(tx)
+  const grains = ecosystemGrains(tx)
+  let moved = false
+  for (const id of minionIds) {
+    const s = await setOf(tx, id)
+    if (!s) continue
+    const old = await stored.get<{ e: string | null }>(s.num)
+    const eco = await ecosystemOf(grains, id)
+    if (old && old.e === eco) continue
+    const ids = decodeKeyIds(s.keys)
+    moved = true
+    await applyMinionChange(w, index, scratch, { num: s.num, minionId: id, oldEco: old?.e ?? null, newEco: eco, before: old ? ids : null, after: ids })
+  }
+  // The counts moved outside a flush: a recount tallied before this (a CLI import beside the service) must not land.
+  if (moved) await bumpGeneration(tx, index)
 }
 
 /**

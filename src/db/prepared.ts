@@ -7,9 +7,9 @@
  */
 import { sql, type SQL } from 'drizzle-orm'
 import type { Placeholder } from 'drizzle-orm'
-import type { Queryable } from '../../db/engine'
-import { renderSqlite } from '../../db/sqlite'
-import { renderPostgres } from '../../db/postgres'
+import type { Queryable } from './engine'
+import { renderSqlite } from './sqlite'
+import { renderPostgres } from './postgres'
 
 /** Positional placeholder `n` (1-based) of a prepared statement. */
 export const $ = (n: number) => sql.placeholder(String(n))
