@@ -85,23 +85,27 @@ async function stage(s: StagingRun, records: AsyncIterable<RawRecord> | Iterable
   const seen = new Set<string>()
   let batch: RawRecord[] = []
   let batchBytes = 0
+  // Prepared once per import, at the first batch: SQLite's statements belong to its one connection, and PostgreSQL's
+  // staging batches are steps of one transaction.
+  let st: ReturnType<typeof stagingWrites> | null = null
   const flush = (rs: RawRecord[]) => s.batch(async (tx) => {
-    const st = stagingWrites(tx, t)
+    st ??= stagingWrites(tx, t)
     // Written through a pipeline: on SQLite the loop stays synchronous, on PostgreSQL the batch's inserts queue.
     const p = new Pipeline()
-    try {
-      stageBatch(rs, st, p, counts, seen)
-      await p.drain()
-    } finally {
-      for (const q of Object.values(st)) q.finalize()
-    }
+    stageBatch(rs, st, p, counts, seen)
+    await p.drain()
   })
-  for await (const raw of records) {
-    batch.push(raw)
-    batchBytes += raw.bytes ?? 0
-    if (batch.length >= STAGE_BATCH || batchBytes >= STAGE_BATCH_BYTES) await flush(batch), (batch = []), (batchBytes = 0)
+  try {
+    for await (const raw of records) {
+      batch.push(raw)
+      batchBytes += raw.bytes ?? 0
+      if (batch.length >= STAGE_BATCH || batchBytes >= STAGE_BATCH_BYTES) await flush(batch), (batch = []), (batchBytes = 0)
+    }
+    if (batch.length) await flush(batch)
+  } finally {
+    const made = st as ReturnType<typeof stagingWrites> | null
+    if (made) for (const q of Object.values(made)) q.finalize()
   }
-  if (batch.length) await flush(batch)
   return counts
 }
 
