@@ -60,8 +60,8 @@ let k = 0
 const someId = () => ids[(k = (k * 7919 + 104729) % ids.length)]!
 
 const cases: { name: string; call: () => unknown }[] = [
-  { name: 'GET /api/inventory/packages', call: () => listPackages(deps, { limit: 100, offset: 0 }) },
-  { name: 'GET /api/inventory/packages?q=lib', call: () => listPackages(deps, { q: 'lib', limit: 100, offset: 0 }) },
+  { name: 'GET /api/inventory/packages', call: async () => await listPackages(deps, { limit: 100, offset: 0 }) },
+  { name: 'GET /api/inventory/packages?q=lib', call: async () => await listPackages(deps, { q: 'lib', limit: 100, offset: 0 }) },
   { name: 'GET /api/activity', call: () => listEvents(deps, {}, grants, 100, 0) },
   { name: 'GET /api/activity?since_minutes=60', call: () => listEvents(deps, { since_minutes: 60 }, grants, 100, 0) },
   { name: 'GET /api/activity?search=web', call: () => listEvents(deps, { search: 'web' }, grants, 100, 0) },

@@ -34,10 +34,10 @@ await applyFacts(deps, [{ ...noFacts(), keys: ids.map((minionId) => ({ minionId,
 let flushMs = 0
 let flushes = 0
 const flush = PackageSetWriter.prototype.flush
-PackageSetWriter.prototype.flush = function (this: PackageSetWriter, ...args: Parameters<typeof flush>) {
+PackageSetWriter.prototype.flush = async function (this: PackageSetWriter, ...args: Parameters<typeof flush>) {
   const t0 = performance.now()
   try {
-    return flush.apply(this, args)
+    return await flush.apply(this, args)
   } finally {
     flushMs += performance.now() - t0
     flushes++
@@ -53,7 +53,7 @@ async function timed(label: string) {
   flushes = 0
   const h0 = { ms: holderTiming.totalMs, rows: holderTiming.rows, vulns: rematchTiming.totalMs }
   const cpu0 = process.cpuUsage()
-  const r = startRefresh(deps, '*')!
+  const r = (await startRefresh(deps, '*'))!
   const t0 = performance.now()
   const answered = await refreshInventory(deps, opts, r.refresh_id, '*')
   const s = (performance.now() - t0) / 1000

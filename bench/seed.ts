@@ -395,7 +395,7 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
       const ki = keyIndex[m.source]
       writer.add(m.id, m.source, set.names.map((i, k) => ki[i * 3 + set.vers[k]!]!))
     }
-    rows += writer.flush(batchTime(b))
+    rows += await writer.flush(batchTime(b))
     if (performance.now() - lastReport > 30_000) {
       lastReport = performance.now()
       console.log(`[seed]   package sets: ${fmt(rows)} rows (${Math.round(rows / ((performance.now() - tPhase) / 1000))} rows/s)`)
@@ -532,17 +532,17 @@ const fail = (msg: string): never => {
   const full = snapshot()
   const sets = lastBatch.map(setOf)
   const rowsBefore = rowsOf(lastBatch.map((m) => m.id))
-  replacePackageSets(deps, sets, last)
+  await replacePackageSets(deps, sets, last)
   let after = snapshot()
   const r1 = [...diff(full.stats, after.stats), ...diff(full.versions, after.versions), ...diff(full.seen, after.seen)]
   if (r1.length) fail(`replacePackageSets with the same sets changed the aggregates:\n  ${r1.join('\n  ')}`)
   if (rowsOf(lastBatch.map((m) => m.id)) !== rowsBefore) fail('replacePackageSets with the same sets changed the stored sets')
   const probeSets = probe.map(setOf)
-  replacePackageSets(deps, probe.map((m) => ({ minionId: m.id, source: m.source, packages: [] })), last)
+  await replacePackageSets(deps, probe.map((m) => ({ minionId: m.id, source: m.source, packages: [] })), last)
   after = snapshot()
   const removed = diff(full.stats, after.stats, 1e9).length
   if (!removed) fail('removing minions did not change the aggregates')
-  replacePackageSets(deps, probeSets, last)
+  await replacePackageSets(deps, probeSets, last)
   after = snapshot()
   const r2 = [...diff(full.stats, after.stats), ...diff(full.versions, after.versions), ...diff(full.seen, after.seen)]
   if (r2.length) fail(`remove + re-add through replacePackageSets did not restore the aggregates:\n  ${r2.join('\n  ')}`)

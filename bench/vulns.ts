@@ -61,12 +61,12 @@ if (process.argv[2] === '--child') {
   const rematchMs: number[] = []
   for (let k = 0; k < 51; k++) {
     const id = `m-${String((k * 997) % Number(n)).padStart(5, '0')}`
-    const pkgs = minionPackages(deps, id, { limit: 5000, offset: 0 }).packages
+    const pkgs = (await minionPackages(deps, id, { limit: 5000, offset: 0 })).packages
     const changed = pkgs.map((p, i) => (i % 100 === k % 100 ? { ...p, version: `${p.version}.${k + 1}` } : p))
     const source = pkgs[0]?.source ?? 'apt'
     const t = performance.now()
     writer.addPackages(id, source, changed)
-    writer.flush()
+    await writer.flush()
     if (k) times.push(performance.now() - t), rematchMs.push(rematchTiming.lastMs) // the first flush warms the writer's caches
   }
   console.log(JSON.stringify({
@@ -99,7 +99,7 @@ await recordGrains(deps, ids.map((id, i) => ({
     ? { os: 'Debian', os_family: 'Debian', osrelease: '11.11', osmajorrelease: 11 } : { os: 'Rocky', os_family: 'RedHat', osrelease: '9.4', osmajorrelease: 9 },
 })))
 const t0 = performance.now()
-const r = startRefresh(deps, '*')!
+const r = (await startRefresh(deps, '*'))!
 await refreshInventory(deps, refreshOptions(deps, new SaltClient(() => saltCredentials(deps))), r.refresh_id, '*')
 const refreshS = (performance.now() - t0) / 1000
 src.kill()

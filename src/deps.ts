@@ -25,7 +25,7 @@ export interface SaltSide {
   /** The event stream's status, and the frames it refused by reason. */
   stream: { status(): StreamStatus; readonly refused: Record<string, number> }
   /** Starts an inventory refresh of the minions matching a glob; RefreshBusy while one runs. */
-  refreshInventory(target: string): { refresh_id: string; started_at: string }
+  refreshInventory(target: string): Promise<{ refresh_id: string; started_at: string }>
   /** The salt side's state for the health view and /metrics. */
   health(): SaltHealthSnapshot
   /** Whether the stored online flags are current: false while salt-api does not answer (presence is then unknown). */

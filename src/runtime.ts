@@ -137,7 +137,11 @@ export class SaltRuntime implements SaltSide {
       void this.masterWatch.check()
       for (const name of ['presence', 'keys', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name)
       // A refresh salt-api's absence broke is run again now, rather than its error and stale packages staying for hours.
-      if (lastRefreshLostSalt(this.deps) && this.scheduler.enabled('inventory')) void this.scheduler.run('inventory')
+      if (this.scheduler.enabled('inventory'))
+        void lastRefreshLostSalt(this.deps).then(
+          (lost) => void (lost && this.scheduler.run('inventory')),
+          (e) => this.deps.log.warn('inventory refresh status unreadable', { error: String(e) }),
+        )
     }
     this.probing ??= setInterval(() => {
       if (this.client.reachability().up === false) void this.client.probe()
@@ -218,14 +222,14 @@ export class SaltRuntime implements SaltSide {
   }
 
   /** Starts an inventory refresh in the background. */
-  refreshInventory(target: string) {
-    const { done: _, ...started } = startInventoryRefresh(this.deps, this.inventoryOptions(), target)
+  async refreshInventory(target: string) {
+    const { done: _, ...started } = await startInventoryRefresh(this.deps, this.inventoryOptions(), target)
     return started
   }
 
   /** Starts the pollers and, when enabled, the event stream. */
-  start() {
-    const abandoned = closeAbandonedRefreshes(this.deps)
+  async start() {
+    const abandoned = await closeAbandonedRefreshes(this.deps)
     if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
     this.scheduler.start()
     if (this.stream.enabled()) void this.stream.start()

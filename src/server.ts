@@ -74,7 +74,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   if (db.engine === 'sqlite') attachSearchIndex(db.$client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
   await bootstrap(deps, dir)
-  ensureFindings(deps)
+  await ensureFindings(deps)
   await applyEnvSalt(deps)
   log.format = readSection(deps, 'logging').log_format as LogFormat
   log.debugOn = config.logDebug
@@ -108,7 +108,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   const salt = new SaltRuntime(deps)
   deps.salt = salt
   deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
-  salt.start()
+  await salt.start()
   // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
   // search.db; PostgreSQL's trigram index is kept by the database itself).
   const search = deps.db.engine === 'sqlite' ? new SearchIndexer(deps) : null

@@ -210,12 +210,12 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   keys.starts = minions.map((m) => ({ minionId: m.id, ts: start + MIN }))
   await applyFacts(deps, [keys])
   await recordGrains(deps, minions.map((m) => ({ id: m.id, grains: grains(m) })))
-  watchGrains(deps, minions.map((m) => m.id))
+  await deps.db.tx((tx) => watchGrains(deps, tx, minions.map((m) => m.id)))
 
   // Packages as an inventory refresh stores them, then the source packages a refresh learns (pkg.info_installed).
   const writer = new PackageSetWriter(deps)
   for (const m of minions) writer.addPackages(m.id, sourceOf(m.os === 'rocky' ? 'RedHat' : 'Debian'), packages(m).map(([name, version]) => ({ name, version })))
-  writer.flush(now - 3 * 3600_000)
+  await writer.flush(now - 3 * 3600_000)
   const infoInstalled = { local: async (tgt: string[], _fun: string, o: { arg: string[] }) => {
     const m = minions.find((x) => x.id === tgt[0])!
     const src = new Map(packages(m).map(([n, , s]) => [n, s]))

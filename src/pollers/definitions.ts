@@ -187,7 +187,7 @@ const POLLERS = {
       // this tick waits for it rather than failing and leaving the fleet's packages for another interval (6 h).
       for (const until = Date.now() + BUSY_WAIT_MS; ;) {
         try {
-          return await startInventoryRefresh(c.deps, c.inventory()).done
+          return await (await startInventoryRefresh(c.deps, c.inventory())).done
         } catch (e) {
           if (!(e instanceof RefreshBusy) || Date.now() >= until) throw e
           await Bun.sleep(BUSY_RETRY_MS)

@@ -94,12 +94,12 @@ export class Newcomers {
       if (noPackages.length) {
         const since = this.c.deps.clock.now()
         try {
-          await startInventoryRefresh(this.c.deps, this.c.inventory(), noPackages.join(','), noPackages).done
+          await (await startInventoryRefresh(this.c.deps, this.c.inventory(), noPackages.join(','), noPackages)).done
         } catch (e) {
           // A refresh of the whole fleet is running: these minions are asked at the next round.
           if (!(e instanceof RefreshBusy)) throw e
         }
-        for (const id of packagesCollectedSince(this.c.deps, noPackages, since)) this.waiting.get(id)!.packages = true
+        for (const id of await packagesCollectedSince(this.c.deps, noPackages, since)) this.waiting.get(id)!.packages = true
       }
       for (const [id, w] of this.waiting) {
         if (!w.grains || !w.packages) continue

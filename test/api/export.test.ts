@@ -50,7 +50,7 @@ beforeAll(async () => {
   w = await testWorld()
   await applyFacts(w.deps, [{ ...noFacts(), keys: IDS.map((minionId) => ({ minionId, act: 'accept', ts: w.clock.now() })) }])
   await recordGrains(w.deps, IDS.map((id) => ({ id, grains: { os: 'Debian', os_family: 'Debian', osrelease: '12.5', osmajorrelease: 12 } })))
-  replacePackageSets(w.deps, IDS.map((minionId, i) => ({ minionId, source: 'apt', packages: [{ name: 'openssl', version: i % 10 ? '3.0.11-1~deb12u1' : '3.0.13-1~deb12u1', arch: 'amd64' }] })))
+  await replacePackageSets(w.deps, IDS.map((minionId, i) => ({ minionId, source: 'apt', packages: [{ name: 'openssl', version: i % 10 ? '3.0.11-1~deb12u1' : '3.0.13-1~deb12u1', arch: 'amd64' }] })))
   for (let i = 0; i < CSV_PAGE + 200; i++) await audit(w.deps, { username: 'admin', action: i % 10 ? 'export.test' : 'other', target: `t-${i}`, detail: FORMULAS[i % FORMULAS.length] })
   await audit(w.deps, { username: 'admin', action: 'export.test', target: QUOTED, detail: null })
   await upsertJobs(w.deps.db, Array.from({ length: CSV_PAGE + 100 }, (_, i) => ({

@@ -30,11 +30,11 @@ const counts = (items: Row[]) => Object.fromEntries(items.map((r) => [r.name, [r
 class Model {
   readonly minions = new Map<string, { source: string; at: number; rows: Map<string, { name: string; version: string; arch: string }> }>()
   /** Stores through replacePackageSets (a fresh writer), or through a long-lived writer as a refresh does. */
-  store(w: World, sets: PackageSet[], writer?: PackageSetWriter) {
+  async store(w: World, sets: PackageSet[], writer?: PackageSetWriter) {
     if (writer) {
       for (const s of sets) writer.addPackages(s.minionId, s.source, s.packages)
-      writer.flush()
-    } else replacePackageSets(w.deps, sets)
+      await writer.flush()
+    } else await replacePackageSets(w.deps, sets)
     for (const s of sets) {
       const rows = new Map(s.packages.map((p) => [`${p.name}\u0000${p.version}\u0000${p.arch ?? ''}`, { name: p.name, version: p.version, arch: p.arch ?? '' }]))
       this.minions.set(s.minionId, { source: s.source, at: w.clock.now(), rows })
@@ -83,11 +83,11 @@ const DB01 = { bash: '5.1.8', curl: '7.76', openssl: '3.0.7', postgresql: '15.4'
 async function fleet() {
   const w = await testWorld()
   const t0 = w.clock.now()
-  replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', DB01)])
+  await replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', DB01)])
   w.clock.advance(60_000)
-  replacePackageSets(w.deps, [pkgSet('web-02', 'apt', WEB02)])
+  await replacePackageSets(w.deps, [pkgSet('web-02', 'apt', WEB02)])
   w.clock.advance(60_000)
-  replacePackageSets(w.deps, [pkgSet('web-01', 'apt', WEB01)])
+  await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', WEB01)])
   return { w, t0 }
 }
 
@@ -120,16 +120,16 @@ describe('replacePackageSets keeps the counts', () => {
     const named = async (q: string) => (await packages(w, { q })).total
     expect([await named('o'), await named('sql')]).toEqual([2, 1])
     const { vim: _gone, ...rest } = WEB01
-    replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { ...rest, 'mysql-common': '8.0', zoo: '1' })])
+    await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { ...rest, 'mysql-common': '8.0', zoo: '1' })])
     expect([await named('o'), await named('sql')]).toEqual([4, 2])
-    replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', { bash: '5.1.8' })])
+    await replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', { bash: '5.1.8' })])
     expect([await named('o'), await named('sql')]).toEqual([3, 1])
   })
 
   test('after one minion drops a package, upgrades one and adds one', async () => {
     const { w } = await fleet()
     const { vim: _gone, ...rest } = WEB01
-    expect(replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { ...rest, curl: '7.88.1', htop: '3.2.2' })])).toBe(4)
+    expect(await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { ...rest, curl: '7.88.1', htop: '3.2.2' })])).toBe(4)
     expect(counts((await packages(w)).items)).toEqual({ bash: [3, 2], curl: [3, 2], htop: [1, 1], nginx: [1, 1], openssl: [3, 2], postgresql: [1, 1] })
     expect(counts((await packages(w, { source: 'apt' })).items)).toEqual({ bash: [2, 1], curl: [2, 1], htop: [1, 1], nginx: [1, 1], openssl: [2, 1] })
     expect((await get(w, '/api/inventory/packages/vim/versions')).status).toBe(404)
@@ -141,13 +141,13 @@ describe('replacePackageSets keeps the counts', () => {
 
   test('after a minion reports an empty set, names no minion has vanish', async () => {
     const { w } = await fleet()
-    expect(replacePackageSets(w.deps, [pkgSet('web-02', 'apt', {})])).toBe(0)
+    expect(await replacePackageSets(w.deps, [pkgSet('web-02', 'apt', {})])).toBe(0)
     const all = await packages(w)
     expect(counts(all.items)).toEqual({ bash: [2, 2], curl: [2, 2], openssl: [2, 2], postgresql: [1, 1], vim: [1, 1] })
     expect(all.total).toBe(5)
     expect((await get(w, '/api/inventory/packages/nginx/versions')).body).toEqual({ detail: 'Package not found' })
     expect((await get(w, '/api/minions/web-02/packages')).body).toMatchObject({ minion_id: 'web-02', total: 0, packages: [] })
-    replacePackageSets(w.deps, [pkgSet('web-01', 'apt', {}), pkgSet('db-01', 'rpm', {})])
+    await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', {}), pkgSet('db-01', 'rpm', {})])
     expect(await packages(w)).toEqual({ total: 0, items: [] })
   })
 
@@ -155,7 +155,7 @@ describe('replacePackageSets keeps the counts', () => {
     const { w } = await fleet()
     const before = await packages(w)
     w.clock.advance(60_000)
-    replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', DB01)])
+    await replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', DB01)])
     const after = await packages(w)
     expect(counts(after.items)).toEqual(counts(before.items))
     expect(after.items.find((r) => r.name === 'postgresql')!.last_seen).toBe(iso(w.clock.now()))
@@ -163,7 +163,7 @@ describe('replacePackageSets keeps the counts', () => {
 
   test('several versions and arches of one name on one minion count once as a minion, versions by string', async () => {
     const w = await testWorld()
-    replacePackageSets(w.deps, [
+    await replacePackageSets(w.deps, [
       { minionId: 'web-01', source: 'apt', packages: [
         { name: 'linux-image', version: '6.1.0-1', arch: 'amd64' }, { name: 'linux-image', version: '6.1.0-2', arch: 'amd64' },
         { name: 'libc6', version: '2.36', arch: 'amd64' }, { name: 'libc6', version: '2.36', arch: 'i386' },
@@ -192,11 +192,11 @@ describe('replacePackageSets keeps the counts', () => {
     // the only vim row is web-02's, collected at t1.
     const w = await testWorld()
     const t1 = w.clock.now()
-    replacePackageSets(w.deps, [pkgSet('web-02', 'apt', { vim: '9.0' })])
+    await replacePackageSets(w.deps, [pkgSet('web-02', 'apt', { vim: '9.0' })])
     w.clock.advance(60_000)
-    replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { vim: '9.0' })])
+    await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { vim: '9.0' })])
     w.clock.advance(60_000)
-    replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { bash: '5.2.15' })])
+    await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', { bash: '5.2.15' })])
     const vim = (await packages(w)).items.find((r) => r.name === 'vim')!
     expect(vim.minion_count).toBe(1)
     expect(vim.last_seen).toBe(iso(t1))
@@ -236,7 +236,7 @@ describe('GET /api/inventory/packages', () => {
 
   test('limit defaults to 100', async () => {
     const w = await testWorld()
-    replacePackageSets(w.deps, [pkgSet('web-01', 'apt', Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`p${String(i).padStart(3, '0')}`, '1'])))])
+    await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`p${String(i).padStart(3, '0')}`, '1'])))])
     const r = await packages(w)
     expect(r.total).toBe(130)
     expect(r.items.length).toBe(100)
@@ -247,7 +247,7 @@ describe('GET /api/inventory/packages', () => {
     const NAMES = ['lib_foo', 'libxfoo', 'LibCaps', '100%-pkg', '100x-pkg', 'bash', 'back\\slash']
     async function named() {
       const w = await testWorld()
-      replacePackageSets(w.deps, [pkgSet('web-01', 'apt', Object.fromEntries(NAMES.map((n) => [n, '1'])))])
+      await replacePackageSets(w.deps, [pkgSet('web-01', 'apt', Object.fromEntries(NAMES.map((n) => [n, '1'])))])
       return w
     }
     test.each([
@@ -334,7 +334,7 @@ describe('the real pkg.list_pkgs captures (versions_as_list)', () => {
 
   test('one minion: one row per name, counts from the lists', async () => {
     const w = await testWorld()
-    const stored = replacePackageSets(w.deps, [pkgSet('web-01', sourceOf(family['web-01']), one)])
+    const stored = await replacePackageSets(w.deps, [pkgSet('web-01', sourceOf(family['web-01']), one)])
     expect(stored).toBe(Object.values(one).reduce((a, v) => a + new Set(v).size, 0))
     const r = await packages(w, { limit: '500' })
     expect(r.total).toBe(751)
@@ -351,7 +351,7 @@ describe('the real pkg.list_pkgs captures (versions_as_list)', () => {
 
   test('three minions at once, then an upgrade on one of them', async () => {
     const w = await testWorld()
-    replacePackageSets(w.deps, Object.entries(allMinions).map(([m, p]) => pkgSet(m, sourceOf(family[m]), p)))
+    await replacePackageSets(w.deps, Object.entries(allMinions).map(([m, p]) => pkgSet(m, sourceOf(family[m]), p)))
     const names = new Set(Object.values(allMinions).flatMap((p) => Object.keys(p)))
     const expectedCounts = (name: string) => [
       Object.values(allMinions).filter((p) => name in p).length,
@@ -363,7 +363,7 @@ describe('the real pkg.list_pkgs captures (versions_as_list)', () => {
     expect(r.items[0]).toMatchObject({ name: 'adduser', minion_count: 3, version_count: 1 })
     // db-01 upgrades bash.
     const db = { ...allMinions['db-01']!, bash: ['5.2.15-2+b9'] }
-    replacePackageSets(w.deps, [pkgSet('db-01', 'apt', db)])
+    await replacePackageSets(w.deps, [pkgSet('db-01', 'apt', db)])
     expect((await get(w, '/api/inventory/packages/bash/versions')).body.versions).toEqual([
       { version: '5.2.15-2+b8', arch: '', source: 'apt', minion_count: 2 }, { version: '5.2.15-2+b9', arch: '', source: 'apt', minion_count: 1 },
     ])
@@ -373,7 +373,7 @@ describe('the real pkg.list_pkgs captures (versions_as_list)', () => {
   test('attr=version,arch answers (plain strings) load the same way', async () => {
     const w = await testWorld()
     const attr = returnsOf('local-pkg.list_pkgs-attr.json')['web-02'] as Record<string, string>
-    replacePackageSets(w.deps, [pkgSet('web-02', 'apt', attr)])
+    await replacePackageSets(w.deps, [pkgSet('web-02', 'apt', attr)])
     expect((await packages(w, { limit: '1' })).total).toBe(Object.keys(attr).length)
     expect((await get(w, '/api/inventory/packages/bash/versions')).body.versions[0].version).toBe(attr.bash)
   })
@@ -433,7 +433,7 @@ describe('aggregates equal an independent recount after random replacements', ()
       }
       changes += batch.length
       // Mixing a long-lived writer with fresh ones makes it reload key ids that another writer added or dropped.
-      model.store(w, batch, step % 3 ? writer : undefined)
+      await model.store(w, batch, step % 3 ? writer : undefined)
       await compare(w, model)
     }
     expect(changes).toBeGreaterThan(50)

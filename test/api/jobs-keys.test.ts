@@ -111,15 +111,15 @@ test('keys: ids that are property names of plain objects keep their own fingerpr
 test('inventory status: one refresh at a time, progress, last finished', async () => {
   const w = await testWorld()
   expect((await call(w, 'GET', '/api/inventory/status')).body).toEqual({ running: false, current: null, last: null })
-  const r = startRefresh(w.deps, '*')!
+  const r = (await startRefresh(w.deps, '*'))!
   expect(r.started_at).toBe('2026-11-21T08:00:00.000Z')
-  expect(startRefresh(w.deps, '*')).toBeNull()
-  progressRefresh(w.deps, r.refresh_id, { asked: 200, answered: 198, stored: 297000 })
+  expect(await startRefresh(w.deps, '*')).toBeNull()
+  await progressRefresh(w.deps, r.refresh_id, { asked: 200, answered: 198, stored: 297000 })
   const s = (await call(w, 'GET', '/api/inventory/status')).body
   expect(s).toMatchObject({ running: true, current: { refresh_id: r.refresh_id, minions_asked: 200, minions_answered: 198, packages_stored: 297000, finished_at: null }, last: null })
   w.clock.advance(30_000)
-  finishRefresh(w.deps, r.refresh_id, 'salt-api unavailable')
+  await finishRefresh(w.deps, r.refresh_id, 'salt-api unavailable')
   const f = (await call(w, 'GET', '/api/inventory/status')).body
   expect(f).toMatchObject({ running: false, current: null, last: { refresh_id: r.refresh_id, finished_at: '2026-11-21T08:00:30.000Z', error: 'salt-api unavailable' } })
-  expect(startRefresh(w.deps, 'web*')).not.toBeNull()
+  expect(await startRefresh(w.deps, 'web*')).not.toBeNull()
 })

@@ -50,15 +50,15 @@ describe('holder index', () => {
         sets.push(set(`m-${String(i).padStart(4, '0')}`, pkgs))
         model.set(`m-${String(i).padStart(4, '0')}`, new Map(Object.entries(pkgs)))
       }
-      replacePackageSets(w.deps, sets)
+      await replacePackageSets(w.deps, sets)
     }
     const db = w.deps.db.$client
     const keys = db.query<{ id: number; name: string; version: string }, []>('SELECT id, name, version FROM package_keys').all()
     const nums = new Map(db.query<{ num: number; id: string }, []>('SELECT rowid AS num, minion_id AS id FROM minion_package_sets').all().map((r) => [r.id, r.num]))
     expect(keys.length).toBeGreaterThan(10)
     for (const k of keys) {
-      const bits = emptyBits(db)
-      orHolders(db, k.id, bits)
+      const bits = await emptyBits(w.deps.db)
+      await orHolders(w.deps.db, k.id, bits)
       const want = [...model].filter(([, p]) => p.get(k.name) === k.version).map(([id]) => id)
       expect(countBits(bits)).toBe(want.length)
       for (const id of want) expect(hasBit(bits, nums.get(id)!)).toBeTruthy()
@@ -75,7 +75,7 @@ describe('version queries', () => {
     const w = await testWorld()
     const versions = ['3.0.11-1~deb12u1', '3.0.11-1~deb12u2', '3.0.9-1', '3.0.11-1', '1:1.0-1', '3.0.11~rc1-1', '3.0.13-1~deb12u1']
     const sets = Array.from({ length: 40 }, (_, i) => set(`n${String(39 - i).padStart(2, '0')}`, { openssl: versions[i % versions.length]!, zlib1g: '1:1.2.13.dfsg-1' }))
-    replacePackageSets(w.deps, sets)
+    await replacePackageSets(w.deps, sets)
     const holders = new Map(sets.map((s) => [s.minionId, s.packages[0]!.version]))
     for (const [op, test_] of Object.entries({ lt: (c: number) => c < 0, le: (c: number) => c <= 0, eq: (c: number) => c === 0, ne: (c: number) => c !== 0, ge: (c: number) => c >= 0, gt: (c: number) => c > 0 })) {
       const pivot = '3.0.11-1~deb12u1'
@@ -100,7 +100,7 @@ describe('version queries', () => {
 
   test('a version the package system would not take is 422, not an answer (issue 23 item 2)', async () => {
     const w = await testWorld()
-    replacePackageSets(w.deps, [set('deb', { openssl: '3.0.11-1~deb12u1' }), set('rh', { openssl: '3.0.7-24.el9' }, 'rpm')])
+    await replacePackageSets(w.deps, [set('deb', { openssl: '3.0.11-1~deb12u1' }), set('rh', { openssl: '3.0.7-24.el9' }, 'rpm')])
     const ask = (version: string, source = '') => call(w, 'GET', `/api/inventory/packages/openssl/minions?op=lt&version=${encodeURIComponent(version)}${source ? `&source=${source}` : ''}`, { who: 'viewer' })
     for (const [version, source] of [['not a version!!', ''], ['not a version!!', 'rpm'], ['abc', 'apt'], ['1.0-1-', 'apt'], ['3.0 beta', 'rpm']]) {
       const r = await ask(version!, source)
@@ -120,7 +120,7 @@ async function fleet() {
   const w = await testWorld()
   await debian(w, ['deb-a', 'deb-b', 'deb-c'])
   await recordGrains(w.deps, [{ id: 'ubu-a', grains: { os: 'Ubuntu', os_family: 'Debian', osrelease: '22.04', osmajorrelease: 22 } }])
-  replacePackageSets(w.deps, [
+  await replacePackageSets(w.deps, [
     set('deb-a', { openssl: '3.0.11-1~deb12u1', libssl3: '3.0.11-1~deb12u1', curl: '7.88.1-10+deb12u4' }),
     set('deb-b', { openssl: '3.0.13-1~deb12u1', curl: '7.88.1-10+deb12u5' }),
     set('deb-c', { openssl: '3.0.9-1', bash: '5.2.15-2+b2' }),
@@ -196,25 +196,25 @@ describe('vulnerabilities', () => {
     const w = await fleet()
     await importJson(w, FEED)
     // deb-c upgrades openssl to the fixed version: only its changed package is re-matched and DSA-1 loses it.
-    replacePackageSets(w.deps, [set('deb-c', { openssl: '3.0.13-1~deb12u1', bash: '5.2.15-2+b2' })])
+    await replacePackageSets(w.deps, [set('deb-c', { openssl: '3.0.13-1~deb12u1', bash: '5.2.15-2+b2' })])
     expect(await countOf(w, 'DSA-1')).toBe(1)
     // A new Debian minion with a vulnerable curl.
     await debian(w, ['deb-d'])
-    replacePackageSets(w.deps, [set('deb-d', { curl: '7.88.1-10+deb12u1' })])
+    await replacePackageSets(w.deps, [set('deb-d', { curl: '7.88.1-10+deb12u1' })])
     expect(await countOf(w, 'DSA-4')).toBe(2)
     // `late` gets its grains: it joins Debian:12 and DSA-1 counts it.
     await debian(w, ['late'])
-    watchGrains(w.deps, ['late'])
+    await w.deps.db.tx((tx) => watchGrains(w.deps, tx, ['late']))
     expect(await countOf(w, 'DSA-1')).toBe(2)
     // deb-a moves to Debian 13, which has no feed: everything it had is gone.
     await debian(w, ['deb-a'], 13)
-    watchGrains(w.deps, ['deb-a'])
+    await w.deps.db.tx((tx) => watchGrains(w.deps, tx, ['deb-a']))
     expect(await countOf(w, 'DSA-2')).toBe(0)
     expect((await call(w, 'GET', '/api/minions/deb-a/vulns', { who: 'viewer' })).body.total).toBe(0)
     // The counts kept incrementally equal a recount from scratch.
     const kept = (await vulns(w, '?include_unaffected=true')).vulns.map((v) => [v.id, v.minion_count])
     const { recountAll } = await import('../../src/features/vulns/findings')
-    w.deps.db.$client.transaction(() => recountAll(w.deps.db.$client))()
+    await w.deps.db.tx((tx) => recountAll(tx))
     expect((await vulns(w, '?include_unaffected=true')).vulns.map((v) => [v.id, v.minion_count])).toEqual(kept)
   })
 
@@ -284,7 +284,7 @@ describe('vulnerabilities', () => {
       }
       await debian(w, ['deb-a', 'deb-b'])
       w.deps.db.$client.run("UPDATE minions SET key_state = 'accepted', online = 1")
-      replacePackageSets(w.deps, ['deb-a', 'deb-b'].map((id) => set(id, { libssl3: '3.0.11-1~deb12u1', openssl: '3.0.11-1~deb12u1' })))
+      await replacePackageSets(w.deps, ['deb-a', 'deb-b'].map((id) => set(id, { libssl3: '3.0.11-1~deb12u1', openssl: '3.0.11-1~deb12u1' })))
       await importJson(w, [FEED[0]])
       const before = (await call(w, 'GET', '/api/vulns/DSA-1', { who: 'viewer' })).body.minions.map((m: { package: string }) => m.package)
       expect(before).toEqual(['openssl', 'openssl'])
@@ -307,7 +307,7 @@ describe('vulnerabilities', () => {
       expect((await learnSources(w.deps, client, () => `2026${Date.now()}`)).keys).toBe(0)
       // salt-api down: the learner gives up at the first failed call (leaving the keys for the next refresh) instead
       // of halving its batch hundreds of times against a dead service.
-      replacePackageSets(w.deps, [set('deb-a', { libssl3: '3.0.11-1~deb12u1', openssl: '3.0.11-1~deb12u1', zlib1g: '1:1.2.13', curl: '7.88.1' })])
+      await replacePackageSets(w.deps, [set('deb-a', { libssl3: '3.0.11-1~deb12u1', openssl: '3.0.11-1~deb12u1', zlib1g: '1:1.2.13', curl: '7.88.1' })])
       salt.stop()
       let asked = 0
       const counting = Object.assign(Object.create(client) as SaltClient, { local: (...a: Parameters<SaltClient['local']>) => (asked++, client.local(...a)) })
@@ -334,7 +334,7 @@ describe('vulnerabilities', () => {
     expect(subjects).toEqual(['deb-a', 'deb-c'])
     const a = firing.body.alerts.find((x: { subject: string }) => x.subject === 'deb-a')
     expect(a.details).toMatchObject({ worst: 'critical', count: 2, vulnerability_ids: ['DSA-4', 'DSA-1'] })
-    replacePackageSets(w.deps, [set('deb-c', { openssl: '3.0.13-1~deb12u1' })])
+    await replacePackageSets(w.deps, [set('deb-c', { openssl: '3.0.13-1~deb12u1' })])
     w.clock.advance(10_000)
     await watchTime(w.deps)
     const now = await call(w, 'GET', '/api/alerts?state=firing')

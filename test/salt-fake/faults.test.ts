@@ -43,7 +43,7 @@ describe('salt 3008.2: /events fails at once with a traceback (#69958)', () => {
     w = await saltWorld()
     w.salt.version = '3008.2'
     w.salt.eventsBroken = true
-    w.rt.start()
+    await w.rt.start()
     await enableStream()
     await until(() => w.rt.stream.state === 'broken', 'the stream marked broken')
     const tries = w.rt.stream.status().reconnects
@@ -158,7 +158,7 @@ describe('salt 3008.3+: /logout revokes the token (#69067)', () => {
 describe('salt-api going away and coming back', () => {
   test('presence is unknown while salt-api does not answer; its return is noticed within a probe interval and the poller error clears', async () => {
     w = await saltWorld()
-    w.rt.start()
+    await w.rt.start()
     await w.rt.scheduler.run('keys')
     await w.rt.scheduler.run('presence')
     expect((await w.get('/api/minions')).minions.map((m: any) => m.presence)).toEqual(['online', 'online', 'online'])
@@ -180,7 +180,7 @@ describe('salt-api going away and coming back', () => {
   test('when salt-api answers again, every poller error its absence caused clears at once, and the refresh it broke runs again', async () => {
     w = await saltWorld()
     w.rt.inventoryWorker = false
-    w.rt.start()
+    await w.rt.start()
     for (const p of ['keys', 'presence', 'grains']) await w.rt.scheduler.run(p)
     w.salt.down = true
     w.salt.closeStreams()

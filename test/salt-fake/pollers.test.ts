@@ -233,10 +233,10 @@ describe('jobs and actions', () => {
     w = await saltWorld()
     w.rt.inventoryWorker = false
     await w.rt.scheduler.run('keys')
-    const small = startRefresh(w.deps, 'db-01')!
+    const small = (await startRefresh(w.deps, 'db-01'))!
     const tick = w.rt.scheduler.run('inventory')
     await Bun.sleep(300)
-    finishRefresh(w.deps, small.refresh_id)
+    await finishRefresh(w.deps, small.refresh_id)
     await tick
     expect(w.rt.scheduler.status().find((p) => p.name === 'inventory')).toMatchObject({ errors: 0, last_error: null })
     expect((await w.get('/api/inventory/status')).last).toMatchObject({ target: '*', error: null })

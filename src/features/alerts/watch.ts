@@ -95,7 +95,7 @@ async function watchVulnerable(deps: AppDeps, now: number) {
       still.add(m.minion_id)
       if (firing.has(m.minion_id)) continue
       // Read before the transaction: inside it only its tx may be used.
-      const ids = minionVulnIds(deps, m.minion_id, rank, 20)
+      const ids = await minionVulnIds(deps, m.minion_id, rank, 20)
       fires.push({
         id: m.minion_id, summary: `${m.minion_id}: ${ids.total} ${ids.total === 1 ? 'vulnerability' : 'vulnerabilities'} at or above ${min} (worst ${RANK_SEVERITY[m.worst]})`,
         details: { worst: RANK_SEVERITY[m.worst], count: ids.total, vulnerability_ids: ids.ids },

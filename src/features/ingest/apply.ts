@@ -100,7 +100,7 @@ export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: s
     const grains = batch.flatMap((b) => (b.bus ? [] : (b.grains ?? [])))
     if (grains.length) {
       await recordGrains(deps, grains, tx)
-      await watchGrains(deps, grains.map((g) => g.id))
+      await watchGrains(deps, tx, grains.map((g) => g.id))
     }
     // A stable sort: events of one time keep the order in which they were made.
     events.sort((a, b) => a.ts - b.ts)

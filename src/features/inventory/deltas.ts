@@ -5,9 +5,11 @@
  * names that gained or lost a version row, and last_seen is recomputed from package_seen only when the rows it came
  * from were emptied.
  */
-import type { Database } from 'bun:sqlite'
+import type { Queryable } from '../../db/engine'
 import type { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
+import { aggregateWrites } from './set-store'
+import { Pipeline } from '../../db/prepared'
 
 const ALL = ''
 
@@ -38,12 +40,19 @@ export class Deltas {
   }
 
   /** Writes the deltas to the aggregate tables and drops keys nobody holds any more. */
-  apply(db: Database, at: number) {
-    const touched = this.applyVersions(db)
-    this.applyNames(db, at)
-    this.recountVersions(db, touched)
-    this.applySeen(db)
-    this.prune(db)
+  async apply(q: Queryable, at: number) {
+    const w = aggregateWrites(q)
+    // The steps issue their writes without waiting for each (see Pipeline); on PostgreSQL they run in order.
+    const p = new Pipeline()
+    const touched = this.applyVersions(w, p)
+    this.applyNames(w, p, at)
+    this.recountVersions(w, p, touched)
+    const { gained, emptied, sources } = this.applySeenRows(w, p)
+    // last_seen needs to know which package_seen rows emptied: their deletes' results.
+    await p.drain()
+    this.applyLastSeen(w, p, sources, gained, emptied)
+    this.prune(w, p)
+    await p.drain()
   }
 
   /** The writer's version counts of one source, sized to the catalog. */
@@ -54,11 +63,8 @@ export class Deltas {
   }
 
   /** package_versions per source; returns, per source, the names that gained or lost a version row. */
-  private applyVersions(db: Database): PerSource<Uint8Array> {
+  private applyVersions({ version: { ins, upd, del } }: Writes, p: Pipeline): PerSource<Uint8Array> {
     const cat = this.cat
-    const ins = db.query('INSERT INTO package_versions (source, name, version, arch, minion_count) VALUES (?1, ?2, ?3, ?4, ?5)')
-    const upd = db.query('UPDATE package_versions SET minion_count = ?5 WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4')
-    const del = db.query('DELETE FROM package_versions WHERE source = ?1 AND name = ?2 AND version = ?3 AND arch = ?4')
     const touched = new PerSource(cat.names.size, Uint8Array)
     for (const [source, d] of this.ver) {
       const c = this.countsOf(source)
@@ -68,10 +74,10 @@ export class Deltas {
         const after = (c[k] = before + d[k]!)
         if (after < 0) throw new Error('package version counts went negative; the stored sets and aggregates disagree')
         const args = [source, cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!] as const
-        if (before && after) upd.run(...args, after)
+        if (before && after) p.add(upd.write(...args, after))
         else {
-          if (after) ins.run(...args, after)
-          else del.run(...args)
+          if (after) p.add(ins.write(...args, after))
+          else p.add(del.write(...args))
           touched.of(source)[cat.keyName[k]!] = 1
         }
       }
@@ -80,9 +86,8 @@ export class Deltas {
   }
 
   /** version_count (distinct version strings with holders) of the names whose version rows came or went. */
-  private recountVersions(db: Database, touched: PerSource<Uint8Array>) {
+  private recountVersions({ versionCount: q }: Writes, p: Pipeline, touched: PerSource<Uint8Array>) {
     const cat = this.cat
-    const q = db.query('UPDATE package_stats SET version_count = ?3 WHERE source = ?1 AND name = ?2 AND version_count <> ?3')
     const distinct = (n: number, sources: Int32Array[]) => {
       const v = new Set<string>()
       cat.keysOfName(n, (k) => {
@@ -93,20 +98,19 @@ export class Deltas {
     const any = new Uint8Array(cat.names.size)
     for (const [source, t] of touched.all()) {
       const c = [this.countsOf(source)]
-      for (let n = 0; n < t.length; n++) if (t[n]) q.run(source, cat.nameOf[n]!, distinct(n, c)), (any[n] = 1)
+      for (let n = 0; n < t.length; n++) if (t[n]) p.add(q.write(source, cat.nameOf[n]!, distinct(n, c))), (any[n] = 1)
     }
     const all = [...this.counts.values()]
-    for (let n = 0; n < any.length; n++) if (any[n]) q.run(ALL, cat.nameOf[n]!, distinct(n, all))
+    for (let n = 0; n < any.length; n++) if (any[n]) p.add(q.write(ALL, cat.nameOf[n]!, distinct(n, all)))
   }
 
   /** Keys whose counts moved (or that were stored in this flush) and that no source holds any more leave package_keys. */
-  private prune(db: Database) {
+  private prune({ deleteKey: del }: Writes, p: Pipeline) {
     const cat = this.cat
-    const del = db.query('DELETE FROM package_keys WHERE id = ?1')
     const all = [...this.counts.values()]
     const check = (k: number) => {
       if (!cat.keyId[k] || all.some((c) => (c[k] ?? 0) > 0)) return
-      del.run(cat.keyId[k]!)
+      p.add(del.write(cat.keyId[k]!))
       this.pruned.push(cat.keyId[k]!)
       cat.setId(k, 0)
     }
@@ -115,10 +119,7 @@ export class Deltas {
   }
 
   /** minion_count per source and over all sources: the sum of each name's seen deltas over the collection times. */
-  private applyNames(db: Database, at: number) {
-    const add = db.query(`INSERT INTO package_stats (source, name, minion_count, version_count, last_seen) VALUES (?1, ?2, ?3, 0, ?4)
-      ON CONFLICT (source, name) DO UPDATE SET minion_count = minion_count + excluded.minion_count`)
-    const drop = db.query('DELETE FROM package_stats WHERE source = ?1 AND name = ?2 AND minion_count <= 0')
+  private applyNames({ stats: { add, drop } }: Writes, p: Pipeline, at: number) {
     const N = this.cat.names.size
     const per = new PerSource(N, Int32Array)
     const all = per.of(ALL)
@@ -129,25 +130,18 @@ export class Deltas {
     for (const [source, a] of per.all())
       for (let n = 0; n < N; n++) {
         if (!a[n]) continue
-        add.run(source, this.cat.nameOf[n]!, a[n]!, at)
-        if (a[n]! < 0) drop.run(source, this.cat.nameOf[n]!)
+        p.add(add.write(source, this.cat.nameOf[n]!, a[n]!, at))
+        if (a[n]! < 0) p.add(drop.write(source, this.cat.nameOf[n]!))
       }
   }
 
   /**
    * package_seen, then last_seen: raised to a collection time that gained holders when that is later, and recomputed
    * from package_seen only where a row at or after the current last_seen was emptied. The all-sources row follows.
+   * This step writes package_seen and notes, per source and name, the latest time gained and emptied.
    */
-  private applySeen(db: Database) {
+  private applySeenRows({ seen: { add, drop } }: Writes, p: Pipeline) {
     const cat = this.cat
-    const add = db.query(`INSERT INTO package_seen (source, name, seen_at, n) VALUES (?1, ?2, ?3, ?4)
-      ON CONFLICT (source, name, seen_at) DO UPDATE SET n = n + excluded.n`)
-    const drop = db.query('DELETE FROM package_seen WHERE source = ?1 AND name = ?2 AND seen_at = ?3 AND n <= 0')
-    const raise = db.query('UPDATE package_stats SET last_seen = ?3 WHERE source = ?1 AND name = ?2 AND last_seen < ?3')
-    const recompute = db.query(`UPDATE package_stats SET last_seen = (SELECT max(seen_at) FROM package_seen s WHERE s.source = ?1 AND s.name = ?2)
-      WHERE source = ?1 AND name = ?2 AND last_seen <= ?3`)
-    const recomputeAll = db.query(`UPDATE package_stats SET last_seen = (SELECT max(last_seen) FROM package_stats s WHERE s.name = ?1 AND s.source <> '')
-      WHERE source = '' AND name = ?1 AND last_seen <= ?2`)
     const N = cat.names.size
     const gained = new PerSource(N, Float64Array)
     const emptied = new PerSource(N, Float64Array)
@@ -157,29 +151,38 @@ export class Deltas {
       for (let n = 0; n < N; n++) {
         const d = e.d[n]!
         if (!d) continue
-        add.run(e.source, cat.nameOf[n]!, e.at, d)
+        p.add(add.write(e.source, cat.nameOf[n]!, e.at, d))
         if (d > 0) g[n] = Math.max(g[n]!, e.at)
-        else if (drop.run(e.source, cat.nameOf[n]!, e.at).changes) x[n] = Math.max(x[n]!, e.at)
+        else p.add(drop.run(e.source, cat.nameOf[n]!, e.at), (changes) => void (changes && (x[n] = Math.max(x[n]!, e.at))))
       }
     }
+    return { gained, emptied, sources: new Set([...gained.all().keys(), ...emptied.all().keys()]) }
+  }
+
+  /** last_seen from the times applySeenRows noted (after its writes, whose results it needs). */
+  private applyLastSeen({ seen: { raise, recompute, recomputeAll } }: Writes, p: Pipeline, sources: Set<string>, gained: PerSource<Float64Array>, emptied: PerSource<Float64Array>) {
+    const cat = this.cat
+    const N = cat.names.size
     const raisedTo = new Float64Array(N)
     const emptiedAt = new Float64Array(N)
-    for (const source of new Set([...gained.all().keys(), ...emptied.all().keys()])) {
+    for (const source of sources) {
       const g = gained.of(source)
       const x = emptied.of(source)
       for (let n = 0; n < N; n++) {
         // Not only when this row moved: a source row created in this flush already carries the time.
-        if (g[n]) raise.run(source, cat.nameOf[n]!, g[n]!), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
-        if (x[n]) recompute.run(source, cat.nameOf[n]!, x[n]!), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
+        if (g[n]) p.add(raise.write(source, cat.nameOf[n]!, g[n]!)), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
+        if (x[n]) p.add(recompute.write(source, cat.nameOf[n]!, x[n]!)), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
       }
     }
     // The source row may be gone with its holders, so the all-sources row checks the emptied times itself.
     for (let n = 0; n < N; n++) {
-      if (raisedTo[n]) raise.run(ALL, cat.nameOf[n]!, raisedTo[n]!)
-      if (emptiedAt[n]) recomputeAll.run(cat.nameOf[n]!, emptiedAt[n]!)
+      if (raisedTo[n]) p.add(raise.write(ALL, cat.nameOf[n]!, raisedTo[n]!))
+      if (emptiedAt[n]) p.add(recomputeAll.write(cat.nameOf[n]!, emptiedAt[n]!))
     }
   }
 }
+
+type Writes = ReturnType<typeof aggregateWrites>
 
 /** One typed array per source, created on first use. */
 class PerSource<T extends Uint8Array | Int32Array | Float64Array> {

@@ -3,8 +3,11 @@
  * minion's package-set row). The writer applies each flush's changes; version queries and the vulnerability matcher
  * read it instead of scanning every minion's set.
  */
-import type { Database } from 'bun:sqlite'
+import type { Engine, Queryable } from '../../db/engine'
 import { grow } from '../../lib/slot-table'
+import { anyHeldSet, anyHolder, clearHolders, holderChunk, holderWrites, maxKeyId, maxSetNum, setKeysAfter, setsByMinion, type HolderRow } from './holder-store'
+import { inventoryGeneration } from './package-store'
+import { Pipeline } from '../../db/prepared'
 
 /** Minion numbers per chunk row. */
 export const CHUNK = 4096
@@ -94,11 +97,18 @@ export class HolderChanges {
   private lastChunk = -1
   private last: ChunkChanges | null = null
   private entries = 0
-  private maxKeyId: number
 
-  /** Changes are written to `db` by apply(), and early once 200,000 chunk rows are pending (bounding memory). */
-  constructor(private db: Database) {
-    this.maxKeyId = db.query<{ m: number | null }, []>('SELECT max(id) AS m FROM package_keys').get()?.m ?? 0
+  /** Changes are written to `q` (the flush's transaction) by apply(); `full` asks for it once 200,000 chunk rows are pending (bounding memory). */
+  private constructor(private q: Queryable, private maxKeyId: number) {}
+
+  /** Changes to be written to `q`, sized by its highest key id. */
+  static async open(q: Queryable): Promise<HolderChanges> {
+    return new HolderChanges(q, await maxKeyId(q))
+  }
+
+  /** Whether enough is pending that the caller should apply() before adding more. */
+  get full() {
+    return this.entries >= 200_000
   }
 
   /** Records that minion number `num` now holds key `keyId`. */
@@ -126,34 +136,21 @@ export class HolderChanges {
     const off = num % CHUNK
     b[setAt + (off >> 3)]! |= 1 << (off & 7)
     b[clearAt + (off >> 3)]! &= ~(1 << (off & 7))
-    if (cc.bits.length !== before && ++this.entries >= 200_000) this.apply()
+    if (cc.bits.length !== before) this.entries++
   }
 
   /** Writes every changed chunk (inside the caller's transaction). */
-  apply() {
+  async apply() {
     const t0 = performance.now()
-    const db = this.db
-    const rows = db.query<{ key_id: number; bits: Uint8Array }, [number]>('SELECT key_id, bits FROM package_holders WHERE chunk = ?1')
-    const put = db.query('INSERT INTO package_holders (chunk, key_id, bits) VALUES (?1, ?2, ?3) ON CONFLICT (chunk, key_id) DO UPDATE SET bits = excluded.bits')
-    const del = db.query('DELETE FROM package_holders WHERE chunk = ?1 AND key_id = ?2')
+    const w = holderWrites(this.q)
+    const p = new Pipeline()
     const map = new Uint8Array(CHUNK_BYTES)
     for (const [chunk, cc] of this.chunks) {
-      // The chunk's stored rows in one range read (the key is (chunk, key id)), only those this flush changes kept.
-      const stored = new Map<number, Uint8Array>()
-      for (const r of rows.iterate(chunk)) if (r.key_id < cc.slot.length && cc.slot[r.key_id]) stored.set(r.key_id, r.bits)
-      for (let sl = 0; sl < cc.bits.length; sl++) {
-        const keyId = cc.keyOf[sl]!
-        const old = stored.get(keyId)
-        if (old) decodeChunk(old, map)
-        else map.fill(0)
-        const b = cc.bits[sl]!
-        for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | b[i]!) & ~b[CHUNK_BYTES + i]!
-        const bits = encodeChunk(map)
-        holderTiming.rows++
-        if (bits) put.run(chunk, keyId, bits)
-        else if (old) del.run(chunk, keyId)
-      }
+      // The chunk's stored rows in one range read (the key is (chunk, key id)).
+      const got = w.chunkRows.all<HolderRow>(chunk)
+      applyChunkRows(w, p, chunk, cc, got instanceof Promise ? await got : got, map)
     }
+    await p.drain()
     this.chunks.clear()
     this.last = null
     this.lastChunk = -1
@@ -162,21 +159,39 @@ export class HolderChanges {
   }
 }
 
+/** Writes one chunk's changed rows from its stored ones (only those this flush changes are kept). */
+function applyChunkRows(w: ReturnType<typeof holderWrites>, p: Pipeline, chunk: number, cc: ChunkChanges, rows: HolderRow[], map: Uint8Array) {
+  const stored = new Map<number, Uint8Array>()
+  for (const r of rows) if (r.key_id < cc.slot.length && cc.slot[r.key_id]) stored.set(r.key_id, r.bits)
+  for (let sl = 0; sl < cc.bits.length; sl++) {
+    const keyId = cc.keyOf[sl]!
+    const old = stored.get(keyId)
+    if (old) decodeChunk(old, map)
+    else map.fill(0)
+    const b = cc.bits[sl]!
+    for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | b[i]!) & ~b[CHUNK_BYTES + i]!
+    const bits = encodeChunk(map)
+    holderTiming.rows++
+    if (bits) p.add(w.put.write(chunk, keyId, bits))
+    else if (old) p.add(w.drop.write(chunk, keyId))
+  }
+}
+
 /** A bitmap over minion numbers 0 … words × 32 − 1. */
 export type MinionBits = Uint32Array
 
 /** An empty bitmap wide enough for every minion number stored now. */
-export function emptyBits(db: Database): MinionBits {
-  const max = db.query<{ m: number | null }, []>('SELECT max(rowid) AS m FROM minion_package_sets').get()?.m ?? 0
+export async function emptyBits(q: Queryable): Promise<MinionBits> {
+  const max = await maxSetNum(q)
   return new Uint32Array(Math.ceil((max + 1) / CHUNK) * (CHUNK / 32))
 }
 
 /** Calls `fn` with each stored chunk of a key among the first `chunks`, as a 512-byte bitmap (reused between calls). */
-function eachChunk(db: Database, keyId: number, chunks: number, fn: (chunk: number, map: Uint8Array) => void) {
+async function eachChunk(q: Queryable, keyId: number, chunks: number, fn: (chunk: number, map: Uint8Array) => void) {
   const map = new Uint8Array(CHUNK_BYTES)
-  const get = db.query<{ bits: Uint8Array }, [number, number]>('SELECT bits FROM package_holders WHERE chunk = ?1 AND key_id = ?2')
+  const get = holderChunk(q)
   for (let chunk = 0; chunk < chunks; chunk++) {
-    const r = get.get(chunk, keyId)
+    const r = await get.get<Pick<HolderRow, 'bits'>>(chunk, keyId)
     if (!r) continue
     decodeChunk(r.bits, map)
     fn(chunk, map)
@@ -184,8 +199,8 @@ function eachChunk(db: Database, keyId: number, chunks: number, fn: (chunk: numb
 }
 
 /** ORs the holders of key `keyId` into `into` (which emptyBits sized; chunks beyond it are ignored). */
-export function orHolders(db: Database, keyId: number, into: MinionBits) {
-  eachChunk(db, keyId, into.length / (CHUNK / 32), (chunk, map) => {
+export async function orHolders(q: Queryable, keyId: number, into: MinionBits) {
+  await eachChunk(q, keyId, into.length / (CHUNK / 32), (chunk, map) => {
     const words = new Uint32Array(map.buffer)
     const base = chunk * (CHUNK / 32)
     for (let i = 0; i < words.length; i++) into[base + i]! |= words[i]!
@@ -193,9 +208,9 @@ export function orHolders(db: Database, keyId: number, into: MinionBits) {
 }
 
 /** The first holder of a key, in minion-number order, that `ok` accepts; null when none does. */
-export function firstHolder(db: Database, keyId: number, chunks: number, ok: (num: number) => boolean): number | null {
+export async function firstHolder(q: Queryable, keyId: number, chunks: number, ok: (num: number) => boolean): Promise<number | null> {
   let found: number | null = null
-  eachChunk(db, keyId, chunks, (chunk, map) => {
+  await eachChunk(q, keyId, chunks, (chunk, map) => {
     for (let i = 0; i < CHUNK_BYTES && found === null; i++)
       for (let b = map[i]!; b && found === null; b &= b - 1) {
         const num = chunk * CHUNK + i * 8 + (31 - Math.clz32(b & -b))
@@ -240,13 +255,13 @@ export interface MinionOrder {
 }
 
 let order: MinionOrder | null = null
-let orderDb: Database | null = null
+let orderDb: unknown = null
 
-/** The minions with a stored package set, in id order (cached per inventory generation). */
-export function minionOrder(db: Database): MinionOrder {
-  const generation = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
-  if (order && orderDb === db && order.generation === generation) return order
-  const rows = db.query<[number, string, string], []>('SELECT rowid, minion_id, source FROM minion_package_sets ORDER BY minion_id').values() as [number, string, string][]
+/** The minions with a stored package set, in id order (cached per inventory generation and native connection). */
+export async function minionOrder(q: Queryable): Promise<MinionOrder> {
+  const generation = await inventoryGeneration(q)
+  if (order && orderDb === q.native.client && order.generation === generation) return order
+  const rows = (await setsByMinion(q)).map((r) => [r.num, r.minion_id, r.source] as [number, string, string])
   const max = rows.reduce((m, [n]) => Math.max(m, n), 0)
   const nums = new Int32Array(rows.length)
   const rank = new Int32Array(max + 1).fill(-1)
@@ -264,7 +279,7 @@ export function minionOrder(db: Database): MinionOrder {
     if (!m) bySource.set(src, (m = new Uint32Array(words)))
     setBit(m, n)
   })
-  orderDb = db
+  orderDb = q.native.client
   return (order = { generation, nums, rank, ids, sources, bySource })
 }
 
@@ -308,21 +323,26 @@ export function pageRows(o: MinionOrder, sets: MinionBits[], offset: number, lim
 }
 
 /** Rebuilds the whole index from the stored sets (an install that kept sets from before the index existed). */
-export function rebuildHolders(db: Database) {
-  db.transaction(() => {
-    db.run('DELETE FROM package_holders')
-    const changes = new HolderChanges(db)
-    for (const r of db.query<{ num: number; keys: Uint8Array }, []>('SELECT rowid AS num, keys FROM minion_package_sets ORDER BY rowid').iterate()) {
-      for (const id of decodeKeyIds(r.keys)) changes.add(id, r.num)
+export async function rebuildHolders(db: Engine) {
+  await db.tx(async (tx) => {
+    await clearHolders(tx)
+    const changes = await HolderChanges.open(tx)
+    // A page of sets at a time, so the sets are never all in memory.
+    for (let after = -1; ; ) {
+      const page = await setKeysAfter(tx, after, 1000)
+      if (!page.length) break
+      for (const r of page) for (const id of decodeKeyIds(r.keys)) changes.add(id, r.num)
+      after = page[page.length - 1]!.num
+      if (changes.full) await changes.apply()
     }
-    changes.apply()
-  })()
+    await changes.apply()
+  })
 }
 
 /** Builds the index when sets are stored but no holder is (once, after the upgrade that added it). */
-export function ensureHolders(db: Database): boolean {
-  if (db.query('SELECT 1 FROM package_holders LIMIT 1').get()) return false
-  if (!db.query('SELECT 1 FROM minion_package_sets WHERE length(keys) > 0 LIMIT 1').get()) return false
-  rebuildHolders(db)
+export async function ensureHolders(db: Engine): Promise<boolean> {
+  if (await anyHolder(db)) return false
+  if (!(await anyHeldSet(db))) return false
+  await rebuildHolders(db)
   return true
 }

@@ -40,7 +40,7 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
   for (let i = 0; i < ids.length; i += half) batches.push(ids.slice(i, i + half))
   // Every set of one refresh counts as collected at the refresh's start: last_seen then moves once per refresh instead of
   // once per flush, which spares a package_stats row write per name and flush.
-  const collectedAt = refreshStartedAt(deps, id) ?? deps.clock.now()
+  const collectedAt = (await refreshStartedAt(deps, id)) ?? deps.clock.now()
   const writer = new PackageSetWriter(deps)
   let asked = 0
   let answered = 0
@@ -58,14 +58,14 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
         answered++
       })
       if (b === batches.length - 1 || writer.pendingMinions >= opts.flushMinions || performance.now() - lastFlush >= FLUSH_MS) {
-        stored += writer.flush(collectedAt)
+        stored += await writer.flush(collectedAt)
         lastFlush = performance.now()
       }
-      progressRefresh(deps, id, { asked, answered, stored })
+      await progressRefresh(deps, id, { asked, answered, stored })
     }
-    finishRefresh(deps, id)
+    await finishRefresh(deps, id)
   } catch (e) {
-    finishRefresh(deps, id, errorText(e))
+    await finishRefresh(deps, id, errorText(e))
     throw e
   } finally {
     reader?.close()
@@ -78,10 +78,10 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
  * that asks nobody is no refresh), RefreshBusy when one is running. `only` lists the minions to ask instead of the
  * present ones matching `target` (which then names them for the record). `done` settles with the minions answered.
  */
-export function startInventoryRefresh(deps: AppDeps, opts: RefreshOptions, target = '*', only?: string[]) {
+export async function startInventoryRefresh(deps: AppDeps, opts: RefreshOptions, target = '*', only?: string[]) {
   const c = opts.client.credentials()
   if (!c.url || !c.username || !c.password) throw new SaltNotConfigured()
-  const r = startRefresh(deps, target)
+  const r = await startRefresh(deps, target)
   if (!r) throw new RefreshBusy()
   const done = refreshInventory(deps, opts, r.refresh_id, target, only)
     .then(async (answered) => {

@@ -15,11 +15,11 @@ const Source = T.String({ minLength: 1, maxLength: 64 })
 export const PackageRow = T.Object({ name: T.String(), minion_count: T.Integer(), version_count: T.Integer(), last_seen: T.String({ format: 'date-time' }) })
 
 /** The minions holding a package (the version query), with its op and version checked together; 404 for an unknown package. */
-function holdersOf(deps: AppDeps, name: string, query: Parameters<typeof packageMinions>[2]) {
+async function holdersOf(deps: AppDeps, name: string, query: Parameters<typeof packageMinions>[2]) {
   // op and version only mean something together (contract §12): the missing one is named.
   if ((query.op === undefined) !== (query.version === undefined))
     throw new ValidationFailed([valueErrorEntry(['query', query.op === undefined ? 'op' : 'version'], 'op and version go together')])
-  const out = packageMinions(deps, name, query)
+  const out = await packageMinions(deps, name, query)
   if (!out) throw new NotFound('Package')
   return out
 }
@@ -38,8 +38,8 @@ export const inventoryRoutes = [
     method: 'GET', path: '/api/inventory/packages/:name/versions', errors: [404], tag: 'inventory', summary: 'Versions of one package, most common first', access: view,
     params: T.Object({ name: T.String({ minLength: 1, maxLength: 512 }) }), query: T.Object({ source: T.Optional(Source) }),
     response: T.Object({ name: T.String(), total: T.Integer(), versions: T.Array(T.Object({ version: T.String(), arch: T.String(), source: T.String(), minion_count: T.Integer() })) }),
-    handler({ deps, params, query }) {
-      const out = packageVersions(deps, params.name, query.source)
+    async handler({ deps, params, query }) {
+      const out = await packageVersions(deps, params.name, query.source)
       if (!out) throw new NotFound('Package')
       return out
     },
@@ -58,7 +58,7 @@ export const inventoryRoutes = [
     handler: ({ deps, params, query }) => holdersOf(deps, params.name, query),
     csv: {
       filename: 'package-minions.csv', header: ['minion_id', 'package', 'version', 'arch', 'source'],
-      page: ({ deps, params, query }, offset, limit) => holdersOf(deps, params.name, { ...query, offset, limit }).minions.map((m) => [m.minion_id, m.package, m.version, m.arch, m.source]),
+      page: async ({ deps, params, query }, offset, limit) => (await holdersOf(deps, params.name, { ...query, offset, limit })).minions.map((m) => [m.minion_id, m.package, m.version, m.arch, m.source]),
     },
   }),
   route({

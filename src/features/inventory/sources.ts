@@ -10,6 +10,7 @@ import { errorText } from '../../salt/errors'
 import { presentMinionIds } from '../minions/service'
 import { CHUNK, firstHolder, minionOrder } from './holders'
 import { bumpGeneration, matchKeys, recountAll } from '../vulns/findings'
+import { keysWithoutSource, setKeySource, setKeyTried } from './package-store'
 
 /** How one learning pass went. */
 export interface LearnResult {
@@ -53,11 +54,11 @@ function sourceIn(info: unknown): string | null {
 /** The first present holder of each key, in minion-number order, grouped by minion. */
 async function chooseHolders(deps: AppDeps, keyIds: number[]): Promise<Map<string, number[]>> {
   const present = new Set(await presentMinionIds(deps))
-  const order = minionOrder(deps.db.$client)
+  const order = await minionOrder(deps.db)
   const chunks = Math.ceil(order.rank.length / CHUNK)
   const byMinion = new Map<string, number[]>()
   for (const id of keyIds) {
-    const num = firstHolder(deps.db.$client, id, chunks, (n) => present.has(order.ids[n] ?? ''))
+    const num = await firstHolder(deps.db, id, chunks, (n) => present.has(order.ids[n] ?? ''))
     if (num === null) continue
     const chosen = order.ids[num]!
     let list = byMinion.get(chosen)
@@ -76,9 +77,7 @@ interface SourceJob {
 
 /** The calls a learning pass would make now: every key without a source, grouped by the one minion asked for it. */
 export async function planSources(deps: AppDeps): Promise<{ keys: number; nameOf: Map<number, string>; minions: number; jobs: SourceJob[] }> {
-  const keys = deps.db.$client.query<{ id: number; name: string }, [number]>(
-    'SELECT id, name FROM package_keys WHERE source_name IS NULL AND (source_tried_at IS NULL OR source_tried_at < ?1)',
-  ).all(deps.clock.now() - RETRY_MS)
+  const keys = await keysWithoutSource(deps.db, deps.clock.now() - RETRY_MS)
   const nameOf = new Map(keys.map((k) => [k.id, k.name]))
   const byMinion = keys.length ? await chooseHolders(deps, keys.map((k) => k.id)) : new Map<string, number[]>()
   const jobs: SourceJob[] = []
@@ -95,13 +94,11 @@ export async function planSources(deps: AppDeps): Promise<{ keys: number; nameOf
 /** Learns the source package of every key that lacks one; re-matches vulnerabilities for keys whose source differs from their name. */
 export async function learnSources(deps: AppDeps, client: SaltClient, internalJid: () => string | Promise<string>): Promise<LearnResult> {
   const t0 = performance.now()
-  const db = deps.db.$client
+  const db = deps.db
   const now = deps.clock.now()
   const { keys, nameOf, minions, jobs } = await planSources(deps)
   const out: LearnResult = { keys, learned: 0, minions, calls: 0, ms: 0 }
   if (!keys) return out
-  const setSource = db.query('UPDATE package_keys SET source_name = ?2, source_tried_at = ?3 WHERE id = ?1')
-  const tried = db.query('UPDATE package_keys SET source_tried_at = ?2 WHERE id = ?1 AND source_name IS NULL')
   const renamed: number[] = []
   let next = 0
   let failure: unknown = null
@@ -129,26 +126,26 @@ export async function learnSources(deps: AppDeps, client: SaltClient, internalJi
         }
         continue
       }
-      db.transaction(() => {
+      await db.tx(async (tx) => {
         for (const id of job.keys) {
           const name = nameOf.get(id)!
           const src = sourceIn(answer[name])
           if (src) {
-            setSource.run(id, src.slice(0, 512), now)
+            await setKeySource(tx, id, src.slice(0, 512), now)
             out.learned++
             if (src !== name) renamed.push(id)
-          } else tried.run(id, now)
+          } else await setKeyTried(tx, id, now)
         }
-      })()
+      })
     }
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL, jobs.length) }, worker))
   if (failure) throw failure
   // Keys now known by another name may meet other records: match them again, and recount if anything moved.
   if (renamed.length)
-    db.transaction(() => {
-      if (matchKeys(db, renamed)) bumpGeneration(db), recountAll(db)
-    })()
+    await db.tx(async (tx) => {
+      if (await matchKeys(tx, renamed)) await bumpGeneration(tx), await recountAll(tx)
+    })
   out.ms = Math.round(performance.now() - t0)
   deps.log.info('source packages learned', { ...out })
   return out

@@ -11,6 +11,10 @@ import { grow } from '../../lib/slot-table'
 import { Deltas } from './deltas'
 import { decodeKeyIds, HolderChanges } from './holders'
 import { watchPackageSets, type SetChange } from '../vulns/watch'
+import type { Queryable } from '../../db/engine'
+import { allKeys, allVersionCounts, bumpInventoryGeneration, setWrites, type StoredSet } from './set-store'
+import { inventoryGeneration } from './package-store'
+import { Pipeline } from '../../db/prepared'
 
 /** One installed package version. */
 export interface Pkg {
@@ -35,9 +39,8 @@ export class PackageSetWriter {
   private oldKeys = new Int32Array(2048)
   private tick = 0
 
-  constructor(private deps: AppDeps) {
-    this.load()
-  }
+  /** Ids and counts are loaded by the first flush (the generation starts unknown). */
+  constructor(private deps: AppDeps) {}
 
   /** Number of minions queued since the last flush. */
   get pendingMinions() {
@@ -66,29 +69,32 @@ export class PackageSetWriter {
   }
 
   /** Stores every queued set, collected at `collectedAt`, with the aggregates, in one transaction; returns the rows stored. */
-  flush(collectedAt = this.deps.clock.now()): number {
-    const db = this.deps.db.$client
+  async flush(collectedAt = this.deps.clock.now()): Promise<number> {
     const sets = this.pending
     this.pending = []
     if (!sets.length) return 0
     let stored = 0
     try {
-      db.transaction(() => {
-        const gen = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
-        if (gen !== this.generation) this.load()
+      await this.deps.db.tx(async (tx) => {
+        if ((await inventoryGeneration(tx)) !== this.generation) await this.load(tx)
         const d = new Deltas(this.catalog, this.counts)
-        const holders = new HolderChanges(db)
+        const holders = await HolderChanges.open(tx)
+        const w = setWrites(tx)
+        const p = new Pipeline()
         const changes: SetChange[] = []
-        for (const s of sets) stored += this.replace(s, collectedAt, d, holders, changes)
-        d.apply(db, collectedAt)
-        holders.apply()
+        for (const s of sets) {
+          stored += await this.replace(w, s, collectedAt, d, holders, changes, p)
+          if (holders.full) await holders.apply()
+        }
+        await p.drain()
+        await d.apply(tx, collectedAt)
+        await holders.apply()
         // Keys inserted and pruned within this flush have their id cleared by the prune: only the kept ones are new.
         const inserted = d.inserted.map((k) => this.catalog.keyId[k]!).filter((id) => id > 0)
-        watchPackageSets(this.deps, { changes, inserted, pruned: d.pruned })
+        await watchPackageSets(this.deps, tx, { changes, inserted, pruned: d.pruned })
         // Every flush moves the generation, so another writer reloads its copy of ids and counts before it diffs.
-        this.generation = db.query<{ g: number }, []>(`INSERT INTO package_key_generation (id, generation) VALUES (1, 1)
-          ON CONFLICT (id) DO UPDATE SET generation = generation + 1 RETURNING generation AS g`).get()!.g
-      })()
+        this.generation = await bumpInventoryGeneration(tx)
+      })
     } catch (e) {
       // Ids and counts changed inside the rolled-back transaction are void: reload them before the next flush.
       this.generation = -1
@@ -97,18 +103,47 @@ export class PackageSetWriter {
     return stored
   }
 
-  /** Diffs one set against the stored one into `d` and writes the new row; returns its size. */
-  private replace(s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[]): number {
-    const db = this.deps.db.$client
-    const cat = this.catalog
+  /**
+   * Diffs one set against the stored one into `d` and writes the new row; returns its size. Only the statements are
+   * awaited here (and only where the engine answers by promise): the loops over a set's keys are synchronous methods,
+   * which SQLite's flush needs to stay as fast as it was.
+   */
+  private async replace(w: ReturnType<typeof setWrites>, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[], p: Pipeline): Promise<number> {
     ensureMinion(this.deps, s.minionId)
+    const got = w.old.get<StoredSet>(s.minionId)
+    const old = got instanceof Promise ? await got : got
+    // Keys the database lacks are stored first: their ids go into the set's blob.
+    for (const k of this.unstored(s.keys)) {
+      const r = w.key.get<{ id: number }>(this.catalog.nameOf[this.catalog.keyName[k]!]!, this.catalog.versionOf[k]!, this.catalog.archOf[k]!)
+      this.catalog.setId(k, (r instanceof Promise ? await r : r)!.id)
+      d.inserted.push(k)
+    }
+    const { blob, heldTick, oldCount } = this.diff(s, old, at, d)
+    let num: number
+    if (old) (num = old.num), p.add(w.update.write(s.minionId, s.source, at, blob))
+    else {
+      const r = w.insert.get<{ num: number }>(s.minionId, s.source, at, blob)
+      num = (r instanceof Promise ? await r : r)!.num
+    }
+    this.moveHolders(s, old, num, blob, heldTick, oldCount, holders, changes)
+    return s.keys.length
+  }
+
+  /** The key indexes of a set that have no package_keys id yet, in the set's order. */
+  private unstored(keys: Int32Array): number[] {
+    const out: number[] = []
+    const ids = this.catalog.keyId
+    for (let i = 0; i < keys.length; i++) if (!ids[keys[i]!]) out.push(keys[i]!)
+    return out
+  }
+
+  /** Counts the old set out of and the new one into `d`, and encodes the new one's blob (every key stored by now). */
+  private diff(s: { minionId: string; source: string; keys: Int32Array }, old: StoredSet | undefined, at: number, d: Deltas) {
+    const cat = this.catalog
     if (this.nameStamp.length < cat.names.size) this.nameStamp = grow(this.nameStamp, cat.names.size)
     if (this.heldStamp.length < cat.keys.size) this.heldStamp = grow(this.heldStamp, cat.keys.size)
     const names = this.nameStamp
     const held = this.heldStamp
-    const old = db.query<{ num: number; source: string; collected_at: number; keys: Uint8Array }, [string]>(
-      'SELECT rowid AS num, source, collected_at, keys FROM minion_package_sets WHERE minion_id = ?1',
-    ).get(s.minionId)
     const heldTick = ++this.tick
     const oldCount = old ? old.keys.byteLength >> 2 : 0
     if (this.oldKeys.length < oldCount) this.oldKeys = new Int32Array(oldCount * 2)
@@ -138,11 +173,16 @@ export class PackageSetWriter {
       ver[k]!++
       const nm = cat.keyName[k]!
       if (names[nm] !== t) (names[nm] = t), seen[nm]!++
-      view.setUint32(i * 4, cat.keyId[k] || this.insertKey(k, d), true)
+      view.setUint32(i * 4, cat.keyId[k]!, true)
     }
-    const num = db.query<{ num: number }, [string, string, number, Uint8Array]>(`INSERT INTO minion_package_sets (minion_id, source, collected_at, keys) VALUES (?1, ?2, ?3, ?4)
-      ON CONFLICT (minion_id) DO UPDATE SET source = excluded.source, collected_at = excluded.collected_at, keys = excluded.keys RETURNING rowid AS num`).get(s.minionId, s.source, at, blob)!.num
-    // Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it.
+    return { blob, heldTick, oldCount }
+  }
+
+  /** Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it. */
+  private moveHolders(s: { minionId: string; keys: Int32Array }, old: StoredSet | undefined, num: number, blob: Uint8Array, heldTick: number, oldCount: number, holders: HolderChanges, changes: SetChange[]) {
+    const cat = this.catalog
+    const held = this.heldStamp
+    const oldKeys = this.oldKeys
     let changed = false
     for (let i = 0; i < s.keys.length; i++) {
       const k = s.keys[i]!
@@ -154,28 +194,16 @@ export class PackageSetWriter {
       if (held[k] === heldTick) (changed = true), holders.remove(cat.keyId[k]!, num)
     }
     if (changed || !old) changes.push({ num, minionId: s.minionId, before: old ? decodeKeyIds(old.keys) : null, after: new Uint32Array(blob.buffer) })
-    return s.keys.length
-  }
-
-  /** Stores a key the database does not have yet; returns its id. */
-  private insertKey(k: number, d: Deltas): number {
-    const c = this.catalog
-    const r = this.deps.db.$client.query('INSERT INTO package_keys (name, version, arch) VALUES (?1, ?2, ?3)').run(c.nameOf[c.keyName[k]!]!, c.versionOf[k]!, c.archOf[k]!)
-    c.setId(k, Number(r.lastInsertRowid))
-    d.inserted.push(k)
-    return c.keyId[k]!
   }
 
   /** Loads every stored key id and version count (at start, and after another writer flushed). */
-  private load() {
-    const db = this.deps.db.$client
+  private async load(q: Queryable) {
     const cat = this.catalog
     cat.clearIds()
     this.counts.clear()
-    this.generation = db.query<{ g: number }, []>('SELECT generation AS g FROM package_key_generation WHERE id = 1').get()?.g ?? 0
-    for (const [id, name, version, arch] of db.query<[number, string, string, string], []>('SELECT id, name, version, arch FROM package_keys').values() as [number, string, string, string][])
-      cat.setId(cat.keyOf(name, version, arch), id)
-    for (const [source, name, version, arch, n] of db.query<[string, string, string, string, number], []>('SELECT source, name, version, arch, minion_count FROM package_versions').values() as [string, string, string, string, number][]) {
+    this.generation = await inventoryGeneration(q)
+    for (const { id, name, version, arch } of await allKeys(q)) cat.setId(cat.keyOf(name, version, arch), id)
+    for (const { source, name, version, arch, minion_count: n } of await allVersionCounts(q)) {
       const k = cat.keyOf(name, version, arch)
       let c = this.counts.get(source)
       if (!c) this.counts.set(source, (c = new Int32Array(cat.keys.size + 1024)))

@@ -51,7 +51,7 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   const al = await alertStats(deps)
   x.family('saltdeck_alerts_firing', 'gauge', 'Alerts firing, by rule kind.', al.firing.map((r) => [{ kind: r.kind }, r.n]))
   x.family('saltdeck_alert_deliveries', 'gauge', 'Alert notification deliveries, by status.', al.deliveries.map((r) => [{ status: r.status }, r.n]))
-  const vs = vulnStats(deps)
+  const vs = await vulnStats(deps)
   x.family('saltdeck_vuln_feed_records', 'gauge', 'OSV records imported, by ecosystem.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, f.records]))
   x.family('saltdeck_vuln_feed_age_seconds', 'gauge', 'Seconds since each ecosystem\'s feed was imported.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, Math.max(0, Math.round((deps.clock.now() - f.imported_at) / 1000))]))
   x.family('saltdeck_vulnerable_minions', 'gauge', 'Minions with at least one finding, by the severity of their worst.', vs.minions.map((m) => [{ severity: m.severity }, m.n]))

@@ -4,10 +4,12 @@
  * diffing a minion's record set before and after its package set (or ecosystem) changes, and recounted whole only
  * when the matches themselves change (a feed import, learned source packages).
  */
-import type { Database } from 'bun:sqlite'
+import type { Engine, Queryable } from '../../db/engine'
 import { decodeKeyIds } from '../inventory/holders'
 import { evaluate, type RangeEvent } from './ranges'
 import { versionOrder } from './ecosystem'
+import { Pipeline } from '../../db/prepared'
+import { allMatches, countedSetsAfter, findingsGeneration, generationsStamp, matchStatements, minionChangeWrites, moveFindingsGeneration, tallyWrites, type MatchedKey, type StoredEntry } from './findings-store'
 
 /** Severity ranks: what `worst` stores and alert thresholds compare (unknown never reaches a threshold). */
 export const SEVERITY_RANK: Record<string, number> = { unknown: 0, none: 1, low: 2, medium: 3, high: 4, critical: 5 }
@@ -53,19 +55,16 @@ export class MatchIndex {
   }
 }
 
-let cached: { db: Database; index: MatchIndex } | null = null
-
-const generationOf = (db: Database) => db.query<{ g: number }, []>('SELECT generation AS g FROM vuln_generation WHERE id = 1').get()?.g ?? 0
+/** The index of one connection (SQLite's one, or a PostgreSQL transaction's), with the generation it was loaded at. */
+let cached: { db: unknown; index: MatchIndex } | null = null
 
 /** The match index, loaded from vuln_matches when this process has none or another process changed the findings. */
-export function matchIndex(db: Database): MatchIndex {
-  const g = generationOf(db)
-  if (cached && cached.db === db && cached.index.generation === g) return cached.index
+export async function matchIndex(q: Queryable): Promise<MatchIndex> {
+  const g = await findingsGeneration(q)
+  if (cached && cached.db === q.native.client && cached.index.generation === g) return cached.index
   const index = new MatchIndex(g)
-  for (const [eco, key, vuln, severity] of db.query<[string, number, string, string], []>(
-    'SELECT m.ecosystem, m.key_id, m.vuln_id, r.severity FROM vuln_matches m JOIN vuln_records r ON r.id = m.vuln_id',
-  ).values() as [string, number, string, string][]) index.add(eco, key, index.vuln(vuln, SEVERITY_RANK[severity] ?? 0))
-  cached = { db, index }
+  for (const m of await allMatches(q)) index.add(m.ecosystem, m.key_id, index.vuln(m.vuln_id, SEVERITY_RANK[m.severity] ?? 0))
+  cached = { db: q.native.client, index }
   return index
 }
 
@@ -74,9 +73,9 @@ export function matchIndex(db: Database): MatchIndex {
  * kept when the caller already applied the same change to it (a flush's few new and gone keys), so a one-minion
  * change does not reload every match.
  */
-export function bumpGeneration(db: Database, updated?: MatchIndex) {
-  db.run('UPDATE vuln_generation SET generation = generation + 1 WHERE id = 1')
-  if (updated && cached?.db === db && cached.index === updated) updated.generation = generationOf(db)
+export async function bumpGeneration(q: Queryable, updated?: MatchIndex) {
+  await moveFindingsGeneration(q)
+  if (updated && cached?.db === q.native.client && cached.index === updated) updated.generation = await findingsGeneration(q)
   else cached = null
 }
 
@@ -121,22 +120,21 @@ function summarise(index: MatchIndex, list: number[]): { count: number; worst: n
  * Applies one minion's change to the record counts and its summary: records reached before (old set, old ecosystem)
  * and after (new set, new ecosystem) are diffed, so only records that gained or lost this minion move.
  */
-export function applyMinionChange(db: Database, index: MatchIndex, scratch: { a: VulnSet; b: VulnSet }, c: {
+export async function applyMinionChange(w: ReturnType<typeof minionChangeWrites>, index: MatchIndex, scratch: { a: VulnSet; b: VulnSet }, c: {
   num: number; minionId: string; oldEco: string | null; newEco: string | null; before: ArrayLike<number> | null; after: ArrayLike<number> | null
-}): MinionSummary {
+}): Promise<MinionSummary> {
   const before = scratch.a.of(index, c.oldEco, c.before)
   const after = scratch.b.of(index, c.newEco, c.after)
+  const p = new Pipeline()
   if (before.length || after.length) {
-    const bump = db.query('UPDATE vuln_records SET minion_count = minion_count + ?2 WHERE id = ?1')
     const was = new Set(before)
     const now = new Set(after)
-    for (const v of after) if (!was.has(v)) bump.run(index.ids[v]!, 1)
-    for (const v of before) if (!now.has(v)) bump.run(index.ids[v]!, -1)
+    for (const v of after) if (!was.has(v)) p.add(w.bump.write(index.ids[v]!, 1))
+    for (const v of before) if (!now.has(v)) p.add(w.bump.write(index.ids[v]!, -1))
   }
   const s = summarise(index, after)
-  db.query(`INSERT INTO vuln_minions (minion_num, minion_id, ecosystem, vuln_count, worst) VALUES (?1, ?2, ?3, ?4, ?5)
-    ON CONFLICT (minion_num) DO UPDATE SET minion_id = excluded.minion_id, ecosystem = excluded.ecosystem, vuln_count = excluded.vuln_count, worst = excluded.worst`)
-    .run(c.num, c.minionId, c.newEco, s.count, s.worst)
+  p.add(w.summary.write(c.num, c.minionId, c.newEco, s.count, s.worst))
+  await p.drain()
   return { num: c.num, minionId: c.minionId, ...s }
 }
 
@@ -149,64 +147,63 @@ interface Tally {
 }
 
 /** The sets' and the findings' generations together: what a tally or a cache of minion ecosystems was read at. */
-export const stampOf = (db: Database) =>
-  db.query<{ s: string }, []>("SELECT (SELECT generation FROM package_key_generation WHERE id = 1) || ':' || (SELECT generation FROM vuln_generation WHERE id = 1) AS s").get()!.s
+export const stampOf = (q: Queryable) => generationsStamp(q)
 
-/** Counts every minion's records from the stored sets (reads only). */
-function tally(db: Database): Tally {
-  const index = matchIndex(db)
+/** Sets per page of a tally: the sets are read a page at a time, never all at once. */
+const TALLY_PAGE = 1000
+
+/** Counts every minion's records from the stored sets (reads only); the stamp is read first, so a change made while it reads moves it. */
+async function tally(q: Queryable): Promise<Tally> {
+  const stamp = await stampOf(q)
+  const index = await matchIndex(q)
   const counts = new Int32Array(index.ids.length)
   const scratch = new VulnSet()
   const minions: MinionSummary[] = []
-  for (const r of db.query<{ num: number; minion_id: string; keys: Uint8Array; eco: string | null }, []>(
-    'SELECT s.rowid AS num, s.minion_id, s.keys, v.ecosystem AS eco FROM minion_package_sets s JOIN vuln_minions v ON v.minion_num = s.rowid',
-  ).iterate()) {
-    const list = scratch.of(index, r.eco, decodeKeyIds(r.keys))
-    for (const v of list) counts[v]!++
-    minions.push({ num: r.num, minionId: r.minion_id, ...summarise(index, list) })
+  for (let after = -1; ; ) {
+    const page = await countedSetsAfter(q, after, TALLY_PAGE)
+    if (!page.length) break
+    for (const r of page) {
+      const list = scratch.of(index, r.eco, decodeKeyIds(r.keys))
+      for (const v of list) counts[v]!++
+      minions.push({ num: r.num, minionId: r.minion_id, ...summarise(index, list) })
+    }
+    after = page[page.length - 1]!.num
   }
-  return { stamp: stampOf(db), minions, counts, ids: index.ids }
+  return { stamp, minions, counts, ids: index.ids }
 }
 
 /** Writes a tally's summaries and counts. */
-function writeTally(db: Database, t: Tally) {
-  const put = db.query('UPDATE vuln_minions SET vuln_count = ?2, worst = ?3 WHERE minion_num = ?1')
-  for (const m of t.minions) put.run(m.num, m.count, m.worst)
-  db.run('UPDATE vuln_records SET minion_count = 0 WHERE minion_count <> 0')
-  const set = db.query('UPDATE vuln_records SET minion_count = ?2 WHERE id = ?1')
-  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) set.run(t.ids[v]!, t.counts[v]!)
+async function writeTally(q: Queryable, t: Tally) {
+  const w = tallyWrites(q)
+  const p = new Pipeline()
+  for (const m of t.minions) p.add(w.minion.write(m.num, m.count, m.worst))
+  p.add(w.clear.write())
+  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) p.add(w.count.write(t.ids[v]!, t.counts[v]!))
+  await p.drain()
 }
 
 /** Recounts every record's minions and every minion's summary from the sets, inside the caller's transaction. */
-export function recountAll(db: Database): MinionSummary[] {
-  const t = tally(db)
-  writeTally(db, t)
+export async function recountAll(q: Queryable): Promise<MinionSummary[]> {
+  const t = await tally(q)
+  await writeTally(q, t)
   return t.minions
 }
 
 /**
- * Recounts with the write lock held only for the writes: the tally is read in a read transaction (a snapshot, WAL),
- * then written in a short one if neither the sets nor the findings moved meanwhile, else read again. A CLI import
- * beside a running service thus never holds the lock for the seconds a 50,000-minion tally takes (the service's writes
- * wait at most the 5 s busy timeout).
+ * Recounts with the write lock held only for the writes: the tally is read outside any transaction (its stamp read
+ * first), then written in a short transaction if neither the sets nor the findings moved since the stamp (every
+ * change to either moves it), else read again. A CLI import beside a running service thus never holds the lock for
+ * the seconds a 50,000-minion tally takes (the service's writes wait at most the 5 s busy timeout).
  */
-export function recountOutside(db: Database): { writeMs: number; attempts: number } {
+export async function recountOutside(db: Engine): Promise<{ writeMs: number; attempts: number }> {
   for (let attempt = 1; attempt <= 5; attempt++) {
-    const t = db.transaction(() => tally(db))()
+    const t = await tally(db)
     const w0 = performance.now()
-    if (db.transaction(() => stampOf(db) === t.stamp && (writeTally(db, t), true)).immediate()) return { writeMs: performance.now() - w0, attempts: attempt }
+    if (await db.tx(async (tx) => (await stampOf(tx)) === t.stamp && (await writeTally(tx, t), true))) return { writeMs: performance.now() - w0, attempts: attempt }
   }
   const w0 = performance.now()
-  db.transaction(() => recountAll(db)).immediate()
+  await db.tx((tx) => recountAll(tx))
   return { writeMs: performance.now() - w0, attempts: 6 }
-}
-
-/** One affected entry as stored. */
-interface StoredEntry {
-  ecosystem: string
-  vuln_id: string
-  ranges: string
-  versions: string
 }
 
 /**
@@ -214,37 +211,41 @@ interface StoredEntry {
  * its source package name when one was learned, else by its own name. Replaces those keys' matches in those
  * ecosystems; returns whether any match was removed or added.
  */
-export function matchKeys(db: Database, keyIds: Iterable<number>, ecosystems: Set<string> | null = null, index?: MatchIndex): boolean {
-  const rank = db.query<{ severity: string }, [string]>('SELECT severity FROM vuln_records WHERE id = ?1')
-  const key = db.query<{ name: string; version: string; source_name: string | null }, [number]>('SELECT name, version, source_name FROM package_keys WHERE id = ?1')
-  const entries = db.query<StoredEntry, [string]>('SELECT ecosystem, vuln_id, ranges, versions FROM vuln_affected WHERE package = ?1')
-  const drop = db.query('DELETE FROM vuln_matches WHERE key_id = ?1')
-  const dropIn = db.query('DELETE FROM vuln_matches WHERE key_id = ?1 AND ecosystem = ?2')
-  const add = db.query('INSERT OR REPLACE INTO vuln_matches (ecosystem, key_id, vuln_id, package, fixed) VALUES (?1, ?2, ?3, ?4, ?5)')
+export async function matchKeys(q: Queryable, keyIds: Iterable<number>, ecosystems: Set<string> | null = null, index?: MatchIndex): Promise<boolean> {
+  const { rank, key, entries, drop, dropIn, add } = matchStatements(q)
+  // Reads are awaited only where the engine answers by promise; writes go through a pipeline (see Pipeline).
+  const p = new Pipeline()
   // Entries of one package name are parsed once per call, however many keys (versions) share it.
   const parsed = new Map<string, { ecosystem: string; vuln: string; ranges: RangeEvent[][]; versions: string[] }[]>()
   let changed = false
+  const dropped = (n: number) => void (n > 0 && (changed = true))
   for (const id of keyIds) {
-    const k = key.get(id)
-    if (ecosystems) for (const e of ecosystems) changed = dropIn.run(id, e).changes > 0 || changed
-    else changed = drop.run(id).changes > 0 || changed
+    const got = key.get<MatchedKey>(id)
+    const k = got instanceof Promise ? await got : got
+    if (ecosystems) for (const e of ecosystems) p.add(dropIn.run(id, e), dropped)
+    else p.add(drop.run(id), dropped)
     // An index kept in step is only given whole-key changes (no ecosystem subset): the key's matches are made anew.
     index?.dropKey(id)
     if (!k) continue
     const pkg = k.source_name || k.name
     let list = parsed.get(pkg)
     if (!list) {
-      list = entries.all(pkg).map((e) => ({ ecosystem: e.ecosystem, vuln: e.vuln_id, ranges: JSON.parse(e.ranges) as RangeEvent[][], versions: JSON.parse(e.versions) as string[] }))
+      const rows = entries.all<StoredEntry>(pkg)
+      list = (rows instanceof Promise ? await rows : rows).map((e) => ({ ecosystem: e.ecosystem, vuln: e.vuln_id, ranges: JSON.parse(e.ranges) as RangeEvent[][], versions: JSON.parse(e.versions) as string[] }))
       parsed.set(pkg, list)
     }
     for (const e of list) {
       if (ecosystems && !ecosystems.has(e.ecosystem)) continue
       const verdict = evaluate(k.version, e.ranges, e.versions, versionOrder(e.ecosystem))
       if (!verdict.affected) continue
-      add.run(e.ecosystem, id, e.vuln, pkg, verdict.fixed)
-      index?.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[rank.get(e.vuln)?.severity ?? ''] ?? 0))
+      p.add(add.write(e.ecosystem, id, e.vuln, pkg, verdict.fixed))
+      if (index) {
+        const r = rank.get<{ severity: string }>(e.vuln)
+        index.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[(r instanceof Promise ? await r : r)?.severity ?? ''] ?? 0))
+      }
       changed = true
     }
   }
+  await p.drain()
   return changed
 }

@@ -55,7 +55,7 @@ export const vulnRoutes = [
     handler: ({ deps, query }) => listVulns(deps, query),
     csv: {
       filename: 'vulnerabilities.csv', header: ['id', 'aliases', 'severity', 'summary', 'packages', 'minion_count', 'fixed_versions'],
-      page: ({ deps, query }, offset, limit) => listVulns(deps, { ...query, offset, limit }).vulns.map((v) => [v.id, v.aliases, v.severity, v.summary, v.packages, v.minion_count, v.fixed_versions]),
+      page: async ({ deps, query }, offset, limit) => (await listVulns(deps, { ...query, offset, limit })).vulns.map((v) => [v.id, v.aliases, v.severity, v.summary, v.packages, v.minion_count, v.fixed_versions]),
     },
   }),
   route({
@@ -91,7 +91,7 @@ export const vulnRoutes = [
     handler: ({ deps, params, query }) => getVuln(deps, params.id, query),
     csv: {
       filename: 'vulnerability-minions.csv', header: ['vuln_id', 'minion_id', 'package', 'installed', 'fixed'],
-      page: ({ deps, params }, offset, limit) => getVuln(deps, params.id, { offset, limit }).minions.map((m) => [params.id, m.minion_id, m.package, m.installed, m.fixed]),
+      page: async ({ deps, params }, offset, limit) => (await getVuln(deps, params.id, { offset, limit })).minions.map((m) => [params.id, m.minion_id, m.package, m.installed, m.fixed]),
     },
   }),
   route({
