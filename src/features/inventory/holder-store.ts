@@ -3,7 +3,8 @@
  * package-set row's rowid on SQLite; PostgreSQL has no rowid, so its minion_package_sets needs a `num` identity column
  * (schema work of issue 24) and `setNum` names it there.
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'

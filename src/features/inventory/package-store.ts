@@ -3,7 +3,8 @@
  * and minion_package_sets: the package list and its versions, one minion's packages, the keys a version query starts
  * from. The writer's SQL is in set-writes-*.ts, the holder index's in holder-store.ts.
  */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'

@@ -1,5 +1,5 @@
 /** The SQL of `inventory_refreshes`: one row per inventory refresh, what it asked, what answered, how it ended. */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'

@@ -3,7 +3,7 @@
  * (package_versions, package_stats, package_seen) a flush adjusts. The per-row statements are prepared on the flush's
  * transaction (prepared.ts): a flush writes one row per changed key and name, thousands per flush.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minionPackageSets as sets, packageKeyGeneration as gen, packageKeys as keys, packageSeen as seen, packageStats as stats, packageVersions as versions } from '../../db/schema'

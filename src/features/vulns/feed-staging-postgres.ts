@@ -3,7 +3,7 @@
  * commit (`ON COMMIT DROP`), so they live on that transaction's connection only; the staging batches and the
  * replacement are steps of that transaction. Temporary tables spill to disk, so a large feed is not held in memory.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { FeedStaging, StagingTables } from './feed-staging'
 
 const tables: StagingTables = {

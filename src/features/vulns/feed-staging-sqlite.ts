@@ -4,7 +4,7 @@
  * It is scratch, thrown away with its directory, so it keeps no journal and never syncs. The touched-ids table is a
  * TEMP table of the connection.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Engine } from '../../db/engine'
 import type { FeedStaging, StagingTables } from './feed-staging'
 

@@ -2,7 +2,7 @@
  * The SQL of an import: the staging writes (into the tables feed-staging-*.ts made) and the replacing transaction's
  * statements over vuln_affected, vuln_records, vuln_matches and vuln_feeds. The logic that orders them is feeds.ts.
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { $, prepare } from '../../db/prepared'

@@ -3,7 +3,7 @@
  * the reads the matcher diffs with. The per-row statements of a flush, a recount and a match are prepared on the
  * transaction they run in (inventory/prepared.ts).
  */
-import { sql } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'

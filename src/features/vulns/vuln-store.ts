@@ -1,5 +1,6 @@
 /** The vulnerability reads (contract §12): records, their affected entries and matches, a minion's findings, the feeds. */
-import { sql, type SQL } from 'drizzle-orm'
+import type { SQL } from 'drizzle-orm'
+import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minionPackageSets as sets, minions, packageKeys as keys, vulnAffected as affected, vulnFeeds as feeds, vulnMatches as matches, vulnMinions as vm, vulnRecords as records } from '../../db/schema'
