@@ -226,7 +226,7 @@ test('rule 6: SQL only in db/ and the features\' stores (the list of modules not
 })
 
 /** Modules that still make their own TEMP or scratch tables outside a per-engine module (only shrinks, as above). */
-const DDL_NOT_YET_IN_AN_ENGINE_MODULE = []
+const DDL_NOT_YET_IN_AN_ENGINE_MODULE: string[] = []
 
 /** Schema DDL: a table, index, trigger or view of the data model, or a file attached to hold some. */
 const DDL = [/\bCREATE\s+(?:VIRTUAL\s+|TEMP\s+|TEMPORARY\s+|UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)\b/, /\bATTACH\s+DATABASE\b/, /\b(?:ALTER|DROP)\s+TABLE\b/]
