@@ -2,7 +2,7 @@
 // Types only: the answer schemas are schema-only modules, and `import type` keeps them (and TypeBox) out of the bundle.
 import type { Static } from '@sinclair/typebox'
 import type { EventOut } from '../../features/activity/schema'
-import type { PackageRow as PackageRowOut } from '../../features/inventory/schema'
+import type { PackageMinionsOut, PackageRow as PackageRowOut, PackageVersionsOut } from '../../features/inventory/schema'
 import type { JobDetailOut, JobOut, KeyListsOut } from '../../features/jobs/schema'
 import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunOut, StateOut } from '../../features/minions/schema'
 import type { FailingStateOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
@@ -75,6 +75,10 @@ export type Job = Static<typeof JobOut>
 export type JobDetail = Static<typeof JobDetailOut>
 /** One row of GET /api/inventory/packages. */
 export type PackageRow = Static<typeof PackageRowOut>
+/** GET /api/inventory/packages/{name}/versions. */
+export type PackageVersions = Static<typeof PackageVersionsOut>
+/** GET /api/inventory/packages/{name}/minions: the holders of a package. */
+export type PackageMinions = Static<typeof PackageMinionsOut>
 /** One inventory refresh as GET /api/inventory/status describes it. */
 export interface Refresh {
   refresh_id: string
