@@ -6,6 +6,7 @@ import type { PackageMinionsOut, PackageRow as PackageRowOut, PackageVersionsOut
 import type { JobDetailOut, JobOut, KeyListsOut } from '../../features/jobs/schema'
 import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunOut, StateOut } from '../../features/minions/schema'
 import type { FailingStateOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
+import type { HealthOut } from '../../features/salt-health/schema'
 
 /** Values of the minion list's `status` filter (README: presence, key state, last run). */
 export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
@@ -224,34 +225,7 @@ export function duration(ms: number | null | undefined): string {
 }
 
 /** GET /api/salt/health. */
-export interface SaltHealth {
-  configured: boolean
-  salt_api: { reachable: boolean | null; since: string | null; error: string | null }
-  presence_known: boolean
-  database: { writable: boolean; since: string | null; error: string | null }
-  master: {
-    version: string | null
-    reachable: boolean | null
-    since: string | null
-    error: string | null
-    presence_hold: 'down' | 'grace' | null
-    grace_until: string | null
-    check_interval_seconds: number
-  }
-  minion_versions: { version: string | null; minions: number }[]
-  event_stream: {
-    state: 'connected' | 'reconnecting' | 'broken' | 'disabled'
-    since: string
-    last_event_at: string | null
-    reconnects_last_hour: number
-    last_error: string | null
-    polling_covers: boolean
-    catch_up_interval_seconds: number
-  }
-  pollers: { name: string; interval_seconds: number; last_success_at: string | null; lag_seconds: number | null; last_error: string | null; late: boolean }[]
-  known_faults: { id: string; versions: string; issue: string; summary: string; handling: string }[]
-  problems: string[]
-}
+export type SaltHealth = Static<typeof HealthOut>
 
 /** Whether a job function runs states (its returns are state runs with a per-state detail). */
 export function isStateFun(fun: string | null | undefined): boolean {

@@ -1,7 +1,7 @@
 /** Schedules (contract §16): a template run on a cron in a time zone, as its creator; every write audited. */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, Nullable, PlainText } from '../../http/schemas'
+import { Default, PlainText } from '../../http/schemas'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { holds, type Grant } from '../roles/service'
 import { ScheduleListOut, ScheduleOut } from './schema'

@@ -1,7 +1,7 @@
 /** The users API (contract §3). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, DisplayName, NewPassword, Nullable, OneOf, RoleRefs, Username, UuidPath } from '../../http/schemas'
+import { Default, DisplayName, NewPassword, Nullable, RoleRefs, Username, UuidPath } from '../../http/schemas'
 import { UserListOut, UserOut } from './schema'
 import { createUser, deleteUser, getUser, listUsers, rolesOf, setPassword, setRoles, updateUser, userOut } from './service'
 
