@@ -2,6 +2,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { PollerStatus, StreamStatus } from '../../../lib/poller-status'
 import type { RoleDetailOut, RoleOut } from '../../../features/roles/schema'
+import type { SaltTestOut } from '../../../features/salt-actions/schema'
 import type { UserOut, UserRoleOut } from '../../../features/users/schema'
 
 export type { PollerStatus } from '../../../lib/poller-status'
@@ -32,11 +33,7 @@ export interface SettingsStatus {
 }
 
 /** The answer of both connection tests. */
-export interface TestResult {
-  ok: boolean
-  detail: string
-  minion_count: number | null
-}
+export type TestResult = Static<typeof SaltTestOut>
 
 /** GET /api/admin/pollers. */
 export interface PollersOut {
