@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox'
 import type { PollerStatus, StreamStatus } from '../../../lib/poller-status'
 import type { RoleDetailOut, RoleOut } from '../../../features/roles/schema'
 import type { SaltTestOut } from '../../../features/salt-actions/schema'
+import type { SettingsStatusOut } from '../../../features/settings/schema'
 import type { UserOut, UserRoleOut } from '../../../features/users/schema'
 
 export type { PollerStatus } from '../../../lib/poller-status'
@@ -27,10 +28,7 @@ export interface SettingsOut {
 }
 
 /** GET /api/admin/settings/status. */
-export interface SettingsStatus {
-  configured: boolean
-  missing: string[]
-}
+export type SettingsStatus = Static<typeof SettingsStatusOut>
 
 /** The answer of both connection tests. */
 export type TestResult = Static<typeof SaltTestOut>
