@@ -1,5 +1,12 @@
 /** Records of the fleet API as the dashboard reads them (contract §6–§8), and pure helpers the fleet pages share. */
-import type { RunCounts } from '../../salt/returns'
+// Types only: the answer schemas are schema-only modules, and `import type` keeps them (and TypeBox) out of the bundle.
+import type { Static } from '@sinclair/typebox'
+import type { EventOut } from '../../features/activity/schema'
+import type { PackageMinionsOut, PackageRow as PackageRowOut, PackageVersionsOut } from '../../features/inventory/schema'
+import type { JobDetailOut, JobOut, KeyListsOut } from '../../features/jobs/schema'
+import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunOut, StateOut } from '../../features/minions/schema'
+import type { FailingStateOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
+import type { HealthOut } from '../../features/salt-health/schema'
 
 /** Values of the minion list's `status` filter (README: presence, key state, last run). */
 export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
@@ -19,87 +26,25 @@ export type PackageSort = (typeof PACKAGE_SORTS)[number]
 export const TARGET_TYPES = ['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'nodegroup', 'range', 'compound', 'ipcidr'] as const
 
 /** One row of GET /api/minions. */
-export interface MinionSummary {
-  id: string
-  key_state: string | null
-  online: boolean
-  /** online/offline as last known, unknown while salt-api does not answer. */
-  presence: 'online' | 'offline' | 'unknown'
-  last_seen: string | null
-  os: string | null
-  osrelease: string | null
-  ip: string | null
-  salt_version: string | null
-  last_run: { status: string; completed_at: string | null } | null
-}
+export type MinionSummary = Static<typeof MinionSummaryOut>
 /** GET /api/minions/{id}. */
-export interface MinionDetail extends MinionSummary {
-  /** The key's fingerprint (wheel key.finger); null until the keys poller has read it. */
-  key_fingerprint: string | null
-  grains: Record<string, unknown>
-}
+export type MinionDetail = Static<typeof MinionDetailOut>
 /** A list answer of GET /api/minions. */
-export interface MinionList {
-  total: number
-  minions: MinionSummary[]
-}
+export type MinionList = Static<typeof MinionListOut>
 /** One state run of a minion: the server's run counts plus where and when. */
-export interface Run extends RunCounts {
-  id: string
-  jid: string
-  fun: string
-  completed_at: string
-  status: string
-  /** A dry run (test=True): shown with its mark, never a minion's last run. */
-  test: boolean
-  /** The state files the run applied, in run order. */
-  sls: string[]
-}
+export type Run = Static<typeof RunOut>
 /** One state of a run, in Salt's order. */
-export interface StateRow {
-  key: string
-  id: string
-  sls: string
-  function: string
-  name: string
-  result: boolean | null
-  changed: boolean
-  comment: string
-  changes: Record<string, unknown>
-  duration_ms: number
-  order: number
-}
+export type StateRow = Static<typeof StateOut>
 /** GET /api/minions/{id}/runs/{jid}: the run with its states, or its render errors, or neither when pruned. */
-export interface RunDetail extends Run {
-  minion_id: string
-  states: StateRow[] | null
-  errors: string[] | null
-  detail_pruned: boolean
-}
+export type RunDetail = Static<typeof RunDetailOut>
 /** A state's outcome in one run of a diff. */
-export interface Outcome {
-  result: boolean | null
-  changed: boolean
-}
+export type Outcome = NonNullable<Static<typeof OutcomeOut>>
 /** GET /api/minions/{id}/runs/{jid}/diff. */
-export interface RunDiff {
-  from: Run & { detail_pruned: boolean }
-  to: Run & { detail_pruned: boolean }
-  states: { key: string; id: string; sls: string; before: Outcome | null; after: Outcome | null }[]
-}
+export type RunDiff = Static<typeof RunDiffOut>
 /** Counts of minions by their last real run's status (summary, and each trend point). */
-export interface StatusCounts {
-  healthy: number
-  changed: number
-  unhealthy: number
-  blocked: number
-  never: number
-}
+export type StatusCounts = Static<typeof StatusCountsOut>
 /** GET /api/runs/trend. */
-export interface Trend {
-  days: number
-  points: (StatusCounts & { day: string })[]
-}
+export type Trend = Static<typeof TrendOut>
 /**
  * What the compliance panel says when no state is failing, beside the "Runs failing" count: a run that fails before
  * any state runs (a render or compile error) makes its minion unhealthy without a failing state, so the two would
@@ -112,30 +57,9 @@ export function noFailingStateText(unhealthy: number | undefined): string {
 }
 
 /** One item of GET /api/runs/failing-states. */
-export interface FailingState {
-  id: string
-  sls: string
-  function: string
-  minion_count: number
-  last_failed_at: string
-  sample_comment: string
-}
+export type FailingState = Static<typeof FailingStateOut>
 /** One activity event. */
-export interface ActivityEvent {
-  id: number
-  ts: string
-  category: string
-  event_type: string
-  minion_id: string | null
-  jid: string | null
-  fun: string | null
-  success: boolean | null
-  changed: boolean | null
-  initiator: string | null
-  target: string | null
-  duration_ms: number | null
-  summary: string
-}
+export type ActivityEvent = Static<typeof EventOut>
 /** GET /api/activity/widget-config. */
 export interface WidgetConfig {
   widget_hide_dispatch: boolean
@@ -147,48 +71,15 @@ export interface WidgetConfig {
   widget_heartbeat_minutes: number
 }
 /** One job of GET /api/jobs. */
-export interface Job {
-  jid: string
-  fun: string | null
-  target: string | null
-  tgt_type: string | null
-  user: string | null
-  started_at: string
-  arg: unknown
-  /** Positional arguments (arg without its `__kwarg__` objects); absent on older servers. */
-  arguments?: unknown[] | null
-  /** Keyword arguments (arg's `__kwarg__` objects merged); absent on older servers. */
-  kwargs?: Record<string, unknown> | null
-  minions: string[] | null
-  returned: number
-  /** Who dispatched it: the Saltdeck user, else salt's user ('schedule' for a minion schedule). Absent on older servers. */
-  initiator?: string | null
-  /** A job Saltdeck ran for itself (grains, inventory, presence). */
-  internal?: boolean
-  killed_at?: string | null
-  killed_by?: string | null
-  /** Returns with success false. */
-  failed?: number
-  /** Still waiting for returns: Kill only makes sense while true. */
-  running?: boolean
-  /** `killed` once killed through Saltdeck, else `running` or `finished`; absent on older servers. */
-  status?: 'running' | 'finished' | 'killed'
-  /** State files of a state.apply/state.sls job, from its arguments. */
-  sls?: string[]
-}
+export type Job = Static<typeof JobOut>
 /** GET /api/jobs/{jid}. */
-export interface JobDetail extends Job {
-  returns: { minion_id: string; success: boolean | null; retcode: number | null; return: unknown; received_at: string }[]
-  /** A runner job's child jobs (an orchestration's steps) with their records once indexed; absent on older servers. */
-  children?: { jid: string; step: string | null; job: Job | null }[]
-}
+export type JobDetail = Static<typeof JobDetailOut>
 /** One row of GET /api/inventory/packages. */
-export interface PackageRow {
-  name: string
-  minion_count: number
-  version_count: number
-  last_seen: string
-}
+export type PackageRow = Static<typeof PackageRowOut>
+/** GET /api/inventory/packages/{name}/versions. */
+export type PackageVersions = Static<typeof PackageVersionsOut>
+/** GET /api/inventory/packages/{name}/minions: the holders of a package. */
+export type PackageMinions = Static<typeof PackageMinionsOut>
 /** One inventory refresh as GET /api/inventory/status describes it. */
 export interface Refresh {
   refresh_id: string
@@ -201,14 +92,7 @@ export interface Refresh {
   error: string | null
 }
 /** GET /api/keys. */
-export interface KeyLists {
-  accepted: string[]
-  pending: string[]
-  rejected: string[]
-  denied: string[]
-  /** Key fingerprint by minion id, for the keys whose fingerprint the keys poller has read. */
-  fingerprints: Record<string, string>
-}
+export type KeyLists = Static<typeof KeyListsOut>
 
 /** The command that prints, on the minion, the fingerprint to compare with (the master's own way differs on 3008.0–3008.3). */
 export const MINION_FINGER = 'salt-call --local key.finger'
@@ -341,34 +225,7 @@ export function duration(ms: number | null | undefined): string {
 }
 
 /** GET /api/salt/health. */
-export interface SaltHealth {
-  configured: boolean
-  salt_api: { reachable: boolean | null; since: string | null; error: string | null }
-  presence_known: boolean
-  database: { writable: boolean; since: string | null; error: string | null }
-  master: {
-    version: string | null
-    reachable: boolean | null
-    since: string | null
-    error: string | null
-    presence_hold: 'down' | 'grace' | null
-    grace_until: string | null
-    check_interval_seconds: number
-  }
-  minion_versions: { version: string | null; minions: number }[]
-  event_stream: {
-    state: 'connected' | 'reconnecting' | 'broken' | 'disabled'
-    since: string
-    last_event_at: string | null
-    reconnects_last_hour: number
-    last_error: string | null
-    polling_covers: boolean
-    catch_up_interval_seconds: number
-  }
-  pollers: { name: string; interval_seconds: number; last_success_at: string | null; lag_seconds: number | null; last_error: string | null; late: boolean }[]
-  known_faults: { id: string; versions: string; issue: string; summary: string; handling: string }[]
-  problems: string[]
-}
+export type SaltHealth = Static<typeof HealthOut>
 
 /** Whether a job function runs states (its returns are state runs with a per-state detail). */
 export function isStateFun(fun: string | null | undefined): boolean {
@@ -376,7 +233,7 @@ export function isStateFun(fun: string | null | undefined): boolean {
 }
 
 /** The function with the state files of a state job beside it: "state.apply demo,web". */
-export function jobFunLabel(j: Pick<Job, 'fun' | 'sls'>): string {
+export function jobFunLabel(j: Pick<Job, 'fun'> & Partial<Pick<Job, 'sls'>>): string {
   const fun = j.fun ?? '—'
   const sls = j.sls ?? []
   return isStateFun(j.fun) && sls.length ? `${fun} ${sls.join(',')}` : fun
@@ -386,14 +243,14 @@ export function jobFunLabel(j: Pick<Job, 'fun' | 'sls'>): string {
  * A job's positional and keyword arguments as the job page shows them, each null when there are none: `kwargs` as
  * `name=value` lines (values as JSON). A server without `arguments` gives the raw `arg` list as positional.
  */
-export function jobArgs(j: Pick<Job, 'arg' | 'arguments' | 'kwargs'>): { positional: unknown[] | null; keyword: string[] | null } {
+export function jobArgs(j: Pick<Job, 'arg'> & Partial<Pick<Job, 'arguments' | 'kwargs'>>): { positional: unknown[] | null; keyword: string[] | null } {
   const pos = j.arguments === undefined ? (j.arg === null ? null : Array.isArray(j.arg) ? j.arg : [j.arg]) : j.arguments
   const kw = j.kwargs ? Object.entries(j.kwargs).map(([k, v]) => `${k}=${JSON.stringify(v)}`) : []
   return { positional: pos && pos.length ? pos : null, keyword: kw.length ? kw : null }
 }
 
 /** A job's outcome in words: "3 returned, 1 failed, 0 not returned" (not returned only when the expected minions are known). */
-export function jobOutcome(j: Pick<Job, 'returned' | 'minions' | 'failed'>): string {
+export function jobOutcome(j: Pick<Job, 'returned' | 'minions'> & Partial<Pick<Job, 'failed'>>): string {
   const parts = [`${j.returned.toLocaleString()} returned`]
   if (j.failed !== undefined) parts.push(`${j.failed.toLocaleString()} failed`)
   if (j.minions) parts.push(`${Math.max(0, j.minions.length - j.returned).toLocaleString()} not returned`)

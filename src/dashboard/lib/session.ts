@@ -4,14 +4,11 @@ import { useContext } from 'preact/hooks'
 import { globRe } from './glob-re'
 // The server's own reading of a grant glob, so the dashboard hides exactly what the door would refuse.
 import { globCanMatchPrefix } from '../../lib/glob'
+import type { Static } from '@sinclair/typebox'
+import type { UserSummary } from '../../features/auth/schema'
 
 /** The body of `GET /api/auth/me` and of a login. */
-export interface Me {
-  username: string
-  display_name: string
-  must_change_pw: boolean
-  permissions: { verb: string; resource_glob: string }[]
-}
+export type Me = Static<typeof UserSummary>
 export { globRe }
 
 /** True when the user holds `verb resource` (e.g. `edit`, `settings:*`). */

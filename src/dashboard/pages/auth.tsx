@@ -4,10 +4,12 @@ import { api } from '../lib/api'
 import { useAction } from '../lib/hooks'
 import { current, navigate } from '../lib/router'
 import { useSession, type Me } from '../lib/session'
+import type { Static } from '@sinclair/typebox'
+import type { ProvidersOut } from '../../features/auth/schema'
 import { ErrorBox, Field, Form, Page } from '../lib/ui'
 
 /** GET /api/auth/providers: the sign-in choices besides the password. */
-interface Providers { oidc: { display_name: string; start: string } | null }
+type Providers = Static<typeof ProvidersOut>
 
 /**
  * The login page, shown whenever there is no session. With OpenID Connect enabled it offers "Sign in with <name>";

@@ -1,16 +1,10 @@
 /** The activity list (interface.md GET /api/activity, contract §6). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, Nullable, paging } from '../../http/schemas'
+import { Default, paging } from '../../http/schemas'
 import { listEvents } from './service'
 import { activityStream } from './stream'
-
-/** The activity event record. */
-export const EventOut = T.Object({
-  id: T.Integer(), ts: T.String({ format: 'date-time' }), category: T.String(), event_type: T.String(), minion_id: Nullable(T.String()),
-  jid: Nullable(T.String()), fun: Nullable(T.String()), success: Nullable(T.Boolean()), changed: Nullable(T.Boolean()), initiator: Nullable(T.String()),
-  target: Nullable(T.String()), duration_ms: Nullable(T.Integer()), summary: T.String(),
-})
+import { EventListOut } from './schema'
 
 /** Filters shared by the list and the stream. */
 export const activityFilters = {
@@ -31,7 +25,7 @@ export const activityRoutes = [
   route({
     method: 'GET', path: '/api/activity', tag: 'activity', summary: 'List activity events, newest first', access: 'login',
     query: T.Object({ ...activityFilters, ...paging(500, 100) }),
-    response: T.Object({ total: T.Integer(), events: T.Array(EventOut) }),
+    response: EventListOut,
     handler: ({ deps, query, principal }) => listEvents(deps, query, principal.grants, query.limit, query.offset),
   }),
   route({

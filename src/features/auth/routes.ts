@@ -6,10 +6,8 @@ import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { changeOwnPassword } from '../users/service'
 import { passwordSignIn } from '../identity/login'
 import { createApiToken, deleteSession, listApiTokens, principalSummary, revokeApiToken, userSummary } from './service'
+import { UserSummary } from './schema'
 
-const Permission = T.Object({ verb: T.String(), resource_glob: T.String() })
-/** The body of login and me. */
-export const UserSummary = T.Object({ username: T.String(), display_name: T.String(), must_change_pw: T.Boolean(), permissions: T.Array(Permission) })
 
 export const authRoutes = [
   route({

@@ -5,13 +5,13 @@
  */
 import { Type as T } from '@sinclair/typebox'
 import { route, type Ctx } from '../../http/route'
-import { Nullable } from '../../http/schemas'
 import { httpError } from '../../http/errors'
 import type { AppDeps } from '../../deps'
 import { providerConfig } from './service'
 import { recordSignIn, signInDirectoryUser } from './signin'
 import { OidcFailure } from './oidc-discovery'
 import { beginOidc, finishOidc, FLOW_COOKIE, FLOW_TTL_S } from './oidc-flow'
+import { ProvidersOut } from '../auth/schema'
 
 /** The path the issuer sends the browser back to; registered at the issuer as SALTDECK_PUBLIC_URL + this. */
 export const CALLBACK_PATH = '/api/auth/oidc/callback'
@@ -55,7 +55,7 @@ const CallbackQuery = T.Object({
 export const oidcRoutes = [
   route({
     method: 'GET', path: '/api/auth/providers', tag: 'auth', summary: 'The sign-in choices the login page offers (public)', access: 'public',
-    response: T.Object({ oidc: Nullable(T.Object({ display_name: T.String(), start: T.String({ description: 'The path that starts the sign-in' }) })) }),
+    response: ProvidersOut,
     async handler({ deps }) {
       const cfg = await providerConfig(deps, 'oidc')
       const on = cfg.enabled === true && typeof cfg.issuer === 'string' && typeof cfg.client_id === 'string'

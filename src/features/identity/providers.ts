@@ -6,12 +6,12 @@ import type { TSchema } from '@sinclair/typebox'
 import type { AppDeps } from '../../deps'
 import type { users } from '../../db/schema'
 import type { Row } from '../../db/row'
-import { LDAP_FIELDS, OIDC_FIELDS } from './schema'
+import { LDAP_FIELDS, OIDC_FIELDS, PROVIDERS } from './schema'
 import { testLdap } from './ldap'
 import { testOidc } from './oidc-discovery'
 
-/** The directory providers, in display order. */
-export const PROVIDERS = ['ldap', 'oidc'] as const
+// The list itself sits in the schema-only ./schema.ts, so the users answer schema (and the dashboard's types) can name it.
+export { PROVIDERS }
 /** A directory provider's name. */
 export type Provider = (typeof PROVIDERS)[number]
 

@@ -2,6 +2,9 @@
 import { Type as T, type TSchema } from '@sinclair/typebox'
 import { Nullable, PlainText } from '../../lib/schemas'
 
+/** The directory providers, in display order. */
+export const PROVIDERS = ['ldap', 'oidc'] as const
+
 const bool = () => T.Boolean()
 /** One line of text: no control characters. */
 const line = (max: number) => PlainText(0, max)

@@ -5,14 +5,12 @@ import { OneOf, paging } from '../../http/schemas'
 import { NotFound } from '../../lib/errors'
 import { listPackages, packageVersions, PACKAGE_SORTS, refreshStatus } from './service'
 import { packageMinions, VERSION_OPS } from './version-query'
+import { PackageListOut, PackageMinionsOut, PackageVersionsOut } from './schema'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import type { AppDeps } from '../../deps'
 
 const view = { verb: 'view', resource: 'inventory:*' }
 const Source = T.String({ minLength: 1, maxLength: 64 })
-
-/** The package row of interface.md. */
-export const PackageRow = T.Object({ name: T.String(), minion_count: T.Integer(), version_count: T.Integer(), last_seen: T.String({ format: 'date-time' }) })
 
 /** The minions holding a package (the version query), with its op and version checked together; 404 for an unknown package. */
 async function holdersOf(deps: AppDeps, name: string, query: Parameters<typeof packageMinions>[2]) {
@@ -31,13 +29,13 @@ export const inventoryRoutes = [
       q: T.Optional(T.String({ maxLength: 200 })), source: T.Optional(Source),
       sort: T.Optional(OneOf(PACKAGE_SORTS)), order: T.Optional(OneOf(['asc', 'desc'])), ...paging(500, 100),
     }),
-    response: T.Object({ total: T.Integer(), items: T.Array(PackageRow) }),
+    response: PackageListOut,
     handler: ({ deps, query }) => listPackages(deps, query),
   }),
   route({
     method: 'GET', path: '/api/inventory/packages/:name/versions', errors: [404], tag: 'inventory', summary: 'Versions of one package, most common first', access: view,
     params: T.Object({ name: T.String({ minLength: 1, maxLength: 512 }) }), query: T.Object({ source: T.Optional(Source) }),
-    response: T.Object({ name: T.String(), total: T.Integer(), versions: T.Array(T.Object({ version: T.String(), arch: T.String(), source: T.String(), minion_count: T.Integer() })) }),
+    response: PackageVersionsOut,
     async handler({ deps, params, query }) {
       const out = await packageVersions(deps, params.name, query.source)
       if (!out) throw new NotFound('Package')
@@ -51,10 +49,7 @@ export const inventoryRoutes = [
       source: T.Optional(Source), op: T.Optional(OneOf(VERSION_OPS)), version: T.Optional(T.String({ minLength: 1, maxLength: 256 })),
       binaries: T.Optional(T.Boolean({ description: 'also the packages built from this source package (openssl: libssl3)' })), ...paging(1000, 100),
     }),
-    response: T.Object({
-      name: T.String(), binaries: T.Array(T.String(), { description: 'held packages built from this name as a source package' }), total: T.Integer(),
-      minions: T.Array(T.Object({ minion_id: T.String(), package: T.String(), version: T.String(), arch: T.String(), source: T.String() })),
-    }),
+    response: PackageMinionsOut,
     handler: ({ deps, params, query }) => holdersOf(deps, params.name, query),
     csv: {
       filename: 'package-minions.csv', header: ['minion_id', 'package', 'version', 'arch', 'source'],

@@ -1,39 +1,15 @@
 /** Minion list and detail, per-minion runs and packages (contract §7, §8). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, Nullable, OneOf, paging } from '../../http/schemas'
+import { Default, OneOf, paging } from '../../http/schemas'
 import { RUN_STATUSES } from '../../salt/returns'
+import { MinionDetailOut, MinionListOut, RunDetailOut, RunDiffOut, RunListOut } from './schema'
 import { listMinions, minionDetail, MINION_STATUSES } from './service'
 import { listRuns, runDiff, runWithDetail } from '../runs/service'
 import { minionPackages } from '../inventory/service'
 
 const view = { verb: 'view', resource: 'minion:*' }
 const MinionPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
-
-/** The Minion run record. */
-export const RunOut = T.Object({
-  id: T.String({ format: 'uuid' }), jid: T.String(), fun: T.String(), completed_at: T.String({ format: 'date-time' }), pass_count: T.Integer(),
-  fail_count: T.Integer(), change_count: T.Integer(), total_count: T.Integer(), duration_ms: T.Integer(), blocked: T.Boolean(), status: OneOf(RUN_STATUSES),
-  /** A dry run (test=True): never the minion's last run. */
-  test: T.Boolean(),
-  /** The state files the run applied. */
-  sls: T.Array(T.String()),
-})
-
-const StateOut = T.Object({
-  key: T.String(), id: T.String(), sls: T.String(), function: T.String(), name: T.String(), result: Nullable(T.Boolean()), changed: T.Boolean(),
-  comment: T.String(), changes: T.Record(T.String(), T.Unknown()), duration_ms: T.Integer(), order: T.Integer(),
-})
-const Outcome = Nullable(T.Object({ result: Nullable(T.Boolean()), changed: T.Boolean() }))
-const RunRef = T.Object({ ...RunOut.properties, detail_pruned: T.Boolean() })
-
-const MinionSummary = {
-  id: T.String(), key_state: Nullable(T.String()), online: T.Boolean(),
-  /** `online`/`offline` as last known, or `unknown` while salt-api does not answer. */
-  presence: OneOf(['online', 'offline', 'unknown'] as const), last_seen: Nullable(T.String({ format: 'date-time' })), os: Nullable(T.String()),
-  osrelease: Nullable(T.String()), ip: Nullable(T.String()), salt_version: Nullable(T.String()),
-  last_run: Nullable(T.Object({ status: T.String(), completed_at: T.String({ format: 'date-time' }) })),
-}
 
 export const minionRoutes = [
   route({
@@ -45,7 +21,7 @@ export const minionRoutes = [
       })),
       status: T.Optional(OneOf(MINION_STATUSES)), ...paging(500, 100),
     }),
-    response: T.Object({ total: T.Integer(), minions: T.Array(T.Object(MinionSummary)) }),
+    response: MinionListOut,
     handler: ({ deps, query }) => listMinions(deps, query),
     csv: {
       filename: 'minions.csv', header: ['id', 'key_state', 'presence', 'online', 'last_seen', 'os', 'osrelease', 'ip', 'salt_version', 'last_run_status', 'last_run_at'],
@@ -56,13 +32,13 @@ export const minionRoutes = [
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id', errors: [404], tag: 'minions', summary: 'One minion with its grains', access: view, params: MinionPath,
-    response: T.Object({ ...MinionSummary, key_fingerprint: Nullable(T.String({ description: "The key's fingerprint as salt's wheel key.finger reports it; null until the keys poller has read it" })), grains: T.Record(T.String(), T.Unknown()) }),
+    response: MinionDetailOut,
     handler: ({ deps, params }) => minionDetail(deps, params.minion_id),
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/runs', tag: 'minions', summary: "A minion's state runs, newest first", access: view, params: MinionPath,
     query: T.Object({ ...paging(200, 20), status: T.Optional(OneOf(RUN_STATUSES)), test: T.Optional(T.Boolean()) }),
-    response: T.Object({ minion_id: T.String(), total: T.Integer(), runs: T.Array(RunOut) }),
+    response: RunListOut,
     handler: ({ deps, params, query }) => listRuns(deps, params.minion_id, query),
     csv: {
       filename: 'runs.csv', header: ['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls'],
@@ -74,14 +50,14 @@ export const minionRoutes = [
   route({
     method: 'GET', path: '/api/minions/:minion_id/runs/:jid', errors: [404], tag: 'minions', summary: 'One run with its states in Salt\'s order (or its render errors)', access: view,
     params: T.Object({ ...MinionPath.properties, jid: T.String({ minLength: 1, maxLength: 64 }) }),
-    response: T.Object({ ...RunOut.properties, minion_id: T.String(), states: Nullable(T.Array(StateOut)), errors: Nullable(T.Array(T.String())), detail_pruned: T.Boolean() }),
+    response: RunDetailOut,
     handler: ({ deps, params }) => runWithDetail(deps, params.minion_id, params.jid),
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/runs/:jid/diff', errors: [404], tag: 'minions', summary: 'The states whose outcome differs between two runs', access: view,
     params: T.Object({ ...MinionPath.properties, jid: T.String({ minLength: 1, maxLength: 64 }) }),
     query: T.Object({ against: Default(T.String({ minLength: 1, maxLength: 64 }), 'previous') }),
-    response: T.Object({ from: RunRef, to: RunRef, states: T.Array(T.Object({ key: T.String(), id: T.String(), sls: T.String(), before: Outcome, after: Outcome })) }),
+    response: RunDiffOut,
     handler: ({ deps, params, query }) => runDiff(deps, params.minion_id, params.jid, query.against),
   }),
   route({

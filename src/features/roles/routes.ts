@@ -4,15 +4,11 @@ import { route } from '../../http/route'
 import { BIDI_CONTROLS, CONTROL_CHARS, Default, Nullable, PlainText, UuidPath } from '../../http/schemas'
 import { valueError } from '../../http/errors'
 import { mayApply } from './scope'
+import { GrantOut, RoleDetailOut, RoleOut } from './schema'
 import { addPermission, createRole, deleteRole, getRole, listRoles, removePermission, roleDetail, updateRole } from './service'
 
 const view = { verb: 'view', resource: 'role:*' }
 const manage = { verb: 'manage_role', resource: 'role:*' }
-/** The Role resource of interface.md. */
-export const RoleOut = T.Object({ id: T.String({ format: 'uuid' }), name: T.String(), is_builtin: T.Boolean(), description: T.String() })
-/** One grant of a role: target_glob is the minions an execute grant is scoped to (`*` for any other grant). */
-const GrantOut = T.Object({ id: T.String({ format: 'uuid' }), verb: T.String(), resource_glob: T.String(), target_glob: T.String() })
-const RoleDetailOut = T.Object({ ...RoleOut.properties, permissions: T.Array(GrantOut) })
 const Description = PlainText(0, 255)
 const GlobPart = T.String({ minLength: 1, maxLength: 128, pattern: `^[^\\s${CONTROL_CHARS}${BIDI_CONTROLS}]+$` })
 /** Salt's glob on minion ids (fnmatch: `*`, `?`, `[…]`); a minion id is at most 255 characters. */

@@ -18,6 +18,7 @@ import { startBatch } from '../batches/service'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 import { testConnection } from './connection-test'
+import { RunPreviewOut, RunScopeOut, SaltTestOut } from './schema'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
 
@@ -34,7 +35,6 @@ const Tgt = T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.Stri
 /** A salt function name. */
 const Fun = T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' })
 
-const TestOut = T.Object({ ok: T.Boolean(), detail: T.String(), minion_count: T.Union([T.Integer(), T.Null()]) })
 const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
 
 /** A key action route: the grant checked on the concrete key (`<act> key:<minion id>`), the wheel call, then the change recorded with the acting user. */
@@ -52,7 +52,7 @@ const keyRoute = (method: 'POST' | 'DELETE', path: string, act: 'accept' | 'reje
 /** The salt action routes; `pollerNames` are the scheduler's pollers (a path naming another one is a 422). */
 export const saltRoutes = (pollerNames: readonly string[]) => [
   route({
-    method: 'POST', path: '/api/admin/settings/test-salt', tag: 'settings', summary: 'Test a salt-api connection before saving it', access: edit, response: TestOut,
+    method: 'POST', path: '/api/admin/settings/test-salt', tag: 'settings', summary: 'Test a salt-api connection before saving it', access: edit, response: SaltTestOut,
     // The same field schemas as the stored salt settings, all required here.
     body: T.Object({
       url: SALT_FIELDS.url[0], username: SALT_FIELDS.username[0], password: SALT_FIELDS.password[0], verify: SALT_FIELDS.verify[0], eauth: SALT_FIELDS.eauth[0],
@@ -63,7 +63,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
   }),
   route({
-    method: 'POST', path: '/api/admin/settings/test-salt-saved', tag: 'settings', summary: 'Test the saved salt-api connection', access: edit, response: TestOut,
+    method: 'POST', path: '/api/admin/settings/test-salt-saved', tag: 'settings', summary: 'Test the saved salt-api connection', access: edit, response: SaltTestOut,
     handler({ deps }) {
       const c = saltCredentials(deps)
       if (!c.url || !c.username || !c.password) return { ok: false, detail: 'Salt API not configured', minion_count: null }
@@ -91,7 +91,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
   keyRoute('DELETE', '/api/keys/:minion_id', 'delete', 'Delete a minion key'),
   route({
     method: 'GET', path: '/api/run/scope', tag: 'jobs', summary: 'What the caller may run: its execute grants with the minions each is scoped to', access: 'login',
-    response: T.Object({ grants: T.Array(T.Object({ resource_glob: T.String(), target_glob: T.String() })) }),
+    response: RunScopeOut,
     handler: ({ deps, principal }) => runScope(deps, principal.userId),
   }),
   route({
@@ -99,12 +99,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     summary: "The minions salt matches for a target (the first 1,000), those the caller's grants do not cover, and whether fun is allowed; nothing runs",
     access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: 'any `execute salt:…` grant' },
     body: T.Object({ tgt: Tgt, tgt_type: TgtType, fun: T.Optional(Fun) }, { additionalProperties: false }),
-    response: T.Object({
-      count: T.Integer({ minimum: 0 }),
-      minions: T.Array(T.String()),
-      outside_scope: T.Array(T.String()),
-      functions_allowed: T.Union([T.Boolean(), T.Null()]),
-    }),
+    response: RunPreviewOut,
     handler: ({ deps, body, principal }) => previewForUser(deps, salt(deps).client, principal.userId, body),
   }),
   route({

@@ -1,32 +1,7 @@
 /** GET /api/salt/health: the Salt health view (view minion:*). */
-import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Nullable, OneOf } from '../../http/schemas'
 import { saltHealth } from './service'
-
-const Time = Nullable(T.String({ format: 'date-time' }))
-
-/** The health document. */
-const HealthOut = T.Object({
-  configured: T.Boolean(),
-  salt_api: T.Object({ reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()) }),
-  presence_known: T.Boolean(),
-  database: T.Object({ writable: T.Boolean(), since: Time, error: Nullable(T.String()) }),
-  master: T.Object({
-    version: Nullable(T.String()), reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()),
-    presence_hold: Nullable(OneOf(['down', 'grace'] as const)), grace_until: Time, check_interval_seconds: T.Integer(),
-  }),
-  minion_versions: T.Array(T.Object({ version: Nullable(T.String()), minions: T.Integer() })),
-  event_stream: T.Object({
-    state: OneOf(['connected', 'reconnecting', 'broken', 'disabled'] as const), since: T.String({ format: 'date-time' }), last_event_at: Time,
-    reconnects_last_hour: T.Integer(), last_error: Nullable(T.String()), polling_covers: T.Boolean(), catch_up_interval_seconds: T.Integer(),
-  }),
-  pollers: T.Array(T.Object({
-    name: T.String(), interval_seconds: T.Integer(), last_success_at: Time, lag_seconds: Nullable(T.Integer()), last_error: Nullable(T.String()), late: T.Boolean(),
-  })),
-  known_faults: T.Array(T.Object({ id: T.String(), versions: T.String(), issue: T.String(), summary: T.String(), handling: T.String() })),
-  problems: T.Array(T.String()),
-})
+import { HealthOut } from './schema'
 
 export const saltHealthRoutes = [
   route({

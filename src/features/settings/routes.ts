@@ -2,9 +2,8 @@
 import { route } from '../../http/route'
 import { valueError } from '../../http/errors'
 import { allowedUrl } from '../../http/destination'
-import { LOGGING_FIELDS, POLLER_FIELDS, SALT_FIELDS, SettingsOut, WIDGET_FIELDS, WidgetOut, patchBody, type Section } from './schema'
+import { LOGGING_FIELDS, POLLER_FIELDS, SALT_FIELDS, SettingsOut, SettingsStatusOut, WIDGET_FIELDS, WidgetOut, patchBody, type Section } from './schema'
 import { readSection, readSettings, settingsStatus, updateSection } from './service'
-import { Type as T } from '@sinclair/typebox'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
 
@@ -37,7 +36,7 @@ export const settingsRoutes = [
   put('logging', LOGGING_FIELDS, 'Change the log format'),
   route({
     method: 'GET', path: '/api/admin/settings/status', tag: 'settings', summary: 'Whether the salt connection is configured', access: edit,
-    response: T.Object({ configured: T.Boolean(), missing: T.Array(T.String()) }), handler: ({ deps }) => settingsStatus(deps),
+    response: SettingsStatusOut, handler: ({ deps }) => settingsStatus(deps),
   }),
   route({ method: 'GET', path: '/api/activity/widget-config', tag: 'activity', summary: 'The widget settings', access: 'login', response: WidgetOut, handler: ({ deps }) => readSection(deps, 'widget') }),
 ]

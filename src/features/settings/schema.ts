@@ -71,6 +71,9 @@ export const SettingsOut = T.Object({
 /** The widget settings alone. */
 export const WidgetOut = outOf(WIDGET_FIELDS)
 
+/** GET /api/admin/settings/status: whether the salt connection is configured, and what it misses. */
+export const SettingsStatusOut = T.Object({ configured: T.Boolean(), missing: T.Array(T.String()) })
+
 /** Section name → its fields. */
 export const SECTIONS = { salt: SALT_FIELDS, pollers: POLLER_FIELDS, widget: WIDGET_FIELDS, logging: LOGGING_FIELDS } as const
 /** A settings section name. */

@@ -5,6 +5,7 @@ import { Default, Nullable, OneOf, PlainText } from '../../http/schemas'
 import { SaltNotConfigured } from '../../salt/errors'
 import { holds, type Grant } from '../roles/service'
 import { runTemplate } from './run'
+import { TemplateListOut, TemplateOut, TemplateRunOut } from './schema'
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate, type TemplateOut as Template } from './service'
 
 /** The target types POST /api/run takes. */
@@ -24,12 +25,6 @@ const Fields = {
   batch: Nullable(T.String({ pattern: '^([1-9][0-9]{0,5}|([1-9][0-9]?|100)%)$', description: 'a count, or a percentage like `10%`; null runs on all at once' })),
   shared: T.Boolean(),
 }
-/** A template as answered. */
-export const TemplateOut = T.Object({
-  id: T.String({ format: 'uuid' }), name: T.String(), description: T.String(), tgt: T.String(), tgt_type: T.String(), fun: T.String(),
-  arg: T.Array(T.Unknown()), kwarg: T.Record(T.String(), T.Unknown()), batch: Nullable(T.String()), shared: T.Boolean(),
-  owner: Nullable(T.String({ description: 'the owner\'s username; null once that user is deleted' })), created_at: T.String({ format: 'date-time' }), updated_at: T.String({ format: 'date-time' }),
-})
 /**
  * The template a run request found visible to its caller, by request: the audit entry names it without reading the
  * database again (the audit's target is computed synchronously, also when the run failed).
@@ -41,7 +36,7 @@ const caller = (p: { userId: string; grants: Grant[] }) => ({ userId: p.userId, 
 export const templateRoutes = [
   route({
     method: 'GET', path: '/api/templates', tag: 'templates', summary: 'The templates the caller sees: its own and the shared ones', access: 'login',
-    response: T.Object({ templates: T.Array(TemplateOut) }),
+    response: TemplateListOut,
     handler: ({ deps, principal }) => listTemplates(deps, principal.userId),
   }),
   route({
@@ -75,7 +70,7 @@ export const templateRoutes = [
     summary: "Run a template, on its target or the one given, with the caller's permissions (as POST /api/run)",
     access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: '`execute salt:<fun>` on every targeted minion' }, params: Id,
     body: T.Object({ tgt: T.Optional({ ...Target, description: 'a target instead of the template\'s (its type is the template\'s)' }) }, { additionalProperties: false }),
-    response: T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String()) }),
+    response: TemplateRunOut,
     async handler(c) {
       const { deps, principal, params, body } = c
       const t = await getTemplate(deps, params.id, principal.userId)

@@ -1,9 +1,10 @@
 /** Schedules (contract §16): a template run on a cron in a time zone, as its creator; every write audited. */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, Nullable, PlainText } from '../../http/schemas'
+import { Default, PlainText } from '../../http/schemas'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { holds, type Grant } from '../roles/service'
+import { ScheduleListOut, ScheduleOut } from './schema'
 import { createSchedule, cronProblem, deleteSchedule, getSchedule, listSchedules, updateSchedule } from './schedules'
 
 const EXECUTE = { scoped: [{ verb: 'execute', kind: 'salt' }, { verb: 'execute', kind: 'runner' }], doc: '`execute` of any kind; a schedule is changed only by its creator or with `manage template:*`' }
@@ -15,13 +16,6 @@ const Fields = {
   timezone: T.String({ minLength: 1, maxLength: 64, description: 'an IANA time zone' }),
   enabled: T.Boolean(),
 }
-/** A schedule as answered. */
-export const ScheduleOut = T.Object({
-  id: T.String({ format: 'uuid' }), name: T.String(), template_id: T.String({ format: 'uuid' }), template_name: Nullable(T.String()), cron: T.String(), timezone: T.String(),
-  enabled: T.Boolean(), next_run_at: Nullable(T.String({ format: 'date-time' })), last_run_at: Nullable(T.String({ format: 'date-time' })), last_jid: Nullable(T.String()),
-  last_error: Nullable(T.String()), created_by: Nullable(T.String({ description: 'the creator\'s username, whose permissions it fires with' })),
-  created_at: T.String({ format: 'date-time' }), updated_at: T.String({ format: 'date-time' }),
-})
 const caller = (p: { userId: string; grants: Grant[] }) => ({ userId: p.userId, manageAll: holds(p.grants, 'manage', 'template:*') })
 
 /** A 422 on the cron or the zone when croner cannot use them. */
@@ -34,7 +28,7 @@ function checkCron(cron: string, timezone: string) {
 export const scheduleRoutes = [
   route({
     method: 'GET', path: '/api/schedules', tag: 'templates', summary: 'Every schedule with its next and last run', access: 'login',
-    response: T.Object({ schedules: T.Array(ScheduleOut) }),
+    response: ScheduleListOut,
     handler: ({ deps }) => listSchedules(deps),
   }),
   route({

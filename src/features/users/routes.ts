@@ -1,23 +1,16 @@
 /** The users API (contract §3). */
 import { Type as T } from '@sinclair/typebox'
 import { route } from '../../http/route'
-import { Default, DisplayName, NewPassword, Nullable, OneOf, RoleRefs, Username, UuidPath } from '../../http/schemas'
-import { PROVIDERS } from '../identity/providers'
+import { Default, DisplayName, NewPassword, Nullable, RoleRefs, Username, UuidPath } from '../../http/schemas'
+import { UserListOut, UserOut } from './schema'
 import { createUser, deleteUser, getUser, listUsers, rolesOf, setPassword, setRoles, updateUser, userOut } from './service'
-
-/** A user as answered (never a password hash); `source` says who checks its password. */
-const UserOut = T.Object({
-  id: T.String({ format: 'uuid' }), username: T.String(), display_name: T.String(), must_change_pw: T.Boolean(), is_active: T.Boolean(), is_builtin: T.Boolean(),
-  source: OneOf(['local', ...PROVIDERS] as const), roles: T.Array(T.Object({ id: T.String(), name: T.String() })),
-  created_at: T.String({ format: 'date-time' }), updated_at: T.String({ format: 'date-time' }),
-})
 
 const view = { verb: 'view', resource: 'user:*' }
 const manage = { verb: 'manage_user', resource: 'user:*' }
 const ById = UuidPath('user_id')
 
 export const userRoutes = [
-  route({ method: 'GET', path: '/api/users', tag: 'users', summary: 'List users', access: view, response: T.Object({ total: T.Integer(), users: T.Array(UserOut) }), handler: ({ deps }) => listUsers(deps) }),
+  route({ method: 'GET', path: '/api/users', tag: 'users', summary: 'List users', access: view, response: UserListOut, handler: ({ deps }) => listUsers(deps) }),
   route({
     method: 'POST', path: '/api/users', errors: [409], tag: 'users', summary: 'Create a user', access: manage, status: 201,
     body: T.Object({

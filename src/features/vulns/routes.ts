@@ -9,6 +9,7 @@ import { FeedError, MAX_RECORD_BYTES, readRecords } from './osv-read'
 import { importFeed } from './feeds'
 import { makeStagingDir } from './staging'
 import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES, VULN_SORTS } from './service'
+import { FeedListOut, ImportOut, MinionVulnsOut, VulnListOut } from './schema'
 
 const view = { verb: 'view', resource: 'vuln:*' }
 const manage = { verb: 'manage', resource: 'vuln:*' }
@@ -17,16 +18,6 @@ const manage = { verb: 'manage', resource: 'vuln:*' }
 const MAX_UPLOAD = 512 * 1024 * 1024
 /** A JSON body is parsed whole, so it is held to the size of one JSON text of a feed; larger feeds come as a zip. */
 const MAX_JSON_UPLOAD = MAX_RECORD_BYTES
-
-const Record_ = T.Object({
-  id: T.String(), aliases: T.Array(T.String()), summary: T.String(), severity: T.String(), packages: T.Array(T.String()),
-  minion_count: T.Integer(), fixed_versions: T.Array(T.String()),
-})
-const Feed = T.Object({ ecosystem: T.String(), records: T.Integer(), imported_at: T.String({ format: 'date-time' }), source: T.String() })
-const Finding = T.Object({
-  id: T.String(), aliases: T.Array(T.String()), summary: T.String(), severity: T.String(),
-  packages: T.Array(T.Object({ package: T.String(), installed: T.String(), fixed: T.Union([T.String(), T.Null()]) })),
-})
 
 /** Streams a request body to a file under `dir`, stopping with 413 past `max` bytes. */
 async function saveBody(request: Request, path: string, max: number) {
@@ -51,7 +42,7 @@ export const vulnRoutes = [
       q: T.Optional(T.String({ maxLength: 200 })), severity: T.Optional(OneOf(SEVERITIES)), package: T.Optional(T.String({ minLength: 1, maxLength: 512 })),
       include_unaffected: T.Optional(T.Boolean()), sort: T.Optional(OneOf(VULN_SORTS)), ...paging(500, 100),
     }),
-    response: T.Object({ total: T.Integer(), vulns: T.Array(Record_) }),
+    response: VulnListOut,
     handler: ({ deps, query }) => listVulns(deps, query),
     csv: {
       filename: 'vulnerabilities.csv', header: ['id', 'aliases', 'severity', 'summary', 'packages', 'minion_count', 'fixed_versions'],
@@ -60,13 +51,13 @@ export const vulnRoutes = [
   }),
   route({
     method: 'GET', path: '/api/vulns/feeds', tag: 'vulns', summary: 'The imported feeds, by ecosystem', access: view,
-    response: T.Object({ feeds: T.Array(Feed) }),
+    response: FeedListOut,
     handler: ({ deps }) => listFeeds(deps),
   }),
   route({
     method: 'POST', path: '/api/vulns/import', tag: 'vulns', summary: 'Import an OSV feed (an all.zip, or a JSON array of records)', access: manage,
     upload: ['application/zip', 'application/json'], errors: [409, 413, 415],
-    response: T.Object({ records: T.Integer(), skipped: T.Integer(), withdrawn: T.Integer(), feeds: T.Array(Feed) }),
+    response: ImportOut,
     async handler({ deps, request }) {
       const zip = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/zip')
       // The body and the staging database go in one directory, removed whatever happens (and at the next start after a crash).
@@ -97,9 +88,7 @@ export const vulnRoutes = [
   route({
     method: 'GET', path: '/api/minions/:minion_id/vulns', tag: 'vulns', summary: "One minion's vulnerabilities, worst first", access: view, errors: [404],
     params: T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) }), query: T.Object({ severity: T.Optional(OneOf(SEVERITIES)), ...paging(1000, 200) }),
-    response: T.Object({
-      minion_id: T.String(), ecosystem: T.Union([T.String(), T.Null()]), grains_collected: T.Boolean(), packages_collected: T.Boolean(), total: T.Integer(), vulns: T.Array(Finding),
-    }),
+    response: MinionVulnsOut,
     handler: ({ deps, params, query }) => minionVulns(deps, params.minion_id, query),
   }),
 ]

@@ -6,13 +6,15 @@ import { ConfirmButton } from '../../lib/confirm'
 import { useAction, useGet } from '../../lib/hooks'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
 import type { RoleRef } from './types'
+import type { Static } from '@sinclair/typebox'
+import type { MappingOut, PROVIDERS, TestOut } from '../../../features/identity/schema'
 
-type Provider = 'ldap' | 'oidc'
+type Provider = (typeof PROVIDERS)[number]
 type Values = Record<string, string | boolean | null>
-/** GET /api/admin/identity. */
+/** GET /api/admin/identity (the server builds its schema from the field tables, so its static type is a loose record: spelled here). */
 interface IdentityOut { ldap: Values; oidc: Values; updated_at: string | null }
-/** A group → role mapping. */
-interface Mapping { id: string; provider: Provider; group: string; role_id: string; role_name: string }
+/** A group → role mapping; the schema answers `provider` as any string, the page keys its labels by the provider names. */
+type Mapping = Static<typeof MappingOut> & { provider: Provider }
 
 /** One form field: a text box, a password (write-only), a PEM text area or a checkbox. */
 interface FieldSpec { key: string; label: string; kind: 'text' | 'secret' | 'pem' | 'check'; hint?: string }
@@ -69,7 +71,7 @@ function ProviderForm({ provider, specs, saved, onSaved }: { provider: Provider;
   })
   const runTest = () => test.run(async () => {
     setResult(undefined)
-    setResult(await api<{ ok: boolean; detail: string }>('POST', `/api/admin/identity/${provider}/test`))
+    setResult(await api<Static<typeof TestOut>>('POST', `/api/admin/identity/${provider}/test`))
   })
   const id = (k: string) => `${provider}-${k.replace(/_/g, '-')}`
   return (

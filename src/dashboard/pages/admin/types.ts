@@ -1,5 +1,10 @@
 /** Shapes of the admin API answers the pages read (contract §3–§5, §9). */
+import type { Static } from '@sinclair/typebox'
 import type { PollerStatus, StreamStatus } from '../../../lib/poller-status'
+import type { RoleDetailOut, RoleOut } from '../../../features/roles/schema'
+import type { SaltTestOut } from '../../../features/salt-actions/schema'
+import type { SettingsStatusOut } from '../../../features/settings/schema'
+import type { UserOut, UserRoleOut } from '../../../features/users/schema'
 
 export type { PollerStatus } from '../../../lib/poller-status'
 
@@ -23,17 +28,10 @@ export interface SettingsOut {
 }
 
 /** GET /api/admin/settings/status. */
-export interface SettingsStatus {
-  configured: boolean
-  missing: string[]
-}
+export type SettingsStatus = Static<typeof SettingsStatusOut>
 
 /** The answer of both connection tests. */
-export interface TestResult {
-  ok: boolean
-  detail: string
-  minion_count: number | null
-}
+export type TestResult = Static<typeof SaltTestOut>
 
 /** GET /api/admin/pollers. */
 export interface PollersOut {
@@ -42,39 +40,16 @@ export interface PollersOut {
 }
 
 /** A role reference inside a user. */
-export interface RoleRef {
-  id: string
-  name: string
-}
+export type RoleRef = Static<typeof UserRoleOut>
 
-/** A user as the users API returns it. */
-export interface User {
-  id: string
-  username: string
-  display_name: string
-  must_change_pw: boolean
-  is_active: boolean
-  is_builtin: boolean
-  /** Who checks the password: Saltdeck or a directory. */
-  source: 'local' | 'ldap' | 'oidc'
-  roles: RoleRef[]
-  created_at: string
-  updated_at: string
-}
+/** A user as the users API returns it; `source` says who checks the password: Saltdeck or a directory. */
+export type User = Static<typeof UserOut>
 
 /** A role (list element). */
-export interface Role {
-  id: string
-  name: string
-  is_builtin: boolean
-  description: string
-}
+export type Role = Static<typeof RoleOut>
 
-/** A role with its grants. */
-export interface RoleDetail extends Role {
-  /** target_glob: the minions an execute grant is scoped to (salt's glob on ids; `*` for any other grant). */
-  permissions: { id: string; verb: string; resource_glob: string; target_glob: string }[]
-}
+/** A role with its grants (target_glob: the minions an execute grant is scoped to; `*` for any other grant). */
+export type RoleDetail = Static<typeof RoleDetailOut>
 
 /** An API token as listed (never its secret). */
 export interface ApiToken {

@@ -7,21 +7,11 @@ import { useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { href } from '../../lib/router'
 import { Badge, ErrorBox, Loading, Page, Table, type Column } from '../../lib/ui'
+import type { Static } from '@sinclair/typebox'
+import type { BatchOut } from '../../../features/batches/schema'
 
 /** GET /api/batches/{id}. */
-interface Batch {
-  id: string
-  state: 'running' | 'done' | 'stopped' | 'failed'
-  error: string | null
-  initiator: string
-  fun: string
-  target: string
-  tgt_type: string
-  size: number
-  batch_wait: number
-  batch_stop_on_failure: boolean
-  slices: { jid: string | null; minions: string[]; returned: number; failed: number; started_at: string | null; finished_at: string | null }[]
-}
+type Batch = Static<typeof BatchOut>
 type Slice = Batch['slices'][number] & { n: number }
 
 const TONE = { running: 'info', done: 'ok', stopped: 'warn', failed: 'bad' } as const

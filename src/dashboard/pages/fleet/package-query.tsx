@@ -8,13 +8,14 @@ import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Pager, Panel, Table, type Column } from '../../lib/ui'
 import { ExportCsv } from '../../lib/export-link'
+import type { PackageMinions } from '../../lib/fleet'
 
 const LIMIT = 100
 const OPS = ['lt', 'le', 'eq', 'ne', 'ge', 'gt'] as const
 const OP_LABEL: Record<(typeof OPS)[number], string> = { lt: 'below', le: 'at most', eq: 'exactly', ne: 'other than', ge: 'at least', gt: 'above' }
 
-type Row = { minion_id: string; package: string; version: string; arch: string; source: string }
-type Answer = { binaries: string[]; total: number; minions: Row[] }
+type Answer = PackageMinions
+type Row = Answer['minions'][number]
 
 const columns: Column<Row>[] = [
   { label: 'Minion', cell: (m) => <a href={href(`/minions/${encodeURIComponent(m.minion_id)}`)}>{m.minion_id}</a> },

@@ -7,8 +7,9 @@ import { href } from '../../lib/router'
 import { ErrorBox, Loading, Page, Table, type Column } from '../../lib/ui'
 import { useSession } from '../../lib/session'
 import { PackageQuery } from './package-query'
+import type { PackageVersions } from '../../lib/fleet'
 
-type Version = { version: string; arch: string; source: string; minion_count: number }
+type Version = PackageVersions['versions'][number]
 
 const columns: Column<Version>[] = [
   { label: 'Version', cell: (v) => v.version, class: 'mono' },
@@ -23,7 +24,7 @@ export function PackageVersions({ params, query }: PageProps) {
   const source = query.get('source') ?? ''
   const { can } = useSession()
   // A package has a handful of versions, so the API answers them in one list.
-  const r = useGet<{ name: string; total: number; versions: Version[] }>(`/api/inventory/packages/${encodeURIComponent(name)}/versions${qs({ source })}`)
+  const r = useGet<PackageVersions>(`/api/inventory/packages/${encodeURIComponent(name)}/versions${qs({ source })}`)
   return (
     <Page title={`Package ${name}`}>
       <p><a href={href('/inventory', { source: source || undefined })}>All packages</a></p>

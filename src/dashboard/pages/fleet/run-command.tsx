@@ -13,9 +13,12 @@ import { confirmReason, firstIds, recognisedType, TARGET_CHOICES } from '../../l
 import { exactFunctions, functionNote, grantText, type RunGrant } from '../../lib/run-scope'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Form } from '../../lib/ui'
+import type { Static } from '@sinclair/typebox'
+import type { RunPreviewOut } from '../../../features/salt-actions/schema'
 
 /** One answer of POST /api/run/preview. */
-interface Preview { count: number; minions: string[]; outside_scope: string[]; functions_allowed: boolean | null }
+/** POST /api/run/preview. */
+type Preview = Static<typeof RunPreviewOut>
 
 /** The preview body for the form's fields: the type as recognised, the function only when it is one. */
 const previewBody = (tgt: string, type: string, fun: string) => ({

@@ -7,30 +7,18 @@ import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { When } from '../../lib/when'
 import { ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { Template } from './templates'
+import type { Static } from '@sinclair/typebox'
+import type { ScheduleListOut, ScheduleOut, TemplateListOut } from '../../../features/templates/schema'
 
 /** A schedule as the API answers it. */
-interface Schedule {
-  id: string
-  name: string
-  template_id: string
-  template_name: string | null
-  cron: string
-  timezone: string
-  enabled: boolean
-  next_run_at: string | null
-  last_run_at: string | null
-  last_jid: string | null
-  last_error: string | null
-  created_by: string | null
-}
+type Schedule = Static<typeof ScheduleOut>
 
 /** The Schedules page: the list with next and last runs, enable/disable, and a form creating one from a template. */
 export function SchedulesPage() {
   const { me, canSome, can } = useSession()
   const mayExecute = canSome('execute', 'salt')
-  const list = useGet<{ schedules: Schedule[] }>('/api/schedules')
-  const templates = useGet<{ templates: Template[] }>(mayExecute ? '/api/templates' : null)
+  const list = useGet<Static<typeof ScheduleListOut>>('/api/schedules')
+  const templates = useGet<Static<typeof TemplateListOut>>(mayExecute ? '/api/templates' : null)
   const [f, setF] = useState({ name: '', template_id: '', cron: '0 3 * * *', timezone: 'UTC' })
   const [note, setNote] = useState('')
   const create = useAction()

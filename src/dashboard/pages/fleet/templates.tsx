@@ -7,21 +7,11 @@ import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
+import type { Static } from '@sinclair/typebox'
+import type { TemplateListOut, TemplateOut, TemplateRunOut } from '../../../features/templates/schema'
 
 /** A template as the API answers it. */
-export interface Template {
-  id: string
-  name: string
-  description: string
-  tgt: string
-  tgt_type: string
-  fun: string
-  arg: unknown[]
-  kwarg: Record<string, unknown>
-  batch: string | null
-  shared: boolean
-  owner: string | null
-}
+export type Template = Static<typeof TemplateOut>
 
 const EMPTY = { id: '', name: '', description: '', tgt: '', tgt_type: 'glob', fun: '', arg: '', kwarg: '', shared: false }
 type Draft = typeof EMPTY
@@ -30,7 +20,7 @@ type Draft = typeof EMPTY
 export function TemplatesPage() {
   const { me, canSome, can } = useSession()
   const mayExecute = canSome('execute', 'salt')
-  const list = useGet<{ templates: Template[] }>('/api/templates')
+  const list = useGet<Static<typeof TemplateListOut>>('/api/templates')
   const [draft, setDraft] = useState<Draft>(EMPTY)
   const [running, setRunning] = useState<Template | null>(null)
   const [override, setOverride] = useState('')
@@ -54,7 +44,7 @@ export function TemplatesPage() {
   const runIt = () => run.run(async () => {
     if (!running) return
     setStarted(null)
-    const r = await api<{ jid: string; minions: string[] }>('POST', `/api/templates/${running.id}/run`, override.trim() ? { tgt: override.trim() } : {})
+    const r = await api<Static<typeof TemplateRunOut>>('POST', `/api/templates/${running.id}/run`, override.trim() ? { tgt: override.trim() } : {})
     setStarted({ name: running.name, ...r })
   })
   const remove = (t: Template) => del.run(async () => {

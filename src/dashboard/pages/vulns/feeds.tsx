@@ -5,9 +5,8 @@ import { ago, count, dateTime } from '../../lib/format'
 import { useAction, useGet } from '../../lib/hooks'
 import { useSession } from '../../lib/session'
 import { ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { Feed } from './types'
+import type { Feed, ImportResult } from './types'
 
-type ImportResult = { records: number; skipped: number; withdrawn: number; feeds: Feed[] }
 
 const columns: Column<Feed>[] = [
   { label: 'Ecosystem', cell: (f) => f.ecosystem },

@@ -5,8 +5,7 @@ import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { ErrorBox, Panel, Table, type Column } from '../../lib/ui'
 import { SeverityBadge } from './severity'
-
-type Finding = { id: string; aliases: string[]; summary: string; severity: string; packages: { package: string; installed: string; fixed: string | null }[] }
+import type { Finding, MinionVulns } from './types'
 
 const columns: Column<Finding>[] = [
   { label: 'Record', cell: (v) => <a class="mono" href={href(`/vulns/${encodeURIComponent(v.id)}`)}>{v.id}</a> },
@@ -17,7 +16,7 @@ const columns: Column<Finding>[] = [
 
 /** The Vulnerabilities panel of one minion. */
 export function MinionVulns({ id }: { id: string }) {
-  const r = useGet<{ ecosystem: string | null; grains_collected: boolean; packages_collected: boolean; total: number; vulns: Finding[] }>(`/api/minions/${encodeURIComponent(id)}/vulns${qs({ limit: 200 })}`)
+  const r = useGet<MinionVulns>(`/api/minions/${encodeURIComponent(id)}/vulns${qs({ limit: 200 })}`)
   const d = r.data
   const missing = d ? [d.grains_collected ? null : 'grains', d.packages_collected ? null : 'packages'].filter(Boolean).join(' and ') : ''
   return (

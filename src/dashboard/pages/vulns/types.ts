@@ -1,17 +1,12 @@
-/** The vulnerability API's shapes (contract §12) as the dashboard reads them. */
+/** The vulnerability API's shapes (contract §12) as the dashboard reads them: from the answer schemas, except the record detail, whose route has none. */
+import type { Static } from '@sinclair/typebox'
+import type { FeedOut, FindingOut, ImportOut, MinionVulnsOut, VulnRecordOut } from '../../../features/vulns/schema'
 
 /** One record in the fleet list. */
-export interface VulnRow {
-  id: string
-  aliases: string[]
-  summary: string
-  severity: string
-  packages: string[]
-  minion_count: number
-  fixed_versions: string[]
-}
+export type VulnRow = Static<typeof VulnRecordOut>
 
 /** One record with its affected entries and the minions it affects. */
+// GET /api/vulns/{id} declares no answer schema (its record detail is free-form OSV), so this one stays spelled here.
 export interface VulnDetail extends VulnRow {
   details: string
   score: number | null
@@ -23,12 +18,13 @@ export interface VulnDetail extends VulnRow {
 }
 
 /** One imported feed. */
-export interface Feed {
-  ecosystem: string
-  records: number
-  imported_at: string
-  source: string
-}
+export type Feed = Static<typeof FeedOut>
+/** POST /api/vulns/import's answer. */
+export type ImportResult = Static<typeof ImportOut>
+/** One record affecting a minion. */
+export type Finding = Static<typeof FindingOut>
+/** GET /api/minions/{id}/vulns. */
+export type MinionVulns = Static<typeof MinionVulnsOut>
 
 /** Severities, worst first. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unknown'] as const

@@ -1,0 +1,10 @@
+/** The answer schemas of login, me and the sign-in choices (contract §3, §14): schema-only, so the dashboard derives its types from them. */
+import { Type as T } from '@sinclair/typebox'
+import { Nullable } from '../../lib/schemas'
+
+/** One grant as the caller holds it. */
+const Permission = T.Object({ verb: T.String(), resource_glob: T.String() })
+/** The body of login and me. */
+export const UserSummary = T.Object({ username: T.String(), display_name: T.String(), must_change_pw: T.Boolean(), permissions: T.Array(Permission) })
+/** GET /api/auth/providers: the sign-in choices the login page offers besides the password. */
+export const ProvidersOut = T.Object({ oidc: Nullable(T.Object({ display_name: T.String(), start: T.String({ description: 'The path that starts the sign-in' }) })) })

@@ -1,0 +1,16 @@
+/** The answer schemas of the package inventory reads (contract §8): schema-only, so the dashboard derives its types from them. */
+import { Type as T } from '@sinclair/typebox'
+
+/** The package row of interface.md. */
+export const PackageRow = T.Object({ name: T.String(), minion_count: T.Integer(), version_count: T.Integer(), last_seen: T.String({ format: 'date-time' }) })
+/** GET /api/inventory/packages. */
+export const PackageListOut = T.Object({ total: T.Integer(), items: T.Array(PackageRow) })
+/** GET /api/inventory/packages/{name}/versions: most common first. */
+export const PackageVersionsOut = T.Object({ name: T.String(), total: T.Integer(), versions: T.Array(T.Object({ version: T.String(), arch: T.String(), source: T.String(), minion_count: T.Integer() })) })
+/** One holder of a package: the minion and the package it holds (a binary of a source package, or the package itself). */
+export const PackageHolderOut = T.Object({ minion_id: T.String(), package: T.String(), version: T.String(), arch: T.String(), source: T.String() })
+/** GET /api/inventory/packages/{name}/minions. */
+export const PackageMinionsOut = T.Object({
+  name: T.String(), binaries: T.Array(T.String(), { description: 'held packages built from this name as a source package' }), total: T.Integer(),
+  minions: T.Array(PackageHolderOut),
+})

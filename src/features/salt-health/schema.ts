@@ -1,0 +1,27 @@
+/** The answer schema of GET /api/salt/health: schema-only, so the dashboard derives its type from it. */
+import { Type as T } from '@sinclair/typebox'
+import { Nullable, OneOf } from '../../lib/schemas'
+
+const Time = Nullable(T.String({ format: 'date-time' }))
+
+/** The health document. */
+export const HealthOut = T.Object({
+  configured: T.Boolean(),
+  salt_api: T.Object({ reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()) }),
+  presence_known: T.Boolean(),
+  database: T.Object({ writable: T.Boolean(), since: Time, error: Nullable(T.String()) }),
+  master: T.Object({
+    version: Nullable(T.String()), reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()),
+    presence_hold: Nullable(OneOf(['down', 'grace'] as const)), grace_until: Time, check_interval_seconds: T.Integer(),
+  }),
+  minion_versions: T.Array(T.Object({ version: Nullable(T.String()), minions: T.Integer() })),
+  event_stream: T.Object({
+    state: OneOf(['connected', 'reconnecting', 'broken', 'disabled'] as const), since: T.String({ format: 'date-time' }), last_event_at: Time,
+    reconnects_last_hour: T.Integer(), last_error: Nullable(T.String()), polling_covers: T.Boolean(), catch_up_interval_seconds: T.Integer(),
+  }),
+  pollers: T.Array(T.Object({
+    name: T.String(), interval_seconds: T.Integer(), last_success_at: Time, lag_seconds: Nullable(T.Integer()), last_error: Nullable(T.String()), late: T.Boolean(),
+  })),
+  known_faults: T.Array(T.Object({ id: T.String(), versions: T.String(), issue: T.String(), summary: T.String(), handling: T.String() })),
+  problems: T.Array(T.String()),
+})
