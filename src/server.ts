@@ -71,7 +71,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   const collation = await collationWarning(db)
   if (collation) log.warn(collation)
   // SQLite's activity search index is a second file (search.db); PostgreSQL's is a pg_trgm index of the table.
-  if (db.engine === 'sqlite') attachSearchIndex(db.$client)
+  if (db.native.engine === 'sqlite') attachSearchIndex(db.native.client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
   await bootstrap(deps, dir)
   await ensureFindings(deps)

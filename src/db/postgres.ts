@@ -16,9 +16,14 @@ export function renderPostgres(q: SQL): { sql: string; params: unknown[] } {
   return { sql: r.sql, params: r.params.map(param) }
 }
 
-/** A parameter as PostgreSQL takes it: booleans are the 0/1 both engines store; undefined is null. */
-function param(v: unknown): unknown {
+/**
+ * A parameter as PostgreSQL takes it: booleans are the 0/1 both engines store; undefined is null. PostgreSQL's text
+ * cannot hold NUL (SQLite's can; the server answers 22021): a NUL becomes U+FFFD, so a filter holding one matches
+ * nothing, as on SQLite where no stored text has one, and a write stores the rest instead of failing with a 500.
+ */
+export function param(v: unknown): unknown {
   if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'string' && v.includes('\0')) return v.replaceAll('\0', '\uFFFD')
   return v === undefined ? null : v
 }
 

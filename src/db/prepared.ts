@@ -9,7 +9,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Placeholder } from 'drizzle-orm'
 import type { Queryable } from './engine'
 import { renderSqlite } from './sqlite'
-import { renderPostgres } from './postgres'
+import { param, renderPostgres } from './postgres'
 
 /** Positional placeholder `n` (1-based) of a prepared statement. */
 export const $ = (n: number) => sql.placeholder(String(n))
@@ -60,7 +60,7 @@ export function prepare(q: Queryable, stmt: SQL, opts: { cached?: boolean } = {}
   const r = renderPostgres(stmt)
   const order = argOrder(r.params)
   const client = native.client
-  const bind = (a: Arg[]) => order.map((o) => (typeof a[o] === 'boolean' ? (a[o] ? 1 : 0) : (a[o] ?? null)))
+  const bind = (a: Arg[]) => order.map((o) => param(a[o]))
   // postgres.js sends a query when its `then` is called: called here at once (an `await` would call it a microtask
   // later), so statements reach the connection in the order they were run, whichever of these methods ran them.
   const exec = (a: Arg[]) => client.unsafe(r.sql, bind(a) as never[], { prepare: true })

@@ -3,7 +3,7 @@
  * beside the database, attached to each connection as schema `search`. Its own file has its own write lock, so a
  * worker thread can index while the main thread stores events: in the same file, indexing would hold the one write
  * lock and the event ingest would wait for it. Its DDL lives here with the rest of the schema; keeping it current is
- * the activity feature's (features/activity/search-index.ts).
+ * the activity feature's (features/activity/search-index-sqlite.ts).
  */
 import type { Database } from 'bun:sqlite'
 import { dirname, join } from 'node:path'

@@ -1,9 +1,12 @@
 /**
- * Whether the database can be written: SQLite errors that mean it cannot (read-only, I/O error, cannot open, full),
- * the failure last seen, and a probe that writes one header field so readiness and Salt health see the state now.
+ * Whether the database can be written: the errors of either engine that mean it cannot (SQLite: read-only, I/O error,
+ * cannot open, full; PostgreSQL: a read-only transaction or standby, disk full, the server gone or refusing
+ * connections), the failure last seen, and a probe that writes so readiness and Salt health see the state now.
  */
 import type { Database } from 'bun:sqlite'
+import { sql } from './sql'
 import type { Db } from './client'
+import { packageKeyGeneration } from './schema'
 
 /** The sentence an operator sees while writes fail (contract §17). */
 export const NOT_WRITABLE = 'Database not writable'
@@ -11,10 +14,17 @@ export const NOT_WRITABLE = 'Database not writable'
 /** SQLite result codes (extended ones included: SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED…) that mean writes fail. */
 const WRITE_FAILURE = /^SQLITE_(READONLY|IOERR|CANTOPEN|FULL|PERM)(_|$)/
 
-/** Whether an error is SQLite saying the database cannot be written (not a constraint, a busy lock or a bug). */
+/**
+ * PostgreSQL's: SQLSTATE 25006 (read-only transaction: a standby, default_transaction_read_only), 53xxx (disk full, out
+ * of memory, too many connections), 08xxx (connection exceptions), 57P0x (the server shutting down or starting), and
+ * postgres.js's own codes for a connection refused, lost or timed out.
+ */
+const PG_WRITE_FAILURE = /^(25006|53\d\d\d|08\d\d\d|57P0[1-4]|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
+
+/** Whether an error is the database saying it cannot be written (not a constraint, a busy lock or a bug). */
 export function isWriteFailure(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code
-  return e instanceof Error && typeof code === 'string' && WRITE_FAILURE.test(code)
+  return e instanceof Error && typeof code === 'string' && (WRITE_FAILURE.test(code) || PG_WRITE_FAILURE.test(code))
 }
 
 /** The failure last seen on a database, until a write succeeds. */
@@ -23,23 +33,53 @@ export interface WriteFailure {
   error: string
 }
 
-const failures = new WeakMap<Database, WriteFailure>()
+/** Keyed by the driver's client: the raw bun:sqlite database, or the PostgreSQL pool. */
+const failures = new WeakMap<object, WriteFailure>()
 
 /** Records a write failure (when `e` is one); returns whether it was. */
 export function noteWriteFailure(db: Db, e: unknown, now = Date.now()): boolean {
   if (!isWriteFailure(e)) return false
-  const was = failures.get(db.$client)
-  failures.set(db.$client, { since: was?.since ?? now, error: (e as Error).message })
+  const key = db.native.client as object
+  const was = failures.get(key)
+  failures.set(key, { since: was?.since ?? now, error: (e as Error).message })
   return true
 }
 
 /**
- * Writes the header's user_version with its own value (a real write transaction, one WAL frame; nothing reads it) to
+ * Probes whether writes succeed now and returns the failure, or null when they do (SQLite: checkWritableSqlite;
+ * PostgreSQL: checkWritablePostgres).
+ */
+export async function checkWritable(db: Db, now = Date.now()): Promise<WriteFailure | null> {
+  return db.engine === 'postgres' ? await checkWritablePostgres(db, now) : checkWritableSqlite(db, now)
+}
+
+/**
+ * PostgreSQL: an UPDATE matching no row in its own transaction. The server refuses it before looking at a row when the
+ * transaction is read-only (a standby, default_transaction_read_only), and the pool's connection attempt fails when
+ * the server is gone; it writes nothing and holds no row lock. A lock it would wait for (a migration's) is no answer
+ * either way: the last state stays (lock_timeout keeps the probe from waiting).
+ */
+async function checkWritablePostgres(db: Db, now: number): Promise<WriteFailure | null> {
+  const key = db.native.client as object
+  try {
+    await db.tx(async (tx) => {
+      await tx.exec(sql`SET LOCAL lock_timeout = '200ms'`)
+      await tx.exec(sql`UPDATE ${packageKeyGeneration} SET generation = generation WHERE false`)
+    })
+    failures.delete(key)
+  } catch (e) {
+    noteWriteFailure(db, e, now)
+  }
+  return failures.get(key) ?? null
+}
+
+/**
+ * SQLite: writes the header's user_version with its own value (a real write transaction, one WAL frame; nothing reads it) to
  * learn whether writes succeed now, and returns the failure, or null when the write succeeded. A lock held by another
  * writer is no answer either way: the last state stays (the probe does not wait for it).
  */
-export function checkWritable(db: Db, now = Date.now()): WriteFailure | null {
-  const c = db.$client
+function checkWritableSqlite(db: Db, now: number): WriteFailure | null {
+  const c = db.$client as Database
   const timeout = c.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout ?? 0
   try {
     c.exec('PRAGMA busy_timeout = 0')

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from 'node:net'
 import { spawn } from 'bun'
-import { startServe } from '../helpers/serve'
+import { databaseEnv, startServe } from '../helpers/serve'
+import { TEST_ENGINE } from '../helpers/migrations'
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-serve-'))
 const dataDir = join(root, 'data')
@@ -87,7 +88,8 @@ async function runSaltdeck(args: string[], env: Record<string, string>) {
   return { code, text: out + err }
 }
 
-test('a second serve on the same data directory refuses to start and names the holder; after kill -9 of the holder a new one starts', async () => {
+// The serve lock is SQLite's (a lock on the data directory's file); on PostgreSQL several serves share one database.
+test.skipIf(TEST_ENGINE === 'postgres')('a second serve on the same data directory refuses to start and names the holder; after kill -9 of the holder a new one starts', async () => {
   const dir = join(root, 'locked')
   const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
   const first = await startServe(dir, env)
@@ -125,7 +127,8 @@ test('a second process on the same port fails to start: the port is never shared
 
 test('on a real service, saltdeck user reset-password from another process ends the open activity streams of that user within 5 s', async () => {
   const dir = join(root, 'streams')
-  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024' }
+  // The CLI reaches the service's database: on PostgreSQL, the one the served data directory got.
+  const env = { SALTDECK_ADMIN_PASSWORD: 'serve-test-pw', SALTDECK_ARGON2_MEMORY_KIB: '1024', ...(await databaseEnv(dir, {})) }
   const srv = await startServe(dir, env)
   try {
     const cookie = await loginCookie(srv.url)

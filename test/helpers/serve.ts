@@ -19,7 +19,7 @@ const databases = new Map<string, string>()
  * The database environment of a serve: under SALTDECK_TEST_ENGINE=postgres (and no URL given) a fresh PostgreSQL
  * database per data directory, the same one again when the directory is served again; nothing on SQLite.
  */
-async function databaseEnv(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
+export async function databaseEnv(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
   if (TEST_ENGINE !== 'postgres' || env.SALTDECK_DATABASE_URL !== undefined) return {}
   const key = resolve(dataDir)
   let url = databases.get(key)

@@ -16,7 +16,9 @@ import * as schema from '../../src/db/schema'
 const ONLY_SQLITE_TABLES = ['__drizzle_migrations']
 const ONLY_PG_TABLES = ['saltdeck_migrations']
 /** SQLite's activity search index lives in search.db (FTS5); PostgreSQL's is this pg_trgm index of activity_events. */
-const ONLY_PG_INDEXES = ['activity_search_trgm']
+const ONLY_PG_INDEXES = ['activity_search_trgm', 'minion_package_sets_num']
+/** A minion's number: SQLite's rowid of minion_package_sets, an identity column on PostgreSQL (drizzle-pg/0003). */
+const ONLY_PG_COLUMNS = ['minion_package_sets.num']
 
 /** The PostgreSQL type a SQLite declared type becomes (schema-pg.ts); integer is bigint, or smallint for booleans. */
 const TYPE_CLASS: Record<string, string[]> = { text: ['text'], integer: ['bigint', 'smallint'], real: ['double precision'], blob: ['bytea'], numeric: ['bigint', 'smallint'] }
@@ -37,6 +39,7 @@ test('every SQLite table, column, index and trigger exists in PostgreSQL with th
     sql`SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`))
     .filter((r) => !ONLY_PG_TABLES.includes(r.table_name))
     .map((r): Col => ({ table: r.table_name, column: r.column_name, type: r.data_type, notnull: r.is_nullable === 'NO' }))
+    .filter((r) => !ONLY_PG_COLUMNS.includes(`${r.table}.${r.column}`))
 
   const key = (x: Col) => `${x.table}.${x.column}`
   expect(pgCols.map(key).sort()).toEqual(liteCols.map(key).sort())

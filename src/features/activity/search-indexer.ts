@@ -6,7 +6,7 @@
  */
 import type { Database } from 'bun:sqlite'
 import type { AppDeps } from '../../deps'
-import { syncSearchIndex } from './search-index'
+import { syncSearchIndex } from './search-index-sqlite'
 import type { FromSearchWorker, ToSearchWorker } from './search-worker'
 import { startWorker, stopWorker, workerUrl } from '../../lib/worker-thread'
 

@@ -3,9 +3,8 @@
  * attached, catching the index up with the events while the main thread stores them. Indexing writes search.db only,
  * so it never takes the database's write lock.
  */
-import { Database } from 'bun:sqlite'
-import { syncSearchIndex } from './search-index'
-import { attachSearchIndex } from '../../db/search-index'
+import type { Database } from 'bun:sqlite'
+import { checkpoint, openSearchConnection, syncSearchIndex } from './search-index-sqlite'
 
 /** Messages from the service. */
 export type ToSearchWorker = { type: 'start'; path: string; idleMs: number } | { type: 'stop' }
@@ -27,7 +26,7 @@ function tick(idleMs: number) {
   let n = 0
   try {
     n = syncSearchIndex(db!, 20_000)
-    db!.exec('PRAGMA main.wal_checkpoint(PASSIVE)')
+    checkpoint(db!)
   } catch (e) {
     self.postMessage({ type: 'error', detail: (e as Error).message } satisfies FromSearchWorker)
   }
@@ -37,9 +36,7 @@ function tick(idleMs: number) {
 self.onmessage = (ev: MessageEvent<ToSearchWorker>) => {
   const m = ev.data
   if (m.type === 'start') {
-    db = new Database(m.path, { strict: true })
-    db.exec('PRAGMA busy_timeout = 5000')
-    attachSearchIndex(db)
+    db = openSearchConnection(m.path)
     self.postMessage({ type: 'ready' } satisfies FromSearchWorker)
     tick(m.idleMs)
     return

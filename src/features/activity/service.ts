@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps'
 import type { Queryable } from '../../db/engine'
 import { iso } from '../../lib/clock'
 import { holds, type Grant } from '../roles/service'
-import { syncSearchIndex } from './search-index'
+import { syncSearchIndex } from './search-index-sqlite'
 import { forgetTotals, keptTotal } from './totals'
 import {
   conditionsKey, countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,

@@ -1,7 +1,7 @@
 /**
  * The SQL of the holder index (package_holders) and of the minion numbers it is keyed by. A minion's number is its
  * package-set row's rowid on SQLite; PostgreSQL has no rowid, so its minion_package_sets needs a `num` identity column
- * (schema work of issue 24) and `setNum` names it there.
+ * (drizzle-pg/0003) and `setNum` names it there.
  */
 import type { SQL } from 'drizzle-orm'
 import { sql } from '../../db/sql'

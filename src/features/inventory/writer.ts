@@ -5,7 +5,7 @@
  * than per package row.
  */
 import type { AppDeps } from '../../deps'
-import { ensureMinion } from '../minions/service'
+import { ensureMinionIn } from '../minions/service'
 import { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
 import { Deltas } from './deltas'
@@ -83,7 +83,7 @@ export class PackageSetWriter {
         const p = new Pipeline()
         const changes: SetChange[] = []
         for (const s of sets) {
-          stored += await this.replace(w, s, collectedAt, d, holders, changes, p)
+          stored += await this.replace(tx, w, s, collectedAt, d, holders, changes, p)
           if (holders.full) await holders.apply()
         }
         await p.drain()
@@ -108,8 +108,8 @@ export class PackageSetWriter {
    * awaited here (and only where the engine answers by promise): the loops over a set's keys are synchronous methods,
    * which SQLite's flush needs to stay as fast as it was.
    */
-  private async replace(w: ReturnType<typeof setWrites>, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[], p: Pipeline): Promise<number> {
-    ensureMinion(this.deps, s.minionId)
+  private async replace(tx: Queryable, w: ReturnType<typeof setWrites>, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[], p: Pipeline): Promise<number> {
+    await ensureMinionIn(this.deps, tx, s.minionId)
     const got = w.old.get<StoredSet>(s.minionId)
     const old = got instanceof Promise ? await got : got
     // Keys the database lacks are stored first: their ids go into the set's blob.

@@ -1,9 +1,11 @@
 /**
- * Keeping the activity search index (contract §6 `search`) current, and how far behind it is. The index itself, its
+ * Keeping SQLite's activity search index (contract §6 `search`; an FTS5 trigram index in search.db) current, and how
+ * far behind it is; PostgreSQL searches activity_events with pg_trgm and has no index to keep. The index itself, its
  * file and its tables, is storage: db/search-index.ts attaches it. The index is derived data: when the file is missing,
  * or indexes ids the database never issued (a restored backup), it is rebuilt from the events.
  */
-import type { Database } from 'bun:sqlite'
+import { Database } from 'bun:sqlite'
+import { attachSearchIndex } from '../../db/search-index'
 
 /** The highest event id the database ever issued (AUTOINCREMENT keeps it in sqlite_sequence). */
 const ISSUED = "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = 'activity_events'), 0)"
@@ -41,6 +43,19 @@ export function syncSearchIndex(db: Database, limit = 50_000): number {
     db.query('UPDATE search.search_state SET watermark = ?1, low = ?2').run(s.watermark, s.low)
   })()
   return n
+}
+
+/** The indexer thread's own connection to the database at `path`, with the index attached. */
+export function openSearchConnection(path: string): Database {
+  const db = new Database(path, { strict: true })
+  db.exec('PRAGMA busy_timeout = 5000')
+  attachSearchIndex(db)
+  return db
+}
+
+/** Copies the WAL into the database without waiting for the writer (PASSIVE): the indexer thread's checkpoint. */
+export function checkpoint(db: Database): void {
+  db.exec('PRAGMA main.wal_checkpoint(PASSIVE)')
 }
 
 /** Events stored but not yet in the index (for /metrics). */
