@@ -18,14 +18,6 @@ export function ensureMinionIn(deps: AppDeps, q: Queryable, id: string): Promise
   return insertMinion(q, id, deps.clock.now())
 }
 
-/**
- * Creates an empty minion row when the id is new, synchronously on SQLite: the inventory's package writer calls it
- * inside its own synchronous transaction until that moves onto the engine (then it calls ensureMinionIn).
- */
-export function ensureMinion(deps: AppDeps, id: string) {
-  deps.db.$client.query('INSERT INTO minions (id, updated_at) VALUES (?1, ?2) ON CONFLICT (id) DO NOTHING').run(id, deps.clock.now())
-}
-
 const str = (v: unknown, max = 255) => (typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : null)
 
 /** The address shown for a minion: its first non-loopback IPv4 grain. */
