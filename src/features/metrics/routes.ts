@@ -55,11 +55,17 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   x.family('saltdeck_vuln_feed_records', 'gauge', 'OSV records imported, by ecosystem.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, f.records]))
   x.family('saltdeck_vuln_feed_age_seconds', 'gauge', 'Seconds since each ecosystem\'s feed was imported.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, Math.max(0, Math.round((deps.clock.now() - f.imported_at) / 1000))]))
   x.family('saltdeck_vulnerable_minions', 'gauge', 'Minions with at least one finding, by the severity of their worst.', vs.minions.map((m) => [{ severity: m.severity }, m.n]))
-  x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, searchPending(deps.db.$client)]])
+  x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, pendingInSearchIndex(deps)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the database (SQLite: the file and its WAL).', [[{}, await dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
   x.family('saltdeck_memory_collections_total', 'counter', 'Full garbage collections run because resident memory passed the soft limit.', [[{}, deps.metrics?.memoryCollections ?? 0]])
   return x.text()
+}
+
+/** Events not yet in SQLite's search index (search.db); PostgreSQL searches the table through its pg_trgm index, always current. */
+function pendingInSearchIndex(deps: AppDeps): number {
+  const db = deps.db
+  return db.engine === 'sqlite' ? searchPending(db.$client) : 0
 }
 
 /** The metrics route. */
