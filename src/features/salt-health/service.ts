@@ -43,7 +43,7 @@ export async function saltHealth(deps: AppDeps) {
     late: configured && p.interval > 0 && p.lagSeconds !== null && p.lagSeconds > p.interval * LATE_INTERVALS,
   }))
   const problems: string[] = []
-  const unwritable = checkWritable(deps.db, now)
+  const unwritable = await checkWritable(deps.db, now)
   if (unwritable) problems.push(`The database cannot be written since ${iso(unwritable.since)} (${unwritable.error}): changes are not stored and /readyz answers 503 until a write succeeds.`)
   if (!configured) problems.push('The salt connection is not set up: enter it under Settings.')
   if (h.reachability.up === false)

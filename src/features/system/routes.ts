@@ -16,7 +16,7 @@ export const systemRoutes = (all: () => AnyRoute[]) => {
       method: 'GET', path: '/readyz', errors: [503], tag: 'system', summary: 'Database answers and takes writes', access: 'public', response: T.Object({ status: T.Literal('ok') }),
       async handler({ deps }) {
         if (!(await ping(deps.db))) throw new AppError(503, 'Database unavailable')
-        if (checkWritable(deps.db, deps.clock.now())) throw new AppError(503, NOT_WRITABLE)
+        if (await checkWritable(deps.db, deps.clock.now())) throw new AppError(503, NOT_WRITABLE)
         return { status: 'ok' }
       },
     }),
