@@ -1,10 +1,11 @@
 /**
  * Whether the database can be written: SQLite errors that mean it cannot (read-only, I/O error, cannot open, full),
  * and PostgreSQL's (read-only transaction, disk full, I/O error), the failure last seen, and a probe that writes (SQLite:
- * one header field; PostgreSQL: takes a transaction id) so readiness and Salt health see the state now.
+ * one header field; PostgreSQL: an UPDATE of no row) so readiness and Salt health see the state now.
  */
 import type { Db } from './client'
 import { sql } from './sql'
+import { packageKeyGeneration } from './schema'
 
 /** The sentence an operator sees while writes fail (contract §17). */
 export const NOT_WRITABLE = 'Database not writable'
@@ -45,8 +46,9 @@ export function noteWriteFailure(db: Db, e: unknown, now = Date.now()): boolean 
 export async function checkWritable(db: Db, now = Date.now()): Promise<WriteFailure | null> {
   if (db.native.engine === 'postgres') {
     try {
-      // A transaction id is what a write needs first: refused in a read-only transaction or on a standby.
-      await db.tx((tx) => tx.row(sql`SELECT pg_current_xact_id()::text AS x`))
+      // An UPDATE of no row: refused in a read-only transaction (or on a standby) before it looks for rows, and it
+      // locks nothing, so it never waits for a writer.
+      await db.exec(sql`UPDATE ${packageKeyGeneration} SET generation = generation WHERE 1 = 0`)
       failures.delete(db.native.client)
     } catch (e) {
       noteWriteFailure(db, e, now)
