@@ -22,6 +22,12 @@ export class CopyError extends Error {}
 /** PostgreSQL takes at most 65,535 parameters per statement; batches stay well under it. */
 const PARAMS_PER_STATEMENT = 30_000
 
+/**
+ * PostgreSQL-only columns that hold a SQLite table's rowid (schema-pg.ts PG_ONLY_COLUMNS): a minion's number is its
+ * package-set row's rowid, which the holder index's bits and vuln_minions refer to, so it is copied, not renumbered.
+ */
+const ROWID_COLUMN: Record<string, string> = { minion_package_sets: 'num' }
+
 /** The schema's tables, parents before the tables whose foreign keys point at them. */
 export function tablesInCopyOrder(): SQLiteTable[] {
   const tables = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable))
@@ -60,7 +66,10 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
     const result: TableCopy[] = []
     for (const t of tables) {
       const cfg = getTableConfig(t)
+      const rowidAs = ROWID_COLUMN[cfg.name]
       const cols = cfg.columns.map((c) => c.name)
+      const read = cols.map(quote).concat(rowidAs ? ['rowid'] : [])
+      if (rowidAs) cols.push(rowidAs)
       const source = (src.query(`SELECT count(*) AS n FROM ${quote(cfg.name)}`).get() as { n: number }).n
       const perBatch = Math.max(1, Math.floor(PARAMS_PER_STATEMENT / cols.length))
       const head = `INSERT INTO ${quote(cfg.name)} (${cols.map(quote).join(', ')}) OVERRIDING SYSTEM VALUE VALUES `
@@ -76,7 +85,7 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
       }
       let batch: unknown[][] = []
       let copied = 0
-      for (const row of src.query(`SELECT ${cols.map(quote).join(', ')} FROM ${quote(cfg.name)}`).values().values()) {
+      for (const row of src.query(`SELECT ${read.join(', ')} FROM ${quote(cfg.name)}`).values().values()) {
         batch.push(row as unknown[])
         if (batch.length === perBatch) {
           await insert(batch)
@@ -94,6 +103,7 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
       for (const c of cfg.columns.filter((c) => c.primary && c.columnType === 'SQLiteInteger' && (c as { autoIncrement?: boolean }).autoIncrement)) {
         await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(c.name)}) FROM ${quote(cfg.name)}), 0) + 1, false)`, [cfg.name, c.name])
       }
+      if (rowidAs) await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(rowidAs)}) FROM ${quote(cfg.name)}), 0) + 1, false)`, [cfg.name, rowidAs])
       const after = (await tx.unsafe(`SELECT count(*)::bigint AS n FROM ${quote(cfg.name)}`))[0]!.n
       result.push({ table: cfg.name, source, copied: Number(after) })
     }

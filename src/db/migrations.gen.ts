@@ -24,7 +24,7 @@ import m21 from '../../drizzle/0021_batches.sql' with { type: 'text' }
 import pg0 from '../../drizzle-pg/0000_pg_trgm.sql' with { type: 'text' }
 import pg1 from '../../drizzle-pg/0001_init.sql' with { type: 'text' }
 import pg2 from '../../drizzle-pg/0002_engine_twins.sql' with { type: 'text' }
-import pg3 from '../../drizzle-pg/0003_package_set_num.sql' with { type: 'text' }
+import pg3 from '../../drizzle-pg/0003_minion_set_num.sql' with { type: 'text' }
 
 /** One embedded migration: tag, creation time, breakpoints flag and SQL text. */
 export interface Migration { tag: string; when: number; breakpoints: boolean; sql: string }
@@ -60,5 +60,5 @@ export const pgMigrations: Migration[] = [
   { tag: "0000_pg_trgm", when: 1795714495792, breakpoints: true, sql: pg0 },
   { tag: "0001_init", when: 1795714497635, breakpoints: true, sql: pg1 },
   { tag: "0002_engine_twins", when: 1795714500614, breakpoints: true, sql: pg2 },
-  { tag: "0003_package_set_num", when: 1795717853019, breakpoints: true, sql: pg3 },
+  { tag: "0003_minion_set_num", when: 1795719339965, breakpoints: true, sql: pg3 },
 ]

@@ -23,6 +23,14 @@ import * as sqliteSchema from './schema'
  */
 const PG_INDEX_PREFIX: Record<string, number> = { runs_minion_time_cover: 4 }
 
+/**
+ * Columns only PostgreSQL has, by table. A minion's number (the holder index's bit, vuln_minions.minion_num) is its
+ * package-set row's rowid on SQLite; PostgreSQL has no rowid, so the row carries it (inventory/holder-store.ts setNum).
+ */
+const PG_ONLY_COLUMNS: Record<string, () => Record<string, PgColumnBuilderBase>> = {
+  minion_package_sets: () => ({ num: bigint('num', { mode: 'number' }).generatedByDefaultAsIdentity().notNull().unique('minion_package_sets_num_unique') }),
+}
+
 /** bytea, which pg-core has no builder for: bytes as Buffer, as bun:sqlite hands blobs back. */
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
 
@@ -71,7 +79,7 @@ function pgTwin(t: SQLiteTable, twinOf: (t: Table) => PgTable): PgTable {
   const cfg = getTableConfig(t)
   if (cfg.checks.length) throw new Error(`schema-pg: ${cfg.name} has CHECK constraints, which are not derived yet`)
   const singlePk = cfg.primaryKeys.length === 0
-  const columns = Object.fromEntries(cfg.columns.map((c) => [c.name, pgColumn(c, singlePk)]))
+  const columns = { ...Object.fromEntries(cfg.columns.map((c) => [c.name, pgColumn(c, singlePk)])), ...PG_ONLY_COLUMNS[cfg.name]?.() }
   return pgTable(cfg.name, columns, (pt) => {
     const col = (c: SQLiteColumn | SQL | { name: string }) => {
       if (is(c, SQL)) throw new Error(`schema-pg: ${cfg.name} has an expression index, which is not derived yet`)

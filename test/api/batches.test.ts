@@ -5,6 +5,8 @@ import { call } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { until } from '../helpers/until'
 import { SLICE_TIMEOUT_MS, advanceBatches } from '../../src/features/batches/service'
+import { sql } from '../../src/db/sql'
+import { batches } from '../../src/db/schema'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w?.close())
@@ -149,7 +151,7 @@ describe('POST /api/run with batch', () => {
     const r = await call(w, 'POST', '/api/run', { who: { token: (await createSession(w.deps, u.id)).token }, body: { tgt: '*', fun: 'test.ping', batch: 1 } })
     expect(r).toMatchObject({ status: 403, body: { detail: 'Not allowed: test.ping on 1 minions (db-01)' } })
     expect(published()).toEqual([])
-    expect(w.deps.db.$client.query('SELECT count(*) AS n FROM batches').get()).toEqual({ n: 0 })
+    expect(await w.deps.db.row(sql`SELECT count(*) AS n FROM ${batches}`)).toEqual({ n: 0 })
   })
 
   test('bad batch options are a 422 that publishes nothing; an unknown batch is a 404', async () => {

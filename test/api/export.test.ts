@@ -59,7 +59,8 @@ beforeAll(async () => {
   })))
   for (let i = 0; i < CSV_PAGE + 50; i++)
     await recordRun(w.deps, { minionId: QUOTED, jid: String(20261121090000000000n + BigInt(i)), fun: 'state.apply', ret: stateRet(i % 3 > 0), stampMs: T0 + i * 1000 })
-})
+  // Thousands of writes one by one: PostgreSQL's round trip each takes the setup past the default 5 s.
+}, 60_000)
 
 describe('minions', () => {
   test('every minion past one page, header first, ids read back (formula-leading ones prefixed with a quote)', async () => {

@@ -4,6 +4,8 @@ import { call, testWorld } from '../helpers/app'
 import { returnsOf } from '../helpers/fixtures'
 import { replacePackageSets, sourceOf, type PackageSet } from '../../src/features/inventory/service'
 import { PackageSetWriter } from '../../src/features/inventory/writer'
+import { sql } from '../../src/db/sql'
+import { packageKeys } from '../../src/db/schema'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 type Row = { name: string; minion_count: number; version_count: number; last_seen: string }
@@ -410,7 +412,7 @@ describe('aggregates equal an independent recount after random replacements', ()
       expect(r.body).toEqual({ minion_id: id, collected_at: iso(m.at), total: want.length, packages: want })
     }
     // A key no minion holds any more leaves package_keys.
-    expect(w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM package_keys').get()!.n).toBe(model.keyCount())
+    expect((await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${packageKeys}`))!.n).toBe(model.keyCount())
   }
 
   test.each([1, 7, 2026])('seed %i', async (seed) => {

@@ -10,6 +10,9 @@ import { setRoles } from '../../src/features/users/service'
 import { applyFacts } from '../../src/features/ingest/apply'
 import { noFacts } from '../../src/salt/facts'
 import { indexActivity, recordEvents } from '../../src/features/activity/service'
+import { sql } from '../../src/db/sql'
+import { users } from '../../src/db/schema'
+import { TEST_ENGINE } from '../helpers/migrations'
 
 /** The value of one sample line, e.g. `saltdeck_poller_runs_total{poller="keys"}`. */
 function sample(text: string, prefix: string): number | undefined {
@@ -19,7 +22,7 @@ function sample(text: string, prefix: string): number | undefined {
 
 describe('access', async () => {
   const w = await testWorld()
-  const viewerId = w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'view'").get()!.id
+  const viewerId = (await w.deps.db.row<{ id: string }>(sql`SELECT ${users.id} FROM ${users} WHERE ${users.username} = 'view'`))!.id
 
   test('anonymous is 401, a session without view metrics:* is 403', async () => {
     expect((await call(w, 'GET', '/metrics', { who: 'anon' })).status).toBe(401)
@@ -43,7 +46,8 @@ describe('access', async () => {
 
   test('the search index backlog counts events not yet indexed', async () => {
     await recordEvents(w.deps, [1, 2, 3].map((i) => ({ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: `m-${i}`, summary: `m-${i} started` })))
-    expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(3)
+    // SQLite's index is a second file a worker catches up; PostgreSQL's pg_trgm index is part of the table, never behind.
+    expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(TEST_ENGINE === 'sqlite' ? 3 : 0)
     indexActivity(w.deps)
     expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_search_index_pending_events')).toBe(0)
   })
@@ -52,14 +56,14 @@ describe('access', async () => {
     const { token } = await createApiToken(w.deps, viewerId, 'prometheus', null)
     expect((await call(w, 'GET', '/metrics', { who: { cookie: w.tokens.viewer } })).status).toBe(403)
     expect(await call(w, 'GET', '/metrics', { who: { token } })).toMatchObject({ status: 403, body: { detail: 'Forbidden' } })
-    const operatorId = w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'oper'").get()!.id
+    const operatorId = (await w.deps.db.row<{ id: string }>(sql`SELECT ${users.id} FROM ${users} WHERE ${users.username} = 'oper'`))!.id
     expect((await call(w, 'GET', '/metrics', { who: { token: (await createApiToken(w.deps, operatorId, 'prometheus', null)).token } })).status).toBe(200)
     expect((await call(w, 'GET', '/metrics', { who: 'nobody' })).status).toBe(403)
-    const nobodyToken = (await createApiToken(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'nobody'").get()!.id, 'scraper', null)).token
+    const nobodyToken = (await createApiToken(w.deps, (await w.deps.db.row<{ id: string }>(sql`SELECT ${users.id} FROM ${users} WHERE ${users.username} = 'nobody'`))!.id, 'scraper', null)).token
     expect((await call(w, 'GET', '/metrics', { who: { token: nobodyToken } })).status).toBe(403)
     const role = await createRole(w.deps, 'scraper', '')
     await addPermission(w.deps, role.id, 'view', 'metrics:*')
-    await setRoles(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'nobody'").get()!.id, [role.id])
+    await setRoles(w.deps, (await w.deps.db.row<{ id: string }>(sql`SELECT ${users.id} FROM ${users} WHERE ${users.username} = 'nobody'`))!.id, [role.id])
     expect((await call(w, 'GET', '/metrics', { who: 'nobody' })).status).toBe(200)
     expect((await call(w, 'GET', '/metrics', { who: { token: nobodyToken } })).status).toBe(200)
   })

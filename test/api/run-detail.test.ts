@@ -8,6 +8,8 @@ import { applyFacts } from '../../src/features/ingest/apply'
 import { notePublished } from '../../src/features/jobs/trust'
 import { openDb } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
+import { sql } from '../../src/db/sql'
+import { runDetails, stateIdents, stateTexts } from '../../src/db/schema'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 const DAY = 86_400_000
@@ -40,11 +42,11 @@ describe('state detail', () => {
     expect(r.states.map((s: any) => [s.order, s.id, s.function, s.result, s.changed])).toEqual([[0, 'a-first', 'file.managed', true, true], [1, 'b-second', 'test.succeed_without_changes', false, false], [2, 'c-third', 'test.succeed_without_changes', null, false]])
     expect(r.states[0]).toMatchObject({ key: 'file_|-a-first_|-a-first_|-managed', sls: 'demo', name: 'a-first', comment: 'File updated', duration_ms: 1, changes: { diff: '--- \n+++ \n@@ -1 +1 @@\n-a\n+b\n' } })
     expect((await get(w, `/api/minions/web-02/runs/${j2}`)).states).toEqual(r.states)
-    const c = w.deps.db.$client
-    expect(c.query<{ n: number }, []>('SELECT count(*) AS n FROM state_idents').get()!.n).toBe(3)
-    expect(c.query<{ n: number }, []>('SELECT count(*) AS n FROM state_texts').get()!.n).toBe(3)
+    const c = w.deps.db
+    expect((await c.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${stateIdents}`))!.n).toBe(3)
+    expect((await c.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${stateTexts}`))!.n).toBe(3)
     // One row per run, four u32 per state.
-    expect(c.query<{ n: number }, []>('SELECT length(states) AS n FROM run_details LIMIT 1').get()!.n).toBe(3 * 16)
+    expect((await c.row<{ n: number }>(sql`SELECT length(${runDetails.states}) AS n FROM ${runDetails} LIMIT 1`))!.n).toBe(3 * 16)
   })
   test('a render error is a run whose detail is its errors', async () => {
     const w = await testWorld()
@@ -61,7 +63,7 @@ describe('state detail', () => {
     const oldest = await get(w, `/api/minions/web-01/runs/${jids[0]}`)
     expect(oldest).toMatchObject({ states: null, errors: null, detail_pruned: true, pass_count: 2, total_count: 2 })
     for (const j of jids.slice(1)) expect((await get(w, `/api/minions/web-01/runs/${j}`)).states).toHaveLength(2)
-    expect(w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM run_details').get()!.n).toBe(2)
+    expect((await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${runDetails}`))!.n).toBe(2)
   })
   test('an unknown run is 404 Run not found', async () => {
     const w = await testWorld()

@@ -15,6 +15,11 @@ import { loadSettings } from '../../src/features/settings/service'
 import { jobInitiator } from '../../src/features/jobs/service'
 import { fireDueSchedules } from '../../src/features/templates/schedules'
 import type { AppDeps } from '../../src/deps'
+import { openPostgres } from '../../src/db/client'
+import { sql } from '../../src/db/sql'
+import { scheduleFirings } from '../../src/db/schema'
+import { TEST_ENGINE } from '../helpers/migrations'
+import { sharedCluster } from '../helpers/pg-cluster'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 const cleanup: (() => Promise<void> | void)[] = []
@@ -107,13 +112,17 @@ describe('schedules', () => {
 describe('once per firing', () => {
   /** A second instance (its own database connection, settings as its start reads them, and salt runtime) over the first one's database file. */
   async function secondInstance(path: string): Promise<AppDeps & { salt: SaltRuntime }> {
-    const deps = { ...w.deps, db: openDb(path), salt: undefined } as AppDeps
+    // The first instance's database: the same file on SQLite, the same database of the test cluster on PostgreSQL.
+    const db = TEST_ENGINE === 'postgres'
+      ? openPostgres(sharedCluster().url((await w.deps.db.row<{ name: string }>(sql`SELECT current_database() AS name`))!.name), { max: 3, idleSeconds: 2 })
+      : openDb(path)
+    const deps = { ...w.deps, db, salt: undefined } as AppDeps
     await loadSettings(deps)
     const rt = new SaltRuntime(deps, { client: { backoffMs: 1, sleep: async () => {} } })
     deps.salt = rt
     cleanup.push(async () => {
       await rt.stop()
-      deps.db.$client.close()
+      await deps.db.close()
     })
     return deps as AppDeps & { salt: SaltRuntime }
   }
@@ -135,7 +144,7 @@ describe('once per firing', () => {
     expect(fired[0]! + fired[1]!).toBeLessThanOrEqual(5)
     expect(published().length).toBe(5)
     expect(new Set((await events('job.schedule_fired')).events.map((e: any) => e.target))).toEqual(new Set(['a', 'b', 'c', 'd', 'e']))
-    const claims = w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM schedule_firings').get()!.n
+    const claims = (await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${scheduleFirings}`))!.n
     expect(claims).toBe(5)
   })
 

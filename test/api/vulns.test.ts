@@ -15,6 +15,9 @@ import { learnSources } from '../../src/features/inventory/sources'
 import { watchTime } from '../../src/features/alerts/watch'
 import { FakeSalt } from '../helpers/fake-salt'
 import { SaltClient } from '../../src/salt/client'
+import { sql } from '../../src/db/sql'
+import { minions, packageHolders, packageKeys } from '../../src/db/schema'
+import { setsByMinion } from '../../src/features/inventory/holder-store'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 
@@ -52,9 +55,9 @@ describe('holder index', () => {
       }
       await replacePackageSets(w.deps, sets)
     }
-    const db = w.deps.db.$client
-    const keys = db.query<{ id: number; name: string; version: string }, []>('SELECT id, name, version FROM package_keys').all()
-    const nums = new Map(db.query<{ num: number; id: string }, []>('SELECT rowid AS num, minion_id AS id FROM minion_package_sets').all().map((r) => [r.id, r.num]))
+    const db = w.deps.db
+    const keys = await db.rows<{ id: number; name: string; version: string }>(sql`SELECT ${packageKeys.id}, ${packageKeys.name}, ${packageKeys.version} FROM ${packageKeys}`)
+    const nums = new Map((await setsByMinion(db)).map((r) => [r.minion_id, r.num]))
     expect(keys.length).toBeGreaterThan(10)
     for (const k of keys) {
       const bits = await emptyBits(w.deps.db)
@@ -64,7 +67,7 @@ describe('holder index', () => {
       for (const id of want) expect(hasBit(bits, nums.get(id)!)).toBeTruthy()
     }
     // The common key's chunk is a bitmap (> 255 holders), a rare one's an array of offsets.
-    const sizes = db.query<{ n: number }, []>('SELECT length(bits) AS n FROM package_holders').all().map((r) => r.n)
+    const sizes = (await db.rows<{ n: number }>(sql`SELECT length(${packageHolders.bits}) AS n FROM ${packageHolders}`)).map((r) => r.n)
     expect(sizes).toContain(512)
     expect(sizes.some((n) => n < 512 && n % 2 === 0)).toBe(true)
   })
@@ -283,7 +286,7 @@ describe('vulnerabilities', () => {
         m.sources = { libssl3: 'openssl' }
       }
       await debian(w, ['deb-a', 'deb-b'])
-      w.deps.db.$client.run("UPDATE minions SET key_state = 'accepted', online = 1")
+      await w.deps.db.exec(sql`UPDATE ${minions} SET key_state = 'accepted', online = 1`)
       await replacePackageSets(w.deps, ['deb-a', 'deb-b'].map((id) => set(id, { libssl3: '3.0.11-1~deb12u1', openssl: '3.0.11-1~deb12u1' })))
       await importJson(w, [FEED[0]])
       const before = (await call(w, 'GET', '/api/vulns/DSA-1', { who: 'viewer' })).body.minions.map((m: { package: string }) => m.package)
@@ -313,7 +316,7 @@ describe('vulnerabilities', () => {
       const counting = Object.assign(Object.create(client) as SaltClient, { local: (...a: Parameters<SaltClient['local']>) => (asked++, client.local(...a)) })
       await expect(learnSources(w.deps, counting, () => `2026${Date.now()}`)).rejects.toThrow()
       expect(asked).toBe(1)
-      expect(w.deps.db.$client.query('SELECT count(*) AS n FROM package_keys WHERE source_tried_at IS NULL').get()).toEqual({ n: 2 })
+      expect(await w.deps.db.row(sql`SELECT count(*) AS n FROM ${packageKeys} WHERE ${packageKeys.sourceTriedAt} IS NULL`)).toEqual({ n: 2 })
       const libssl = await vulns(w, '?package=libssl3')
       expect(libssl.vulns.map((v) => v.id)).toEqual(['DSA-1'])
     } finally {

@@ -16,8 +16,11 @@ import * as schema from '../../src/db/schema'
 const ONLY_SQLITE_TABLES = ['__drizzle_migrations']
 const ONLY_PG_TABLES = ['saltdeck_migrations']
 /** SQLite's activity search index lives in search.db (FTS5); PostgreSQL's is this pg_trgm index of activity_events. */
-const ONLY_PG_INDEXES = ['activity_search_trgm', 'minion_package_sets_num']
-/** A minion's number: SQLite's rowid of minion_package_sets, an identity column on PostgreSQL (drizzle-pg/0003). */
+const ONLY_PG_INDEXES = ['activity_search_trgm', 'minion_package_sets_num_unique']
+/**
+ * A minion's number is its package-set row's rowid on SQLite; PostgreSQL has no rowid, so the row carries it in this
+ * identity column (schema-pg.ts PG_ONLY_COLUMNS), with its unique index above.
+ */
 const ONLY_PG_COLUMNS = ['minion_package_sets.num']
 
 /** The PostgreSQL type a SQLite declared type becomes (schema-pg.ts); integer is bigint, or smallint for booleans. */
@@ -37,9 +40,8 @@ test('every SQLite table, column, index and trigger exists in PostgreSQL with th
       .map((r) => ({ table: t, column: r.name, type: r.type.toLowerCase(), notnull: r.notnull === 1 || r.pk > 0 })))
   const pgCols = (await pg.rows<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
     sql`SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`))
-    .filter((r) => !ONLY_PG_TABLES.includes(r.table_name))
+    .filter((r) => !ONLY_PG_TABLES.includes(r.table_name) && !ONLY_PG_COLUMNS.includes(`${r.table_name}.${r.column_name}`))
     .map((r): Col => ({ table: r.table_name, column: r.column_name, type: r.data_type, notnull: r.is_nullable === 'NO' }))
-    .filter((r) => !ONLY_PG_COLUMNS.includes(`${r.table}.${r.column}`))
 
   const key = (x: Col) => `${x.table}.${x.column}`
   expect(pgCols.map(key).sort()).toEqual(liteCols.map(key).sort())

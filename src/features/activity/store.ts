@@ -111,9 +111,10 @@ export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: bo
   // Its category too (an event type is named under it): the page then walks that category's index newest first instead
   // of every event, and a busy job feed no longer hides a rare key or minion type.
   if (f.event_type) conds.push(sql`${ev.eventType} = ${f.event_type}`, sql`${ev.category} = ${f.event_type.split('.')[0]!}`)
-  if (f.minion_id) conds.push(sql`${ev.minionId} = ${f.minion_id}`)
+  if (f.minion_id) conds.push(q.engine === 'postgres' && f.minion_id.includes('\0') ? sql`1 = 0` : sql`${ev.minionId} = ${f.minion_id}`)
   // An exact, case-sensitive substring (minion ids are case-sensitive in salt) with no pattern characters to escape.
-  if (f.minion) conds.push(twin(q, { sqlite: sql`instr(${ev.minionId}, ${f.minion}) > 0`, postgres: sql`strpos(${ev.minionId}, ${f.minion}) > 0` }))
+  // PostgreSQL text holds no NUL (nor may a parameter carry one): no stored id there contains it.
+  if (f.minion) conds.push(twin(q, { sqlite: sql`instr(${ev.minionId}, ${f.minion}) > 0`, postgres: f.minion.includes('\0') ? sql`1 = 0` : sql`strpos(${ev.minionId}, ${f.minion}) > 0` }))
   if (f.jid) conds.push(sql`${ev.jid} = ${f.jid}`)
   if (f.hide_dispatch) conds.push(sql`${ev.eventType} <> 'job.new'`)
   // coalesce: an unknown success is not routine, and NOT(NULL) would otherwise drop the row.

@@ -5,7 +5,7 @@
  * than per package row.
  */
 import type { AppDeps } from '../../deps'
-import { ensureMinionIn } from '../minions/service'
+import { prepareInsertMinion } from '../minions/store'
 import { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
 import { Deltas } from './deltas'
@@ -14,7 +14,7 @@ import { watchPackageSets, type SetChange } from '../vulns/watch'
 import type { Queryable } from '../../db/engine'
 import { allKeys, allVersionCounts, bumpInventoryGeneration, setWrites, type StoredSet } from './set-store'
 import { inventoryGeneration } from './package-store'
-import { Pipeline } from '../../db/prepared'
+import { Pipeline, type Prepared } from '../../db/prepared'
 
 /** One installed package version. */
 export interface Pkg {
@@ -79,11 +79,11 @@ export class PackageSetWriter {
         if ((await inventoryGeneration(tx)) !== this.generation) await this.load(tx)
         const d = new Deltas(this.catalog, this.counts)
         const holders = await HolderChanges.open(tx)
-        const w = setWrites(tx)
+        const w = { ...setWrites(tx), minion: prepareInsertMinion(tx) }
         const p = new Pipeline()
         const changes: SetChange[] = []
         for (const s of sets) {
-          stored += await this.replace(tx, w, s, collectedAt, d, holders, changes, p)
+          stored += await this.replace(w, s, collectedAt, d, holders, changes, p)
           if (holders.full) await holders.apply()
         }
         await p.drain()
@@ -108,8 +108,9 @@ export class PackageSetWriter {
    * awaited here (and only where the engine answers by promise): the loops over a set's keys are synchronous methods,
    * which SQLite's flush needs to stay as fast as it was.
    */
-  private async replace(tx: Queryable, w: ReturnType<typeof setWrites>, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[], p: Pipeline): Promise<number> {
-    await ensureMinionIn(this.deps, tx, s.minionId)
+  private async replace(w: ReturnType<typeof setWrites> & { minion: Prepared }, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[], p: Pipeline): Promise<number> {
+    // Queued ahead of the set's statements on the same connection (PostgreSQL), run at once on SQLite.
+    p.add(w.minion.write(s.minionId, this.deps.clock.now()))
     const got = w.old.get<StoredSet>(s.minionId)
     const old = got instanceof Promise ? await got : got
     // Keys the database lacks are stored first: their ids go into the set's blob.

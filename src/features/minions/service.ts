@@ -100,6 +100,8 @@ const grainTextPg = (t: string) => sql.raw(`CASE jsonb_typeof(${t}.value) WHEN '
  */
 export function minionQuery(db: Queryable, q: string): SQL {
   const none = sql`1 = 0`
+  // PostgreSQL text holds no NUL (nor may a parameter carry one): no id or grain there contains it.
+  if (db.engine === 'postgres' && q.includes('\u0000')) return none
   const grain = q.startsWith('G@') ? q.slice(2) : null
   const colon = (grain ?? q).indexOf(':')
   const name = colon < 0 ? grain : (grain ?? q).slice(0, colon)

@@ -7,6 +7,7 @@ import { sql } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions as m } from '../../db/schema'
+import { $, prepare, type Prepared } from '../../db/prepared'
 
 /** A row of the minion list. */
 export type MinionRow = Pick<Row<typeof m>, 'id' | 'key_state' | 'online' | 'last_seen' | 'os' | 'osrelease' | 'ip' | 'salt_version' | 'last_run_status' | 'last_run_completed_at'>
@@ -16,6 +17,14 @@ const SUMMARY = sql`${m.id}, ${m.keyState}, ${m.online}, ${m.lastSeen}, ${m.os},
 /** Creates an empty minion row when the id is new. */
 export function insertMinion(q: Queryable, id: string, now: number): Promise<number> {
   return q.exec(sql`INSERT INTO ${m} (id, updated_at) VALUES (${id}, ${now}) ON CONFLICT (id) DO NOTHING`)
+}
+
+/**
+ * insertMinion prepared on `q` for a per-minion loop (the inventory writer's flush): run it with (id, now); synchronous
+ * on SQLite as the flush's other statements are.
+ */
+export function prepareInsertMinion(q: Queryable): Prepared {
+  return prepare(q, sql`INSERT INTO ${m} (id, updated_at) VALUES (${$(1)}, ${$(2)}) ON CONFLICT (id) DO NOTHING`)
 }
 
 /** The grains and the summary columns taken from them, as one minion's row gets them. */
