@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 import { maskUrl } from '../../src/features/alerts/channel-mask'
+import { sql } from '../../src/db/sql'
 
 /** A real HTTP receiver that records the paths it is sent to. */
 const paths: string[] = []
@@ -48,7 +49,7 @@ describe('channel destinations', () => {
       // Rules name channels by id only, and the audit log keeps no destination.
       await call(w, 'POST', '/api/alerts/rules', { body: { name: 'r', kind: 'run_failed', channel_ids: Object.values(ids) } })
       expect(JSON.stringify((await call(w, 'GET', '/api/alerts/rules', { who })).body)).not.toContain('hooks.slack.com')
-      expect(JSON.stringify(w.deps.db.$client.query('SELECT * FROM audit_log').all())).not.toContain('XXXXsecretXXXX1234')
+      expect(JSON.stringify(await w.deps.db.rows(sql`SELECT * FROM audit_log`))).not.toContain('XXXXsecretXXXX1234')
     })
   }
 

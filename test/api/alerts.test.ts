@@ -15,6 +15,7 @@ import { send } from '../../src/features/alerts/send'
 import { claimDue } from '../../src/features/alerts/outbox-store'
 import { slackText } from '../../src/features/alerts/channels/http'
 import { until } from '../helpers/until'
+import { sql } from '../../src/db/sql'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 let seq = 0
@@ -160,7 +161,7 @@ describe('evaluation where the facts land', () => {
     // The resolved notification carries the resolved sentence, not "failed".
     w.clock.advance(60_000)
     await groupTransitions(w.deps, 30)
-    const bodies = w.deps.db.$client.query<{ status: string; body: string }, []>('SELECT status, body FROM alert_notifications ORDER BY created_at, status').all()
+    const bodies = await w.deps.db.rows<{ status: string; body: string }>(sql`SELECT status, body FROM alert_notifications ORDER BY created_at, status`)
     const told = bodies.find((b) => b.status === 'resolved')!
     expect(JSON.parse(told.body).alerts.map((x: any) => x.summary)).toEqual([`web-01: state.apply succeeded again (jid ${fixed})`])
     const text = slackText(JSON.parse(told.body), { publicUrl: null, timeoutMs: 1000 })
@@ -249,7 +250,7 @@ describe('notifications', () => {
     expect(await groupTransitions(w.deps, 30)).toBe(1)
     const d = (await call(w, 'GET', '/api/alerts/deliveries')).body
     expect(d.deliveries.map((x: any) => [x.channel_id, x.status, x.attempts])).toEqual([[ch.id, 'pending', 0]])
-    const body = JSON.parse(w.deps.db.$client.query<{ body: string }, []>('SELECT body FROM alert_notifications').get()!.body)
+    const body = JSON.parse((await w.deps.db.row<{ body: string }>(sql`SELECT body FROM alert_notifications`))!.body)
     expect(body).toMatchObject({ rule: { id: r.id, name: 'fleet failures', kind: 'run_failed' }, status: 'firing' })
     expect(body.alerts).toHaveLength(20)
     // Silenced: web-0* fires again later, nothing is sent.
@@ -271,7 +272,7 @@ describe('renotify', () => {
     await run(w, 'db-01', failing)
     w.clock.advance(31_000)
     expect(await groupTransitions(w.deps, 30)).toBe(2)
-    const notes = () => w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM alert_notifications').get()!.n
+    const notes = async () => (await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM alert_notifications`))!.n
     w.clock.advance(59 * 60_000)
     expect(await renotify(w.deps)).toBe(0)
     w.clock.advance(60_000)
@@ -279,8 +280,8 @@ describe('renotify', () => {
     expect(await renotify(w.deps)).toBe(0) // already waiting for its window
     w.clock.advance(31_000)
     await groupTransitions(w.deps, 30)
-    expect(notes()).toBe(3)
-    const last = JSON.parse(w.deps.db.$client.query<{ body: string }, []>('SELECT body FROM alert_notifications ORDER BY created_at DESC LIMIT 1').get()!.body)
+    expect(await notes()).toBe(3)
+    const last = JSON.parse((await w.deps.db.row<{ body: string }>(sql`SELECT body FROM alert_notifications ORDER BY created_at DESC LIMIT 1`))!.body)
     expect(last).toMatchObject({ status: 'firing', rule: { name: 'again' } })
     expect(last.alerts.map((a: any) => a.subject)).toEqual(['web-01'])
   })
@@ -340,7 +341,7 @@ describe('delivery', () => {
     expect(JSON.parse(recv.got[0]!.body)).toMatchObject({ status: 'firing', rule: { name: 'f' } })
     await sender.tick()
     expect(recv.got).toHaveLength(1)
-    expect(w.deps.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM alert_attempts').get()!.n).toBe(2)
+    expect((await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM alert_attempts`))!.n).toBe(2)
   })
   test('a tarpit mail server: its attempt ends failed at the deadline, it never holds more than one slot, a webhook on the same rule goes out at once', async () => {
     const w = await testWorld()
@@ -362,7 +363,7 @@ describe('delivery', () => {
       try {
         await until(() => recv!.got.length === 3, 'the three webhook deliveries', { ms: 1000 })
         expect(pit.stats().open).toBe(1) // the mail attempt is still outstanding
-        const attempt = () => w.deps.db.$client.query<{ ok: number; detail: string }, [string]>('SELECT ok, detail FROM alert_attempts a JOIN alert_deliveries d ON d.id = a.delivery_id WHERE d.channel_id = ?1').get(mail.id)
+        const attempt = () => w.deps.db.row<{ ok: number; detail: string }>(sql`SELECT ok, detail FROM alert_attempts a JOIN alert_deliveries d ON d.id = a.delivery_id WHERE d.channel_id = ${mail.id}`)
         const first = await until(attempt, 'the first mail attempt', { ms: 4000 })
         expect(Date.now() - t0).toBeLessThan(1500 + 1000)
         expect(first).toEqual({ ok: 0, detail: 'The mail server did not finish within 2 s.' })
@@ -371,7 +372,7 @@ describe('delivery', () => {
         await sender.stop()
       }
       expect(pit.stats().max).toBe(1)
-      const byChannel = w.deps.db.$client.query<{ channel_id: string; status: string; n: number }, []>('SELECT channel_id, status, count(*) AS n FROM alert_deliveries GROUP BY channel_id, status').all()
+      const byChannel = await w.deps.db.rows<{ channel_id: string; status: string; n: number }>(sql`SELECT channel_id, status, count(*) AS n FROM alert_deliveries GROUP BY channel_id, status`)
       expect(byChannel).toContainEqual({ channel_id: hook.id, status: 'sent', n: 3 })
     } finally {
       pit.stop()

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ADMIN_PW, call, testWorld } from '../helpers/app'
 import { openDb } from '../../src/db/client'
+import { sql } from '../../src/db/sql'
 import { migrate } from '../../src/db/migrate'
 import { loadConfig } from '../../src/config'
 import { ManualClock } from '../../src/lib/clock'
@@ -35,7 +36,7 @@ describe('login', () => {
   test('only the SHA-256 of the session token is stored', async () => {
     const w = await testWorld()
     const token = cookieOf(await login(w, 'admin', ADMIN_PW))
-    const hashes = w.deps.db.$client.query<{ token_hash: string }, []>('SELECT token_hash FROM sessions').all().map((r) => r.token_hash)
+    const hashes = (await w.deps.db.rows<{ token_hash: string }>(sql`SELECT token_hash FROM sessions`)).map((r) => r.token_hash)
     expect(hashes).not.toContain(token)
     expect(hashes).toContain(new Bun.CryptoHasher('sha256').update(token).digest('hex'))
   })
@@ -308,10 +309,10 @@ describe('first start', () => {
   })
   test('a second start creates nothing new and repairs built-in grants', async () => {
     const a = await fresh('pw-pw-pw-pw')
-    a.deps.db.$client.query("DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE name = 'viewer')").run()
+    await a.deps.db.exec(sql`DELETE FROM role_permissions WHERE role_id = (SELECT id FROM roles WHERE name = 'viewer')`)
     await bootstrap(a.deps, a.dir, () => {})
-    expect(a.deps.db.$client.query('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 })
-    expect(a.deps.db.$client.query("SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'").get()).toEqual({ n: 7 })
+    expect(await a.deps.db.row(sql`SELECT count(*) AS n FROM users`)).toEqual({ n: 1 })
+    expect(await a.deps.db.row(sql`SELECT count(*) AS n FROM role_permissions p JOIN roles r ON r.id = p.role_id WHERE r.name = 'viewer'`)).toEqual({ n: 7 })
   })
 })
 
@@ -332,9 +333,9 @@ describe('authentication cache', () => {
     expect(await me()).toBe(200)
     expect(await me()).toBe(200)
     const other = await open()
-    other.db.$client.query("DELETE FROM user_roles WHERE user_id = (SELECT id FROM users WHERE username = 'admin')").run()
+    await other.db.exec(sql`DELETE FROM user_roles WHERE user_id = (SELECT id FROM users WHERE username = 'admin')`)
     expect(await me()).toBe(403)
-    other.db.$client.query("UPDATE users SET is_active = 0 WHERE username = 'admin'").run()
+    await other.db.exec(sql`UPDATE users SET is_active = 0 WHERE username = 'admin'`)
     expect(await me()).toBe(401)
   })
 })

@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 import { signInDirectoryUser } from '../../src/features/identity/signin'
+import { sql } from '../../src/db/sql'
 
 const SECRET = 'svc-secret-do-not-leak'
 
@@ -17,7 +18,7 @@ describe('identity settings', () => {
     expect(put.body.ldap).toMatchObject({ url: 'ldap://127.0.0.1:3890', bind_password_set: true })
     expect(JSON.stringify(put.body)).not.toContain(SECRET)
     expect(JSON.stringify((await call(w, 'GET', '/api/admin/identity')).body)).not.toContain(SECRET)
-    const stored = w.deps.db.$client.query<{ value: string }, []>("SELECT value FROM identity_providers WHERE provider = 'ldap'").get()!.value
+    const stored = (await w.deps.db.row<{ value: string }>(sql`SELECT value FROM identity_providers WHERE provider = 'ldap'`))!.value
     expect(stored).not.toContain(SECRET)
     expect(JSON.parse(stored).bind_password_enc).toBeString()
     const audit = (await call(w, 'GET', '/api/audit?action=identity.ldap')).body.entries
@@ -115,7 +116,7 @@ describe('directory sign-in (provider-neutral)', () => {
     expect((await call(w, 'GET', `/api/users/${carol.id}`)).body.roles.map((r: any) => r.name)).toEqual(['viewer'])
     await expect(signInDirectoryUser(w.deps, { provider: 'oidc', username: 'carol', displayName: 'Carol C', groups: ['nothing'] }, '10.0.0.1')).rejects.toThrow('No Saltdeck role for this account')
     expect((await call(w, 'GET', `/api/users/${carol.id}`)).body.roles).toEqual([])
-    const sessions = w.deps.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE user_id = ?1").get(carol.id)!.n
+    const sessions = (await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM sessions WHERE user_id = ${carol.id}`))!.n
     expect(sessions).toBe(2)
     const audit = (await call(w, 'GET', '/api/audit?action=auth.login')).body.entries.map((e: any) => [e.username, e.ok, e.detail])
     expect(audit).toEqual([

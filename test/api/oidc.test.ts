@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 import { Logger } from '../../src/lib/log'
 import { createSession } from '../../src/features/auth/service'
+import { sql } from '../../src/db/sql'
 import { cookieValue, oidcProviderReady, startOidcProvider, walkProvider, type OidcAccount, type OidcProvider } from '../helpers/oidc-provider'
 
 const PUBLIC = 'https://saltdeck.example.test/sd'
@@ -20,7 +21,7 @@ async function world() {
   const w = await testWorld({ publicUrl: PUBLIC })
   w.clock.t = Date.now()
   // The seeded sessions were made on the test clock's date: the admin's is made again.
-  w.tokens.admin = (await createSession(w.deps, w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM users WHERE username = 'admin'").get()!.id)).token
+  w.tokens.admin = (await createSession(w.deps, (await w.deps.db.row<{ id: string }>(sql`SELECT id FROM users WHERE username = 'admin'`))!.id)).token
   const logs: string[] = []
   w.deps.log = new Logger('json', (l) => logs.push(l))
   const put = await call(w, 'PUT', '/api/admin/identity/oidc', { body: { enabled: true, issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, display_name: 'Test IdP' } })
@@ -166,7 +167,7 @@ describe.skipIf(!ready)('sign-in with OpenID Connect against a real provider', (
   test('an unexpected failure after the provider (the database) still answers the login page with a sentence; the log has the error', async () => {
     const w = await world()
     const { flow, back } = await toCallback(w, alice)
-    w.deps.db.$client.run('DROP TABLE identity_mappings')
+    await w.deps.db.exec(sql`DROP TABLE identity_mappings`)
     const res = await callback(w, back, flow)
     expect(res.status).toBe(302)
     expect(loginError(res)).toBe('The sign-in failed; try again later')

@@ -2,6 +2,7 @@
 // browser's zone, bad values are a 422 that changes nothing, and anonymous callers get 401.
 import { describe, expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
+import { sql } from '../../src/db/sql'
 
 describe('display preferences', () => {
   test('a user chooses UTC or local for themselves; others keep theirs; the default is local', async () => {
@@ -34,6 +35,6 @@ describe('display preferences', () => {
     await call(w, 'PUT', '/api/auth/me/preferences', { who: 'viewer', body: { time_zone: 'utc' } })
     const id = (await call(w, 'GET', '/api/users')).body.users.find((u: { username: string }) => u.username === 'view').id
     expect((await call(w, 'DELETE', `/api/users/${id}`)).status).toBe(204)
-    expect(w.deps.db.$client.query('SELECT count(*) AS n FROM user_preferences').get()).toEqual({ n: 0 })
+    expect(await w.deps.db.row(sql`SELECT count(*) AS n FROM user_preferences`)).toEqual({ n: 0 })
   })
 })

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { call, testWorld } from '../helpers/app'
 import { applyEnvSalt, saltCredentials } from '../../src/features/settings/service'
 import { decrypt } from '../../src/lib/secret'
+import { sql } from '../../src/db/sql'
 
 describe('settings', () => {
   test('salt password is stored encrypted, never returned, and decrypts for the client', async () => {
@@ -11,7 +12,7 @@ describe('settings', () => {
     expect(r.status).toBe(200)
     expect(r.body.salt).toEqual({ url: 'https://salt.example:8000', username: 'saltdeck', password_set: true, verify: false, eauth: 'sharedsecret', presence_method: 'present' })
     expect(JSON.stringify(r.body)).not.toContain('sup3r-secret')
-    const raw = w.deps.db.$client.query<{ value: string }, []>("SELECT value FROM settings WHERE section = 'salt'").get()!.value
+    const raw = (await w.deps.db.row<{ value: string }>(sql`SELECT value FROM settings WHERE section = 'salt'`))!.value
     expect(raw).not.toContain('sup3r-secret')
     expect(decrypt(w.deps.secretKey, JSON.parse(raw).password_enc)).toBe('sup3r-secret')
     expect(saltCredentials(w.deps).password).toBe('sup3r-secret')

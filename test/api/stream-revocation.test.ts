@@ -5,6 +5,7 @@ import { describe, expect, test } from 'bun:test'
 import { ADMIN_PW, call, testWorld } from '../helpers/app'
 import { activityStream } from '../../src/features/activity/stream'
 import { sessionStanding } from '../../src/features/auth/service'
+import { sql } from '../../src/db/sql'
 
 type World = Awaited<ReturnType<typeof testWorld>>
 const cookieOf = (r: { headers: Headers }) => /saltdeck_session=([^;]*)/.exec(r.headers.get('set-cookie') ?? '')?.[1] ?? ''
@@ -123,7 +124,7 @@ describe('the periodic recheck is the backstop', () => {
   test('a session that expires (by the injected clock) ends its stream', async () => {
     const w = await testWorld()
     await login(w, 'admin', ADMIN_PW)
-    const session = w.deps.db.$client.query<{ id: string }, []>("SELECT id FROM sessions ORDER BY created_at DESC LIMIT 1").get()!.id
+    const session = (await w.deps.db.row<{ id: string }>(sql`SELECT id FROM sessions ORDER BY created_at DESC LIMIT 1`))!.id
     expect(await sessionStanding(w.deps, session)).not.toBeNull()
     const res = activityStream(w.deps, {}, [{ verb: '*', resource_glob: '*' }], 0, { sessionId: session, recheckMs: 20 })
     const reader = res.body!.getReader()
@@ -141,7 +142,7 @@ describe('the periodic recheck is the backstop', () => {
     const s = await openStream(w, bearer(w.tokens.viewer))
     s.mark()
     // What `saltdeck user reset-password` does from its own process: delete the rows; nothing here is told.
-    w.deps.db.$client.run("DELETE FROM sessions WHERE user_id = (SELECT id FROM users WHERE username = 'view')")
+    await w.deps.db.exec(sql`DELETE FROM sessions WHERE user_id = (SELECT id FROM users WHERE username = 'view')`)
     expect(await s.ended()).toBeLessThan(5000)
   })
 })

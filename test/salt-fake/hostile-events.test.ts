@@ -7,6 +7,7 @@ import { until } from '../helpers/until'
 import { confirmHeldReturns } from '../../src/pollers/confirm'
 import { trustStats } from '../../src/features/jobs/trust'
 import { HOLD_MS } from '../../src/salt/frames'
+import { sql } from '../../src/db/sql'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
@@ -54,7 +55,7 @@ test('a forged return (no publish to that minion), a bad jid and a forged publis
   expect(jobs).not.toContain(forged)
   expect(jobs).not.toContain(fake)
   expect((await w.get('/api/activity?limit=500')).events.filter((e: any) => e.jid !== null && ![real].includes(e.jid) && e.fun !== 'test.ping')).toEqual([])
-  expect(w.deps.db.$client.query('SELECT count(*) AS n FROM job_returns WHERE jid != ?1').get(real)).toEqual({ n: 0 })
+  expect(await w.deps.db.row(sql`SELECT count(*) AS n FROM job_returns WHERE jid != ${real}`)).toEqual({ n: 0 })
   expect(trustStats(w.deps)).toMatchObject({ held: 2, refused: { jid: 1, forged: 2 } })
   expect(await metric(/^saltdeck_salt_events_refused_total\{reason="forged"\} (\d+)$/m)).toBe(2)
   expect(await metric(/^saltdeck_salt_events_refused_total\{reason="jid"\} (\d+)$/m)).toBe(1)

@@ -10,6 +10,7 @@ import { CONFIRM_AFTER_MS, MAX_HELD, dueJids, lookedUp, notePublished, trustStat
 import { HOLD_MAX_MS, HOLD_MS, SaltFrames } from '../../src/salt/frames'
 import { cachedJob, cachedJobs } from '../../src/salt/replies'
 import { noFacts } from '../../src/salt/facts'
+import { sql } from '../../src/db/sql'
 
 const recording = fixtureText('events.sse')
 const RUN_FUNS = runFunctions(loadConfig({}))
@@ -63,7 +64,7 @@ describe('normalize + ingest of the recording', () => {
     expect(ret.initiator).not.toBeNull()
     expect(ret.target).not.toBeNull()
     // State returns became runs with the four statuses' rules.
-    const runs = w.deps.db.$client.query<{ minion_id: string; status: string }, []>('SELECT minion_id, status FROM runs').all()
+    const runs = await w.deps.db.rows<{ minion_id: string; status: string }>(sql`SELECT minion_id, status FROM runs`)
     expect(runs.length).toBeGreaterThan(0)
     expect(new Set(runs.map((r) => r.status))).toContain('unhealthy')
     // Each minion start is one event even though salt sends two tags for it.

@@ -60,6 +60,7 @@ function inlineReader(rt: ReaderWiring, batches: string[][], cat: PackageCatalog
   const ask = (ids: string[]) => {
     // Each jid is marked before its job is published.
     const jids = Promise.all([rt.internalJid(), rt.internalJid()])
+    jids.catch(() => {}) // handled below, in turn; not an unhandled rejection meanwhile
     const fams = jids.then(([jid]) => rt.client.local(ids, 'grains.get', { arg: ['os_family'], tgt_type: 'list', jid }))
     const answer = jids.then(([, jid]) => rt.client.localAnswer(ids, 'pkg.list_pkgs', { kwarg: LIST_PKGS_KWARG, tgt_type: 'list', jid }))
     // Awaited later; a failure must not count as unhandled meanwhile.
@@ -119,12 +120,17 @@ async function workerReader(rt: ReaderWiring, batches: string[][], cat: PackageC
     wake?.()
   }
   let asked = 0
+  // Batches reach the worker in seq order: it numbers the catalog keys it adds in the order it reads batches, and
+  // next() translates them in seq order. Marking jids is a database round trip whose answers may come back in any
+  // order (PostgreSQL's pool), so each post waits for the one before it.
+  let posted: Promise<void> = Promise.resolve()
   // The batch goes to the worker once its jids are marked; the answers are taken by seq, whatever order they come in.
   const ask = () => {
     if (asked >= batches.length) return
     const seq = asked
     const ids = batches[asked++]!
-    Promise.all([rt.internalJid(), rt.internalJid()]).then((jids) => post({ type: 'batch', seq, ids, jids }), (e: unknown) => {
+    const jids = Promise.all([rt.internalJid(), rt.internalJid()])
+    posted = posted.then(() => jids).then((j) => post({ type: 'batch', seq, ids, jids: j }), (e: unknown) => {
       failure = e instanceof Error ? e : new Error(String(e))
       wake?.()
     })

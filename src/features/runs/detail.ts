@@ -7,7 +7,7 @@
 import type { AppDeps } from '../../deps'
 import type { Queryable } from '../../db/engine'
 import type { RunDetail, StateResult } from '../../salt/states'
-import { detailOf, identIdOf, identsIn, putDetail, pruneDetails, textIdOf, textsIn } from './detail-store'
+import { detailOf, identIdOf, identIdsOfPg, identsIn, putDetail, pruneDetails, textIdOf, textIdsOfPg, textsIn } from './detail-store'
 
 /** Changes of one state longer than this (as JSON) are replaced by a note of their size. */
 const CHANGES_MAX = 16 * 1024
@@ -65,11 +65,33 @@ export function textId(deps: AppDeps, q: Queryable, whole: string): number | Pro
 
 const RESULT = { false: 0, true: 1, null: 2 } as const
 
+/**
+ * PostgreSQL: interns a run's identities and comments not yet cached in one statement each first, so storing a
+ * 20,000-state run is two round trips, not one per new state (each is a network round trip there; on SQLite a
+ * statement is a function call, so SQLite keeps its one statement per new state and skips this).
+ */
+async function internAll(deps: AppDeps, q: Queryable, states: RunDetail['states'] & {}) {
+  const c = cacheOf(deps)
+  const idents = new Map<string, Parameters<typeof identIdsOfPg>[1][number]>()
+  const texts = new Set<string>()
+  for (const s of states) {
+    const k = `${s.sls}\0${s.key}`
+    if (!c.idents.has(k)) idents.set(k, { key: s.key, sls: s.sls, state_id: s.id, function: s.function, name: s.name })
+    if (s.comment) {
+      const t = cutText(s.comment)
+      if (!c.texts.has(t)) texts.add(t)
+    }
+  }
+  if (idents.size) for (const r of await identIdsOfPg(q, [...idents.values()])) remember(c.idents, `${r.sls}\0${r.key}`, r.id)
+  if (texts.size) for (const r of await textIdsOfPg(q, [...texts])) remember(c.texts, r.text, r.id)
+}
+
 /** Stores a run's detail (in `q`) and drops the detail of the minion's runs past the newest `keep`. */
 export async function storeDetail(deps: AppDeps, q: Queryable, runId: string, minionId: string, detail: RunDetail, keep: number) {
   let blob: Uint8Array | null = null
   let changes: string | null = null
   if (detail.states) {
+    if (q.engine === 'postgres') await internAll(deps, q, detail.states)
     const packed = new Uint32Array(detail.states.length * FIELDS)
     const changed: Record<number, unknown> = {}
     for (const [i, s] of detail.states.entries()) {
