@@ -2,6 +2,7 @@
  * Event-ingest benchmark (issue 3): `saltdeck serve` consumes /events from bench/sse-source.ts into SQLite.
  * Samples the stored-event count, the server's RSS and the search index's backlog every 5 s, and asks /healthz every
  * 200 ms (its slowest answer per window). Run: bun bench/ingest.ts [seconds]
+ * On PostgreSQL: SALTDECK_DATABASE_URL=postgres://…/emptydb bun bench/ingest.ts [seconds]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,6 +20,7 @@ const src = await spawnAnnounced<{ url: string }>(['bun', 'bench/sse-source.ts',
 const source = { proc: src.proc, url: src.info.url }
 const srv = await startServe(join(dir, 'data'), {
   SALTDECK_ADMIN_PASSWORD: 'bench-password', SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret',
+  ...(process.env.SALTDECK_DATABASE_URL ? { SALTDECK_DATABASE_URL: process.env.SALTDECK_DATABASE_URL } : {}),
 })
 const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'bench-password' }) })
 const auth = { authorization: `Bearer ${login.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]}`, 'content-type': 'application/json' }

@@ -1,6 +1,7 @@
 /**
  * Inventory-refresh benchmark (issue 3): a full refresh of N minions × P packages from bench/pkg-source.ts, then a
  * repeat refresh after 1% of packages changed. Times both and samples peak RSS. Run: bun bench/inventory.ts [N] [P]
+ * On PostgreSQL: SALTDECK_DATABASE_URL=postgres://…/emptydb bun bench/inventory.ts [N] [P]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,13 +19,14 @@ import { PackageSetWriter } from '../src/features/inventory/writer'
 import { spawnAnnounced } from './harness'
 import { holderTiming } from '../src/features/inventory/holders'
 import { rematchTiming } from '../src/features/vulns/watch'
+import { sql } from 'drizzle-orm'
 
 const N = Number(process.argv[2] ?? 50_000)
 const P = Number(process.argv[3] ?? 1500)
 const { proc: src, info: source } = await spawnAnnounced<{ url: string }>(['bun', 'bench/pkg-source.ts', String(N), String(P)])
 
 const dir = mkdtempSync(join(tmpdir(), 'sd-inv-'))
-const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret', SALTDECK_ADMIN_PASSWORD: 'bench-pw', SALTDECK_INVENTORY_BATCH: process.env.SALTDECK_INVENTORY_BATCH, SALTDECK_INVENTORY_FLUSH: process.env.SALTDECK_INVENTORY_FLUSH }, { dataDir: dir })
+const config = loadConfig({ SALTDECK_SALT_URL: source.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret', SALTDECK_ADMIN_PASSWORD: 'bench-pw', SALTDECK_INVENTORY_BATCH: process.env.SALTDECK_INVENTORY_BATCH, SALTDECK_INVENTORY_FLUSH: process.env.SALTDECK_INVENTORY_FLUSH, SALTDECK_DATABASE_URL: process.env.SALTDECK_DATABASE_URL }, { dataDir: dir })
 const deps = await openDataDir(config, new Logger('json', () => {}, true))
 const opts = refreshOptions(deps, new SaltClient(() => saltCredentials(deps)))
 const ids = Array.from({ length: N }, (_, i) => `m-${String(i).padStart(5, '0')}`)
@@ -57,7 +59,7 @@ async function timed(label: string) {
   const t0 = performance.now()
   const answered = await refreshInventory(deps, opts, r.refresh_id, '*')
   const s = (performance.now() - t0) / 1000
-  const rows = deps.db.$client.query<{ n: number }, []>('SELECT coalesce(sum(length(keys)), 0) / 4 AS n FROM minion_package_sets').get()!.n
+  const rows = Math.floor(Number((await deps.db.row<{ n: number }>(sql`SELECT coalesce(sum(length(keys)), 0) AS n FROM minion_package_sets`))!.n) / 4)
   const cpu = process.cpuUsage(cpu0)
   const out = {
     label, seconds: Math.round(s * 10) / 10, minions: answered, rows, peak_rss_mb: Math.round(peak / 1e6),
@@ -73,6 +75,6 @@ await fetch(`${source.url}/bench/generation`, { method: 'POST' })
 const repeat = await timed('repeat refresh, 1% changed')
 clearInterval(sampler)
 src.kill()
-deps.db.$client.close()
+await deps.db.close()
 rmSync(dir, { recursive: true, force: true })
-console.log(JSON.stringify({ N, P, batch: opts.batch, flush: deps.config.inventoryFlushMinions, first, repeat }))
+console.log(JSON.stringify({ engine: deps.db.engine, N, P, batch: opts.batch, flush: deps.config.inventoryFlushMinions, first, repeat }))
