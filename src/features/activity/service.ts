@@ -8,7 +8,7 @@ import { syncSearchIndex } from './search-index-sqlite'
 import { forgetTotals, keptTotal } from './totals'
 import {
   conditionsKey, countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
-  startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type Where,
+  startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type Where, type WhereFilter,
 } from './store'
 
 /** Event categories and the permission that makes each visible. */
@@ -95,21 +95,11 @@ export async function pruneEvents(deps: AppDeps, days: number): Promise<number> 
   return removed
 }
 
-/** Filters of the activity list and stream (contract §6). */
-export interface ActivityFilter {
+/** Filters of the activity list and stream (contract §6): the store's, with the window in minutes and the categories. */
+export type ActivityFilter = Omit<WhereFilter, 'since'> & {
   since_minutes?: number
   category?: string
   categories?: string
-  event_type?: string
-  minion_id?: string
-  /** A case-sensitive substring of minion_id. */
-  minion?: string
-  jid?: string
-  search?: string
-  hide_dispatch?: boolean
-  hide_routine?: boolean
-  /** Only events with this outcome (an event without one matches neither). */
-  success?: boolean
 }
 
 /** The categories a user may see. */

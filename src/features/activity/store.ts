@@ -87,11 +87,13 @@ export interface WhereFilter {
   since?: number
   event_type?: string
   minion_id?: string
+  /** A case-sensitive substring of minion_id. */
   minion?: string
   jid?: string
   search?: string
   hide_dispatch?: boolean
   hide_routine?: boolean
+  /** Only events with this outcome (an event without one matches neither). */
   success?: boolean
 }
 
