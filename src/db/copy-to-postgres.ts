@@ -8,6 +8,7 @@ import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { is } from 'drizzle-orm'
 import type { Queryable } from './engine'
 import * as schema from './schema'
+import { identityColumns } from './schema-pg'
 
 /** One table's outcome: rows in SQLite, rows in PostgreSQL after the copy. */
 export interface TableCopy {
@@ -85,25 +86,22 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
       }
       let batch: unknown[][] = []
       let copied = 0
-      for (const row of src.query(`SELECT ${read.join(', ')} FROM ${quote(cfg.name)}`).values().values()) {
-        batch.push(row as unknown[])
-        if (batch.length === perBatch) {
-          await insert(batch)
-          copied += batch.length
-          progress(cfg.name, copied)
-          batch = []
-        }
-      }
-      if (batch.length) {
+      const flush = async () => {
         await insert(batch)
         copied += batch.length
         progress(cfg.name, copied)
+        batch = []
       }
-      // Identity columns continue after the highest copied id (an insert with an explicit id does not move them).
-      for (const c of cfg.columns.filter((c) => c.primary && c.columnType === 'SQLiteInteger' && (c as { autoIncrement?: boolean }).autoIncrement)) {
-        await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(c.name)}) FROM ${quote(cfg.name)}), 0) + 1, false)`, [cfg.name, c.name])
+      for (const row of src.query(`SELECT ${read.join(', ')} FROM ${quote(cfg.name)}`).values().values()) {
+        batch.push(row as unknown[])
+        if (batch.length === perBatch) await flush()
       }
-      if (rowidAs) await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(rowidAs)}) FROM ${quote(cfg.name)}), 0) + 1, false)`, [cfg.name, rowidAs])
+      if (batch.length) await flush()
+      // Identity columns (and the number PostgreSQL keeps where SQLite has the rowid) continue after the highest copied
+      // value: an insert with an explicit value does not move their sequences.
+      for (const c of [...identityColumns(t), ...(rowidAs ? [rowidAs] : [])]) {
+        await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(c)}) FROM ${quote(cfg.name)}), 0) + 1, false)`, [cfg.name, c])
+      }
       const after = (await tx.unsafe(`SELECT count(*)::bigint AS n FROM ${quote(cfg.name)}`))[0]!.n
       result.push({ table: cfg.name, source, copied: Number(after) })
     }

@@ -41,6 +41,18 @@ function pgDefault(c: SQLiteColumn): unknown {
   return d
 }
 
+/** SQLite's integer column types (all bigint on PostgreSQL). */
+const INTEGER_TYPES = new Set(['SQLiteInteger', 'SQLiteTimestamp', 'SQLiteBigInt'])
+
+/** Whether a column is an identity on PostgreSQL: an integer primary key of its own (SQLite's rowid fills it). */
+const becomesIdentity = (c: SQLiteColumn, singlePk: boolean) => singlePk && c.primary && INTEGER_TYPES.has(c.columnType)
+
+/** The columns of a SQLite table that are identities on PostgreSQL, whose sequences a copy must move past its rows. */
+export function identityColumns(t: SQLiteTable): string[] {
+  const cfg = getTableConfig(t)
+  return cfg.columns.filter((c) => becomesIdentity(c, cfg.primaryKeys.length === 0)).map((c) => c.name)
+}
+
 /** The pg-core builder of one SQLite column (type, not-null, default, identity, single-column primary key). */
 function pgColumn(c: SQLiteColumn, singlePk: boolean): PgColumnBuilderBase {
   let b: any
@@ -55,7 +67,7 @@ function pgColumn(c: SQLiteColumn, singlePk: boolean): PgColumnBuilderBase {
     case 'SQLiteTimestamp':
     case 'SQLiteBigInt':
       b = bigint(c.name, { mode: 'number' })
-      if (singlePk && c.primary) b = b.generatedByDefaultAsIdentity()
+      if (becomesIdentity(c, singlePk)) b = b.generatedByDefaultAsIdentity()
       break
     case 'SQLiteReal':
       b = doublePrecision(c.name)

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { openPostgres } from '../../src/db/client'
 import { copyToPostgres, CopyError, tablesInCopyOrder } from '../../src/db/copy-to-postgres'
-import { activityEvents } from '../../src/db/schema'
+import { activityEvents, packageKeys } from '../../src/db/schema'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { attachSearchIndex } from '../../src/db/search-index'
 import { loadConfig } from '../../src/config'
@@ -70,6 +70,12 @@ test('every table is copied with the same count; the salt password reads with th
     const max = (await pg.row<{ m: number }>(sql`SELECT max(id) AS m FROM ${activityEvents}`))!.m
     const next = await pg.row<{ id: number }>(sql`INSERT INTO ${activityEvents} (ts, category, event_type, summary) VALUES (1, 'system', 'x', 'after the copy') RETURNING id`)
     expect(next!.id).toBe(max + 1)
+    // The same for every column that is an identity on PostgreSQL, autoincrement on SQLite or not: a package key the
+    // next refresh learns gets an id after the copied ones, not a copied one's.
+    const maxKey = (await pg.row<{ m: number }>(sql`SELECT max(id) AS m FROM ${packageKeys}`))!.m
+    expect(maxKey).toBeGreaterThan(0)
+    const key = await pg.row<{ id: number }>(sql`INSERT INTO ${packageKeys} (name, version, arch) VALUES ('after-the-copy', '1', 'all') RETURNING id`)
+    expect(key!.id).toBe(maxKey + 1)
 
     await expect(copyToPostgres(src.db, pg)).rejects.toThrow(CopyError)
   } finally {
