@@ -54,10 +54,10 @@ export async function checkWritable(db: Db, now = Date.now()): Promise<WriteFail
 }
 
 /**
- * PostgreSQL: an UPDATE matching no row in its own transaction. The server refuses it before looking at a row when the
- * transaction is read-only (a standby, default_transaction_read_only), and the pool's connection attempt fails when
- * the server is gone; it writes nothing and holds no row lock. A lock it would wait for (a migration's) is no answer
- * either way: the last state stays (lock_timeout keeps the probe from waiting).
+ * PostgreSQL: a transaction with an UPDATE matching no row, which a read-only transaction or a standby refuses before
+ * looking at a row (25006), and a transaction id taken (`pg_current_xact_id()`, which a read-only transaction allows),
+ * so its commit writes and flushes a WAL record: a full disk fails it. The pool's connection attempt fails when the
+ * server is gone. It writes no row and holds no row lock (lock_timeout keeps it from waiting for a migration's).
  */
 async function checkWritablePostgres(db: Db, now: number): Promise<WriteFailure | null> {
   const key = db.native.client as object
@@ -65,6 +65,7 @@ async function checkWritablePostgres(db: Db, now: number): Promise<WriteFailure 
     await db.tx(async (tx) => {
       await tx.exec(sql`SET LOCAL lock_timeout = '200ms'`)
       await tx.exec(sql`UPDATE ${packageKeyGeneration} SET generation = generation WHERE false`)
+      await tx.exec(sql`SELECT pg_current_xact_id()`)
     })
     failures.delete(key)
   } catch (e) {
