@@ -56,6 +56,16 @@ describe('POST /api/run/preview', () => {
     expect(w.salt.calls.filter((c) => c.client === 'runner' && c.fun === 'cache.grains')).toEqual([])
   })
 
+  test('a runner-only holder (execute runner:…) previews too: every matched minion is outside its scope, no function allowed', async () => {
+    w = await saltWorld()
+    const u = await userWith(w, 'orchestrators', [['execute', 'runner:state.orchestrate', '*']])
+    const r = await call(w, 'POST', '/api/run/preview', { who: { token: u.token }, body: { tgt: 'web-*', fun: 'test.ping' } })
+    expect(r.status).toBe(200)
+    expect(r.body).toEqual({ count: 2, minions: ['web-01', 'web-02'], outside_scope: ['web-01', 'web-02'], functions_allowed: false })
+    const any = await call(w, 'POST', '/api/run/preview', { who: { token: u.token }, body: { tgt: 'web-*' } })
+    expect(any.body).toMatchObject({ count: 2, outside_scope: ['web-01', 'web-02'], functions_allowed: null })
+  })
+
   test('bad input is a 422 that asks salt nothing: no target, an unknown type, a function with spaces, an unknown field', async () => {
     w = await saltWorld()
     for (const body of [{}, { tgt: '' }, { tgt: '*', tgt_type: 'regex' }, { tgt: '*', fun: 'cmd run' }, { tgt: '*', batch: 2 }]) {

@@ -97,7 +97,8 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
   route({
     method: 'POST', path: '/api/run/preview', errors: [502, 503], tag: 'jobs',
     summary: "The minions salt matches for a target (the first 1,000), those the caller's grants do not cover, and whether fun is allowed; nothing runs",
-    access: { scoped: [{ verb: 'execute', kind: 'salt' }], doc: 'any `execute salt:…` grant' },
+    // Any execute (contract §16): a runner-only holder previews too, and sees every matched minion outside its scope.
+    access: { scoped: [{ verb: 'execute', kind: 'salt' }, { verb: 'execute', kind: 'runner' }], doc: 'any `execute` grant (`salt:…` or `runner:…`)' },
     body: T.Object({ tgt: Tgt, tgt_type: TgtType, fun: T.Optional(Fun) }, { additionalProperties: false }),
     response: RunPreviewOut,
     handler: ({ deps, body, principal }) => previewForUser(deps, salt(deps).client, principal.userId, body),
