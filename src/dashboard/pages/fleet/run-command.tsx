@@ -13,6 +13,7 @@ import { confirmReason, firstIds, recognisedType, TARGET_CHOICES } from '../../l
 import { exactFunctions, functionNote, grantText, type RunGrant } from '../../lib/run-scope'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Form } from '../../lib/ui'
+import { ArgFields } from './arg-fields'
 import type { Static } from '@sinclair/typebox'
 import type { RunPreviewOut } from '../../../features/salt-actions/schema'
 
@@ -114,12 +115,7 @@ export function RunCommand() {
             </>
           ) : null}
         </p>
-        <Field id="run-arg" label="Arguments (JSON array)" hint='optional, e.g. ["nginx"]'>
-          <textarea id="run-arg" rows={2} class="mono" value={arg} aria-describedby="run-arg-hint" onInput={(e) => setArg(e.currentTarget.value)} />
-        </Field>
-        <Field id="run-kwarg" label="Keyword arguments (JSON object)" hint='optional, e.g. {"test": true}'>
-          <textarea id="run-kwarg" rows={2} class="mono" value={kwarg} aria-describedby="run-kwarg-hint" onInput={(e) => setKwarg(e.currentTarget.value)} />
-        </Field>
+        <ArgFields prefix="run" arg={arg} setArg={setArg} kwarg={kwarg} setKwarg={setKwarg} argHint='optional, e.g. ["nginx"]' kwargHint='optional, e.g. {"test": true}' />
         <div class="grid-2">
           <Field id="run-batch" label="Batch size" hint="optional: run on this many minions at a time (e.g. 10 or 10%)">
             <input id="run-batch" maxLength={5} inputMode="numeric" value={batch} aria-describedby="run-batch-hint" onInput={(e) => setBatch(e.currentTarget.value)} />

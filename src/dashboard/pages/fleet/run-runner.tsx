@@ -9,6 +9,7 @@ import { parseJsonField } from '../../lib/fleet'
 import { useAction } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Form } from '../../lib/ui'
+import { ArgFields } from './arg-fields'
 
 /** The form, folded by default like Run command. */
 export function RunRunner() {
@@ -30,12 +31,7 @@ export function RunRunner() {
         <Field id="runner-fun" label="Runner function" hint='e.g. state.orchestrate (with {"mods": "orch.deploy"}), jobs.active'>
           <input id="runner-fun" required maxLength={255} pattern="[A-Za-z0-9_.]+" value={fun} aria-describedby="runner-fun-hint" onInput={(e) => setFun(e.currentTarget.value)} />
         </Field>
-        <Field id="runner-arg" label="Runner arguments (JSON array)" hint="optional">
-          <textarea id="runner-arg" rows={2} class="mono" value={arg} aria-describedby="runner-arg-hint" onInput={(e) => setArg(e.currentTarget.value)} />
-        </Field>
-        <Field id="runner-kwarg" label="Runner keyword arguments (JSON object)" hint='optional, e.g. {"mods": "orch.deploy"}'>
-          <textarea id="runner-kwarg" rows={2} class="mono" value={kwarg} aria-describedby="runner-kwarg-hint" onInput={(e) => setKwarg(e.currentTarget.value)} />
-        </Field>
+        <ArgFields prefix="runner" noun="Runner" arg={arg} setArg={setArg} kwarg={kwarg} setKwarg={setKwarg} argHint="optional" kwargHint='optional, e.g. {"mods": "orch.deploy"}' />
         <ErrorBox error={act.error} />
         {started ? (
           <p role="status" class="ok">Runner job <a href={href(`/jobs/${encodeURIComponent(started)}`)}>{started}</a> started on the master.</p>
