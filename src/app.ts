@@ -32,6 +32,7 @@ import { routeMatcher, type Pattern } from './http/instrument'
 import { authorityOf } from './http/url'
 import { POLLER_NAMES } from './pollers/definitions'
 import { noteWriteFailure } from './db/writable'
+import { SCHEMA_AHEAD } from './db/schema-version'
 
 /** Headers on every answer: no content sniffing, whatever the route. */
 const ALWAYS = { 'x-content-type-options': 'nosniff' }
@@ -84,6 +85,9 @@ function hostGuard(config: AppDeps['config']): (req: Request) => boolean {
   }
 }
 
+/** Methods that change nothing, served even while the schema is ahead of this build. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
 /** Builds the app around its dependencies. */
 export function createApp(deps: AppDeps, extraRoutes: AnyRoute[] = []) {
   deps.metrics ??= new Metrics()
@@ -95,6 +99,8 @@ export function createApp(deps: AppDeps, extraRoutes: AnyRoute[] = []) {
     .onRequest(({ request, set }) => {
       Object.assign(set.headers, ALWAYS)
       if (!hostAllowed(request)) return json(421, { detail: 'Host not allowed: on a loopback address Saltdeck answers to localhost names and SALTDECK_PUBLIC_URL only' })
+      // Behind a newer schema (a rolling upgrade under way) reads are served, writes refused before they reach a store.
+      if (deps.schemaAhead && !READ_METHODS.has(request.method)) return json(503, { detail: SCHEMA_AHEAD })
     })
     .onParse(({ request }) => readBody(request, uploads))
     .onError(({ error: raw, code, request }) => {

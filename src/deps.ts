@@ -46,4 +46,6 @@ export interface AppDeps {
   salt?: SaltSide
   /** Request counters for /metrics; createApp makes one when absent. */
   metrics?: Metrics
+  /** Set while the database's schema is newer than this build (db/schema-version.ts): no writes are taken then. */
+  schemaAhead?: string | null
 }

@@ -6,6 +6,7 @@ import { lockDataDir } from './db/serve-lock'
 import { ensureFindings } from './features/vulns/watch'
 import { attachSearchIndex } from './db/search-index'
 import { migrate } from './db/migrate'
+import { schemaAhead } from './db/schema-version'
 import { createApp, routePatterns } from './app'
 import type { Config } from './config'
 import type { AppDeps } from './deps'
@@ -13,7 +14,7 @@ import { systemClock } from './lib/clock'
 import { Logger, type LogFormat } from './lib/log'
 import { loadSecretKey } from './lib/secret'
 import { bootstrap } from './features/users/bootstrap'
-import { applyEnvSalt, readSection } from './features/settings/service'
+import { applyEnvSalt, loadSettings, readSection } from './features/settings/service'
 import { MAX_BODY } from './http/security'
 import { SaltRuntime } from './runtime'
 import { SearchIndexer } from './features/activity/search-indexer'
@@ -32,6 +33,24 @@ const DRAIN_MS = 10_000
 
 /** RSS above which the serving process collects garbage fully (issue 14's serving target is 150 MB at 50,000 minions). */
 const MEMORY_SOFT_LIMIT_MB = 120
+
+/** How often an instance on PostgreSQL checks whether a newer instance migrated the database past it. */
+const SCHEMA_CHECK_MS = 15_000
+
+/** Checks the schema once; the first time it is ahead, records it, says so and stops the writers given. */
+async function watchSchema(deps: AppDeps, writers: (() => Promise<void>)[]) {
+  if (deps.schemaAhead) return
+  let ahead: string | null
+  try {
+    ahead = await schemaAhead(deps.db)
+  } catch {
+    return // the database does not answer: readiness says so; the next check decides
+  }
+  if (!ahead) return
+  deps.schemaAhead = ahead
+  deps.log.error('a newer Saltdeck migrated the database: this instance stops its pollers and takes no writes; upgrade it', { newest_migration: ahead })
+  for (const stop of writers) await stop().catch((e) => deps.log.warn('stopping a writer failed', { error: String(e) }))
+}
 
 /** Reads the TLS pair; both or neither must be given, and both files must be readable. */
 function tlsOptions(config: Config) {
@@ -73,6 +92,15 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   // SQLite's activity search index is a second file (search.db); PostgreSQL's is a pg_trgm index of the table.
   if (db.native.engine === 'sqlite') attachSearchIndex(db.native.client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
+  deps.schemaAhead = await schemaAhead(db)
+  if (deps.schemaAhead) {
+    // A newer instance migrated the database (or this binary is older than the data directory): write nothing.
+    log.error('the database schema is newer than this Saltdeck: serving reads only, no pollers; upgrade this instance', { newest_migration: deps.schemaAhead })
+    await loadSettings(deps)
+    log.format = readSection(deps, 'logging').log_format as LogFormat
+    log.debugOn = config.logDebug
+    return deps
+  }
   await bootstrap(deps, dir)
   await ensureFindings(deps)
   await applyEnvSalt(deps)
@@ -104,18 +132,25 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   }
   // An upload or import interrupted by a crash left its staging directory (up to 512 MiB and more) behind.
   removeStaleStaging(resolve(config.dataDir), log)
-  // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
+  // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers). An instance
+  // whose schema is behind the database's starts none of its writers (pollers, stream, indexer, deliveries).
+  const ahead = !!deps.schemaAhead
   const salt = new SaltRuntime(deps)
-  deps.salt = salt
-  deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
-  await salt.start()
+  if (!ahead) {
+    deps.salt = salt
+    deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
+    await salt.start()
+  }
   // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
   // search.db; PostgreSQL's trigram index is kept by the database itself).
-  const search = deps.db.engine === 'sqlite' ? new SearchIndexer(deps) : null
+  const search = deps.db.engine === 'sqlite' && !ahead ? new SearchIndexer(deps) : null
   void search?.start()
   // Alert deliveries go out from the outbox whatever wrote it; they survive restarts in the database.
   const alerts = new DeliverySender(deps, send)
-  alerts.start()
+  if (!ahead) alerts.start()
+  // On PostgreSQL a newer instance may migrate the shared database while this one runs (a rolling upgrade): this one
+  // then stops its writers and takes no more writes (db/schema-version.ts).
+  const schemaWatch = deps.db.engine === 'postgres' && !ahead ? setInterval(() => void watchSchema(deps, [() => salt.stop(), () => alerts.stop()]), SCHEMA_CHECK_MS) : undefined
   const app = createApp(deps)
   // Serving RSS stays near MEMORY_SOFT_LIMIT_MB: past it, a full collection (lib/memory.ts; counted in /metrics).
   const stopMemoryGuard = startMemoryGuard(MEMORY_SOFT_LIMIT_MB * 1024 * 1024, () => deps.metrics!.memoryCollections++)
@@ -148,12 +183,13 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
     async stop() {
       // Stop accepting; open activity streams never end by themselves, so end them, then let requests finish.
       stopMemoryGuard()
+      clearInterval(schemaWatch)
       const drained = server.stop()
       closeActivityStreams(deps)
       const late = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)])
       if (late) await server.stop(true)
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
-      await salt.stop()
+      if (!ahead) await salt.stop()
       await alerts.stop()
       await search?.stop()
       await checkpoint(deps.db)

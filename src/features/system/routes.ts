@@ -6,6 +6,7 @@ import { API_VERSION, openApiDocument } from '../../http/openapi'
 import { VERSION } from '../../version'
 import { ping } from '../../db/client'
 import { checkWritable, NOT_WRITABLE } from '../../db/writable'
+import { SCHEMA_AHEAD } from '../../db/schema-version'
 
 /** System routes; the OpenAPI route describes `all` (every route of the app). */
 export const systemRoutes = (all: () => AnyRoute[]) => {
@@ -13,9 +14,10 @@ export const systemRoutes = (all: () => AnyRoute[]) => {
   return [
     route({ method: 'GET', path: '/healthz', tag: 'system', summary: 'Process is alive', access: 'public', response: T.Object({ status: T.Literal('ok') }), handler: () => ({ status: 'ok' }) }),
     route({
-      method: 'GET', path: '/readyz', errors: [503], tag: 'system', summary: 'Database answers and takes writes', access: 'public', response: T.Object({ status: T.Literal('ok') }),
+      method: 'GET', path: '/readyz', errors: [503], tag: 'system', summary: 'Database answers and takes writes, and its schema is not newer than this instance', access: 'public', response: T.Object({ status: T.Literal('ok') }),
       async handler({ deps }) {
         if (!(await ping(deps.db))) throw new AppError(503, 'Database unavailable')
+        if (deps.schemaAhead) throw new AppError(503, SCHEMA_AHEAD)
         if (await checkWritable(deps.db, deps.clock.now())) throw new AppError(503, NOT_WRITABLE)
         return { status: 'ok' }
       },
