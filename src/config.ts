@@ -33,6 +33,10 @@ export const OPTIONS = {
     env: 'SALTDECK_DATABASE_URL', flag: 'database-url', kind: 'string', default: null, secret: true, check: postgresUrlProblem,
     doc: 'PostgreSQL 15+ to store everything in, `postgres://user:pass@host:port/db[?sslmode=require]`, instead of SQLite in the data directory (unset). The database is created with `--locale=C`; `pg_trgm` is needed (README, PostgreSQL).',
   },
+  secretKeyFile: {
+    env: 'SALTDECK_SECRET_KEY_FILE', kind: 'string', default: null,
+    doc: 'The 32-byte key the stored secrets are encrypted under, instead of `secret.key` in the data directory (which is created when missing; this file never is). Every instance on one database needs the same key.',
+  },
   sessionTtlMinutes: { env: 'SALTDECK_SESSION_TTL_MINUTES', kind: 'int', default: 480, doc: 'Session lifetime in minutes, absolute from login.' },
   tlsCert: { env: 'SALTDECK_TLS_CERT', flag: 'tls-cert', kind: 'string', default: null, doc: 'PEM certificate for HTTPS; set with `SALTDECK_TLS_KEY`, both or neither.' },
   tlsKey: { env: 'SALTDECK_TLS_KEY', flag: 'tls-key', kind: 'string', default: null, doc: 'PEM private key for HTTPS; set with `SALTDECK_TLS_CERT`.' },

@@ -15,6 +15,7 @@ import { Logger, type LogFormat } from './lib/log'
 import { loadSecretKey } from './lib/secret'
 import { bootstrap } from './features/users/bootstrap'
 import { applyEnvSalt, loadSettings, readSection } from './features/settings/service'
+import { checkSecretKey } from './features/settings/key-check'
 import { MAX_BODY } from './http/security'
 import { SaltRuntime } from './runtime'
 import { SearchIndexer } from './features/activity/search-indexer'
@@ -91,8 +92,14 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   if (collation) log.warn(collation)
   // SQLite's activity search index is a second file (search.db); PostgreSQL's is a pg_trgm index of the table.
   if (db.native.engine === 'sqlite') attachSearchIndex(db.native.client)
-  const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir) }
+  const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir, config.secretKeyFile) }
   deps.schemaAhead = await schemaAhead(db)
+  try {
+    await checkSecretKey(deps, !deps.schemaAhead)
+  } catch (e) {
+    await db.close()
+    throw e
+  }
   if (deps.schemaAhead) {
     // A newer instance migrated the database (or this binary is older than the data directory): write nothing.
     log.error('the database schema is newer than this Saltdeck: serving reads only, no pollers; upgrade this instance', { newest_migration: deps.schemaAhead })

@@ -4,7 +4,14 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** Reads `<dir>/secret.key`, creating it (32 random bytes, mode 0600) on first use. */
-export function loadSecretKey(dir: string): Uint8Array {
+export function loadSecretKey(dir: string, keyFile?: string | null): Uint8Array {
+  // A key file given is the operator's (shared by several instances): read it, never create or re-mode it.
+  if (keyFile) {
+    if (!existsSync(keyFile)) throw new Error(`SALTDECK_SECRET_KEY_FILE ${keyFile} does not exist`)
+    const key = readFileSync(keyFile)
+    if (key.length !== 32) throw new Error(`${keyFile} must hold exactly 32 bytes`)
+    return key
+  }
   const file = join(dir, 'secret.key')
   if (!existsSync(file)) writeFileSync(file, randomBytes(32), { mode: 0o600 })
   chmodSync(file, 0o600)

@@ -20,3 +20,8 @@ export async function writeSection(q: Queryable, section: string, value: string,
   await q.exec(sql`INSERT INTO ${settings} (section, value, updated_at) VALUES ('meta', '{}', ${now})
     ON CONFLICT (section) DO UPDATE SET updated_at = excluded.updated_at`)
 }
+
+/** Writes a row only when none is stored under `section` yet (no change of the meta row: nothing an operator set). */
+export async function insertSectionOnce(q: Queryable, section: string, value: string, now: number) {
+  await q.exec(sql`INSERT INTO ${settings} (section, value, updated_at) VALUES (${section}, ${value}, ${now}) ON CONFLICT (section) DO NOTHING`)
+}
