@@ -42,6 +42,6 @@ test('a second instance with its own secret.key is refused; with the first one\'
     body: JSON.stringify({ url: 'https://salt.example.invalid:8000', username: 'saltdeck', password: 'stored-through-a' }),
   })
   expect(put.status).toBe(200)
-  const seen = await (await fetch(`${b.url}/api/admin/settings`, { headers: await adminCookie(b.url) })).json()
+  const seen = (await (await fetch(`${b.url}/api/admin/settings`, { headers: await adminCookie(b.url) })).json()) as { salt: Record<string, unknown> }
   expect(seen.salt).toMatchObject({ url: 'https://salt.example.invalid:8000', password_set: true })
 })

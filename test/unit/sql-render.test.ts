@@ -1,7 +1,7 @@
 /** Statement text kept per place (db/render.ts): reused only while the values are parameters in the same places. */
 import { expect, test } from 'bun:test'
 import { sql as drizzleSql } from 'drizzle-orm'
-import { sql } from '../../src/db/sql'
+import { limitOf, sql } from '../../src/db/sql'
 import { keptRenderer } from '../../src/db/render'
 import { renderPostgres } from '../../src/db/postgres'
 import { renderSqlite } from '../../src/db/sqlite'
@@ -60,4 +60,11 @@ test('bytes and nulls are parameters', () => {
   const put = (b: Uint8Array | null) => r(sql`UPDATE ${minions} SET grains = ${b}`)
   expect(put(new Uint8Array([1, 2])).params[0]).toEqual(new Uint8Array([1, 2]))
   expect(put(null)).toEqual({ sql: 'UPDATE "minions" SET grains = ?', params: [null] })
+})
+
+test('a LIMIT is written into the text (SQLite re-plans a bound one on every run), an OFFSET stays a parameter; a bad count throws', () => {
+  const page = (limit: number, offset: number) => renderSqlite(sql`SELECT ${minions.id} FROM ${minions} ORDER BY ${minions.id} LIMIT ${limitOf(limit)} OFFSET ${offset}`)
+  expect(page(20, 40)).toEqual({ sql: 'SELECT "minions"."id" FROM "minions" ORDER BY "minions"."id" LIMIT 20 OFFSET ?', params: [40] })
+  expect(page(50, 0).sql).toEndWith('LIMIT 50 OFFSET ?')
+  for (const bad of [-1, 1.5, Number.NaN, 2 ** 60]) expect(() => limitOf(bad)).toThrow('LIMIT must be a non-negative integer')
 })

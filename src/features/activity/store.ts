@@ -4,7 +4,7 @@
  * pg_trgm GIN index serves). Everything runs on the Queryable it is handed (the engine or an open transaction).
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import { renderSqlite } from '../../db/sqlite'
 import { renderPostgres } from '../../db/postgres'
@@ -174,12 +174,12 @@ export const tsFrom = (from: number) => sql`${ev.ts} >= ${from}`
 
 /** A page of the events matching `conds`, newest first (ts, then id). */
 export function eventsPage(q: Queryable, conds: SQL[], limit: number, offset: number): Promise<EventRow[]> {
-  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev}${whereOf(conds)} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT ${limit} OFFSET ${offset}`)
+  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev}${whereOf(conds)} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT ${limitOf(limit)} OFFSET ${offset}`)
 }
 
 /** The newest `n` events of one category, newest first. */
 export function newestOfCategory(q: Queryable, category: string, n: number): Promise<EventRow[]> {
-  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev} WHERE ${ev.category} = ${category} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT ${n}`)
+  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev} WHERE ${ev.category} = ${category} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT ${limitOf(n)}`)
 }
 
 /** The time of the event `n` places from the newest; undefined when there are not that many. */
@@ -189,5 +189,5 @@ export async function tsAtDepth(q: Queryable, n: number): Promise<number | undef
 
 /** Events matching `conds` in id order, at most `limit`. */
 export function eventsInIdOrder(q: Queryable, conds: SQL[], limit: number): Promise<EventRow[]> {
-  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev}${whereOf(conds)} ORDER BY ${ev.id} LIMIT ${limit}`)
+  return q.rows<EventRow>(sql`SELECT ${COLS} FROM ${ev}${whereOf(conds)} ORDER BY ${ev.id} LIMIT ${limitOf(limit)}`)
 }

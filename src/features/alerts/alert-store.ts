@@ -3,7 +3,7 @@
  * a repeat bumps its count, resolving closes it; each change someone should hear of goes to alert_transitions.
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { alertRules, alertTransitions, alerts } from '../../db/schema'
@@ -63,7 +63,7 @@ export async function alertPage(q: Queryable, f: { state?: string; ruleId?: stri
   if (f.subject) where.push(sql`${alerts.subject} = ${f.subject}`)
   const w = where.length ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql.empty()
   const total = (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${alerts} ${w}`))!.n
-  const rows = await q.rows<AlertWithRule>(sql`${WITH_RULE} ${w} ORDER BY ${alerts.firstSeenAt} DESC, ${alerts.id} DESC LIMIT ${f.limit} OFFSET ${f.offset}`)
+  const rows = await q.rows<AlertWithRule>(sql`${WITH_RULE} ${w} ORDER BY ${alerts.firstSeenAt} DESC, ${alerts.id} DESC LIMIT ${limitOf(f.limit)} OFFSET ${f.offset}`)
   return { total, rows }
 }
 

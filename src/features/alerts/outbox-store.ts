@@ -3,7 +3,7 @@
  * one delivery per channel, and every attempt.
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { alertAttempts, alertDeliveries, alertNotifications, alertRules, alertTransitions, alerts } from '../../db/schema'
@@ -91,7 +91,7 @@ export function claimDue(q: Queryable, now: number, busy: string[], limit: numbe
         SELECT ${alertDeliveries.id} AS id, ${alertDeliveries.nextAttemptAt} AS next_at,
           row_number() OVER (PARTITION BY ${alertDeliveries.channelId} ORDER BY ${alertDeliveries.nextAttemptAt}, ${alertDeliveries.id}) AS nth
         FROM ${alertDeliveries} WHERE ${due} ${notBusy}) d
-      WHERE nth = 1 ORDER BY next_at LIMIT ${limit})
+      WHERE nth = 1 ORDER BY next_at LIMIT ${limitOf(limit)})
     RETURNING id, notification_id, channel_id, attempts, created_at`)
 }
 
@@ -117,7 +117,7 @@ export async function deliveryPage(q: Queryable, f: { status?: string; limit: nu
   const rows = await q.rows<Pick<DeliveryRow, 'id' | 'notification_id' | 'channel_id' | 'status' | 'attempts' | 'last_error' | 'next_attempt_at' | 'sent_at'>>(sql`
     SELECT ${alertDeliveries.id}, ${alertDeliveries.notificationId}, ${alertDeliveries.channelId}, ${alertDeliveries.status}, ${alertDeliveries.attempts},
       ${alertDeliveries.lastError}, ${alertDeliveries.nextAttemptAt}, ${alertDeliveries.sentAt}
-    FROM ${alertDeliveries} ${w} ORDER BY ${alertDeliveries.createdAt} DESC, ${alertDeliveries.id} DESC LIMIT ${f.limit} OFFSET ${f.offset}`)
+    FROM ${alertDeliveries} ${w} ORDER BY ${alertDeliveries.createdAt} DESC, ${alertDeliveries.id} DESC LIMIT ${limitOf(f.limit)} OFFSET ${f.offset}`)
   return { total, rows }
 }
 

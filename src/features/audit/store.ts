@@ -1,6 +1,6 @@
 /** SQL of the audit log: appending entries and reading them newest first. */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { auditLog } from '../../db/schema'
@@ -36,4 +36,4 @@ export async function countEntries(q: Queryable, f: AuditFilter): Promise<number
 
 /** One page of matching entries, newest first. */
 export const entries = (q: Queryable, f: AuditFilter, limit: number, offset: number) =>
-  q.rows<AuditRow>(sql`SELECT * FROM ${auditLog}${whereOf(f)} ORDER BY ${auditLog.id} DESC LIMIT ${limit} OFFSET ${offset}`)
+  q.rows<AuditRow>(sql`SELECT * FROM ${auditLog}${whereOf(f)} ORDER BY ${auditLog.id} DESC LIMIT ${limitOf(limit)} OFFSET ${offset}`)

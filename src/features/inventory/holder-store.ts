@@ -4,7 +4,7 @@
  * (drizzle-pg/0003) and `setNum` names it there.
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'
@@ -57,7 +57,7 @@ export async function clearHolders(q: Queryable) {
 /** Up to `limit` sets with numbers above `after`, in number order (a rebuild's pages). */
 export async function setKeysAfter(q: Queryable, after: number, limit: number) {
   return q.rows<{ num: number } & Pick<Row<typeof sets>, 'keys'>>(
-    sql`SELECT ${setNum(q)} AS num, ${sets.keys} FROM ${sets} WHERE ${setNum(q)} > ${after} ORDER BY ${setNum(q)} LIMIT ${limit}`,
+    sql`SELECT ${setNum(q)} AS num, ${sets.keys} FROM ${sets} WHERE ${setNum(q)} > ${after} ORDER BY ${setNum(q)} LIMIT ${limitOf(limit)}`,
   )
 }
 

@@ -4,7 +4,7 @@
  * from. The writer's SQL is in set-writes-*.ts, the holder index's in holder-store.ts.
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'
@@ -46,7 +46,7 @@ export async function packageNamePage(q: Queryable, p: { source: string; pattern
   const orderBy = p.sort === 'name' ? sql`${stats.name} ${dir}` : sql`${col} ${dir}, ${stats.name} ASC`
   return q.rows<Pick<Row<typeof stats>, 'name' | 'minion_count' | 'version_count' | 'last_seen'>>(
     sql`SELECT ${stats.name}, ${stats.minionCount}, ${stats.versionCount}, ${stats.lastSeen} FROM ${stats} ${statsWhere(q, p.source, p.pattern)}
-      ORDER BY ${orderBy} LIMIT ${p.limit} OFFSET ${p.offset}`,
+      ORDER BY ${orderBy} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`,
   )
 }
 
@@ -112,7 +112,7 @@ export async function keysPage(q: Queryable, idsJson: string, p: { pattern?: str
   const where = p.pattern ? sql`WHERE ${inJsonIds(q, keys.id, idsJson)} AND ${likeContains(q, keys.name, p.pattern)}` : sql`WHERE ${inJsonIds(q, keys.id, idsJson)}`
   const total = (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${keys} ${where}`))!.n
   const rows = await q.rows<Pick<Row<typeof keys>, 'name' | 'version' | 'arch'>>(
-    sql`SELECT ${keys.name}, ${keys.version}, ${keys.arch} FROM ${keys} ${where} ORDER BY ${keys.name}, ${keys.version}, ${keys.arch} LIMIT ${p.limit} OFFSET ${p.offset}`,
+    sql`SELECT ${keys.name}, ${keys.version}, ${keys.arch} FROM ${keys} ${where} ORDER BY ${keys.name}, ${keys.version}, ${keys.arch} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`,
   )
   return { total, rows }
 }

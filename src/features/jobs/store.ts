@@ -4,7 +4,7 @@
  * quoted (`"user"`, or through the column).
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { jobMarks, jobReturns, jobs } from '../../db/schema'
@@ -111,7 +111,7 @@ export async function countJobs(q: Queryable, f: JobFilter): Promise<number> {
 
 /** A page of the matching jobs, newest first, with their counts. */
 export const jobPage = (q: Queryable, f: JobFilter, limit: number, offset: number) =>
-  q.rows<CountedJobRow>(sql`SELECT ${jobs}.*, ${COUNTS} FROM ${jobs} ${where(f)} ORDER BY ${jobs.startedAt} DESC, ${jobs.jid} DESC LIMIT ${limit} OFFSET ${offset}`)
+  q.rows<CountedJobRow>(sql`SELECT ${jobs}.*, ${COUNTS} FROM ${jobs} ${where(f)} ORDER BY ${jobs.startedAt} DESC, ${jobs.jid} DESC LIMIT ${limitOf(limit)} OFFSET ${offset}`)
 
 /** One job with its counts, or undefined. */
 export const countedJobRow = (q: Queryable, jid: string) =>

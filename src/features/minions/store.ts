@@ -3,7 +3,7 @@
  * SQLite's json_each beside PostgreSQL's jsonb functions). Everything runs on the Queryable it is handed.
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions as m } from '../../db/schema'
@@ -130,7 +130,7 @@ export async function minionExists(q: Queryable, id: string): Promise<boolean> {
 export async function minionPage(q: Queryable, where: SQL[], limit: number, offset: number): Promise<{ total: number; rows: MinionRow[] }> {
   const w = where.length ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql.empty()
   const total = (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${m}${w}`))!.n
-  const rows = await q.rows<MinionRow>(sql`SELECT ${SUMMARY} FROM ${m}${w} ORDER BY ${m.id} LIMIT ${limit} OFFSET ${offset}`)
+  const rows = await q.rows<MinionRow>(sql`SELECT ${SUMMARY} FROM ${m}${w} ORDER BY ${m.id} LIMIT ${limitOf(limit)} OFFSET ${offset}`)
   return { total, rows }
 }
 

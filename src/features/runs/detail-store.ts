@@ -2,7 +2,7 @@
  * The SQL of a run's stored detail: state identities and comments stored once each (state_idents, state_texts), and
  * one run_details row per run. Everything runs on the Queryable it is handed.
  */
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { runDetails, runs, stateIdents, stateTexts } from '../../db/schema'
@@ -49,7 +49,7 @@ export function putDetail(q: Queryable, runId: string, minionId: string, d: Deta
 /** Drops the detail of a minion's runs past its newest `keep`. */
 export function pruneDetails(q: Queryable, minionId: string, keep: number): Promise<number> {
   return q.exec(sql`DELETE FROM ${runDetails} WHERE ${runDetails.minionId} = ${minionId} AND ${runDetails.runId} NOT IN
-    (SELECT ${runs.id} FROM ${runs} WHERE ${runs.minionId} = ${minionId} ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT ${keep})`)
+    (SELECT ${runs.id} FROM ${runs} WHERE ${runs.minionId} = ${minionId} ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT ${limitOf(keep)})`)
 }
 
 /** A run's detail row. */

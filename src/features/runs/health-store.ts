@@ -2,7 +2,7 @@
  * The SQL of fleet health: the trend per UTC day (run_trend), the states failing now (state_failures), and the
  * lookups over runs and minions they are kept from. Everything runs on the Queryable it is handed.
  */
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions, runs, runTrend, stateFailures, stateIdents, stateTexts } from '../../db/schema'
@@ -99,5 +99,5 @@ export function failingSince(q: Queryable, since: number, limit: number): Promis
       (SELECT t.text FROM ${stateFailures} g LEFT JOIN ${stateTexts} t ON t.id = g.comment_id WHERE g.ident_id = f.ident_id ORDER BY g.failed_at DESC LIMIT 1) AS comment
     FROM (SELECT ident_id, count(*) AS minion_count, max(failed_at) AS last FROM ${stateFailures} WHERE failed_at >= ${since} GROUP BY ident_id) f
     JOIN ${stateIdents} i ON i.id = f.ident_id
-    ORDER BY f.minion_count DESC, f.last DESC LIMIT ${limit}`)
+    ORDER BY f.minion_count DESC, f.last DESC LIMIT ${limitOf(limit)}`)
 }

@@ -3,7 +3,7 @@
  * and single runs. Everything runs on the Queryable it is handed (the ingest's transaction when storing).
  */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions, runs } from '../../db/schema'
@@ -64,7 +64,7 @@ function runFilter(minionId: string, f: RunFilter): SQL {
 
 /** A page of a minion's runs, newest first (completed_at, then jid). */
 export function runPage(q: Queryable, minionId: string, f: RunFilter, limit: number, offset: number): Promise<RunRow[]> {
-  return q.rows(sql`SELECT ${LIST} FROM ${runs} WHERE ${runFilter(minionId, f)} ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT ${limit} OFFSET ${offset}`)
+  return q.rows(sql`SELECT ${LIST} FROM ${runs} WHERE ${runFilter(minionId, f)} ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT ${limitOf(limit)} OFFSET ${offset}`)
 }
 
 /** One run of a minion by jid. */

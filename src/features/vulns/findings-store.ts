@@ -3,7 +3,7 @@
  * the reads the matcher diffs with. The per-row statements of a flush, a recount and a match are prepared on the
  * transaction they run in (inventory/prepared.ts).
  */
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'
@@ -40,7 +40,7 @@ export async function allMatches(q: Queryable) {
 export async function countedSetsAfter(q: Queryable, after: number, limit: number) {
   return q.rows<{ num: number; eco: string | null } & Pick<Row<typeof sets>, 'minion_id' | 'keys'>>(
     sql`SELECT ${setNum(q)} AS num, ${sets.minionId}, ${sets.keys}, ${vm.ecosystem} AS eco FROM ${sets} JOIN ${vm} ON ${vm.minionNum} = ${setNum(q)}
-      WHERE ${setNum(q)} > ${after} ORDER BY ${setNum(q)} LIMIT ${limit}`,
+      WHERE ${setNum(q)} > ${after} ORDER BY ${setNum(q)} LIMIT ${limitOf(limit)}`,
   )
 }
 

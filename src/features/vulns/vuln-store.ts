@@ -1,6 +1,6 @@
 /** The vulnerability reads (contract §12): records, their affected entries and matches, a minion's findings, the feeds. */
 import type { SQL } from 'drizzle-orm'
-import { sql } from '../../db/sql'
+import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minionPackageSets as sets, minions, packageKeys as keys, vulnAffected as affected, vulnFeeds as feeds, vulnMatches as matches, vulnMinions as vm, vulnRecords as records } from '../../db/schema'
@@ -50,7 +50,7 @@ export async function vulnPage(q: Queryable, p: VulnFilter & { sort: (typeof VUL
   const total = (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${records} ${w}`))!.n
   const rows = await q.rows<RecordRow>(
     sql`SELECT ${records.id}, ${records.aliases}, ${records.summary}, ${records.severity}, ${records.packages}, ${records.minionCount}, ${records.fixedVersions}
-      FROM ${records} ${w} ORDER BY ${ORDER[p.sort]} LIMIT ${p.limit} OFFSET ${p.offset}`,
+      FROM ${records} ${w} ORDER BY ${ORDER[p.sort]} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`,
   )
   return { total, rows }
 }
