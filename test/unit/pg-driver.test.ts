@@ -248,7 +248,7 @@ describe('PostgreSQL engine (Bun.sql): transactions', () => {
         else if (i % 50 === 0) p.add(append.run('') as Promise<number>, (n) => expect(n).toBe(1))
       }
       await p.drain()
-      return { seen, last: await read.all<{ v: string }>() }
+      return { seen, last: await read.all<{ v: string; n: number }>() }
     })
     expect(out.seen).toEqual([56, 106, 156, 206, 256, 306])
     expect(out.last).toEqual([{ v: 'order:' + Array.from({ length: 300 }, (_, i) => String(i % 10)).join(''), n: 306 }])
