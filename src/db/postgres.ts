@@ -135,6 +135,16 @@ function direct(client: PgClient, native: Native): Queryable {
   }
 }
 
+/** The database a postgres:// URL names, or undefined when it names none (the driver's default then applies). */
+function urlDatabase(url: string): string | undefined {
+  try {
+    const name = decodeURIComponent(new URL(url).pathname.slice(1))
+    return name || undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Opens a pool to `url` (postgres://user:pass@host:port/db?sslmode=...) of at most `max` connections, each closed
  * after `idleSeconds` unused (never, by default). `onClose` hears every connection of the pool that closes or fails to
@@ -143,6 +153,9 @@ function direct(client: PgClient, native: Native): Queryable {
 export function postgresEngine(url: string, opts: { max?: number; idleSeconds?: number } = {}): Engine {
   const closed = new Set<(e: Error | null) => void>()
   const client = new BunSQL(url, {
+    // Bun.sql lets a PGDATABASE in the environment win over the URL's database; an option wins over both, so the
+    // database the operator named is the one used (an unrelated PGDATABASE in a shell must not redirect a migration).
+    database: urlDatabase(url),
     max: opts.max ?? 10,
     idleTimeout: opts.idleSeconds,
     onclose: (e) => {

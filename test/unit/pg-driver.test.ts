@@ -302,6 +302,19 @@ describe('PostgreSQL engine (Bun.sql): values', () => {
     }
   })
 
+  test("the URL's database is the one used, whatever PGDATABASE says (Bun.sql lets the variable win over the URL)", async () => {
+    const was = process.env.PGDATABASE
+    process.env.PGDATABASE = 'postgres'
+    const e = postgresEngine(sharedCluster().url(dbName), { max: 1 })
+    try {
+      expect(await e.row(sql`SELECT current_database() AS d`)).toEqual({ d: dbName })
+    } finally {
+      if (was === undefined) delete process.env.PGDATABASE
+      else process.env.PGDATABASE = was
+      await e.close()
+    }
+  })
+
   test('rows are plain arrays of plain objects keyed by column name; exec resolves to the rows changed', async () => {
     const rows = await db.rows<Record<string, unknown>>(sql`SELECT id, name FROM kv WHERE id <= ${2} ORDER BY id`)
     expect(Object.getPrototypeOf(rows)).toBe(Array.prototype)
