@@ -1,8 +1,10 @@
 #!/usr/bin/env bun
 /**
- * The PostgreSQL driver, chosen by measurement (issue 24 item 3): postgres.js (npm `postgres`, raw and through
- * Saltdeck's engine, src/db/postgres.ts) beside Bun's built-in Bun.sql, on one throwaway PostgreSQL cluster, in one
- * process, rounds interleaved and the order of the clients rotated each round (the machine is small and noisy).
+ * The PostgreSQL driver, chosen by measurement (issue 24 item 3): Bun's built-in Bun.sql, raw and through Saltdeck's
+ * engine (src/db/postgres.ts), on one throwaway PostgreSQL cluster, in one process, rounds interleaved and the order
+ * of the clients rotated each round (the machine is small and noisy). The postgres.js side this bench first compared
+ * went with the `postgres` dependency when the engine moved to Bun.sql; its figures stay in bench/RESULTS.md, and
+ * bench/pg-engine.ts compares the engine before and after the move.
  *
  *   bun bench/pg-driver.ts [--rounds 5] [--url postgres://...]
  *
@@ -12,9 +14,6 @@
  * (oven-sh/bun#33627, #30494): any non-zero count is printed.
  */
 import { parseArgs } from 'node:util'
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
-import postgres from 'postgres'
 import { sql, type SQL } from 'drizzle-orm'
 import { postgresEngine } from '../src/db/postgres'
 import type { Engine } from '../src/db/engine'
@@ -70,34 +69,6 @@ interface Client {
 /** int8 as strings (Bun.sql's default) turned into numbers, as an engine on Bun.sql would have to for every row. */
 const kvRow = (r: any) => ({ id: Number(r.id), name: r.name, val: Number(r.val), ts: Number(r.ts), note: r.note })
 
-function postgresJs(): Client {
-  const c = postgres(url, {
-    max: 10, onnotice: () => {},
-    types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
-      numeric: { to: 1700, from: [1700], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
-  })
-  const q = (text: string, params: unknown[] = []) => c.unsafe(text, params as never[], { prepare: true })
-  return {
-    name: 'postgres.js 3.4.9',
-    point: async (id) => (await q(POINT, [id]))[0] as never,
-    range: async (from) => [...(await q(RANGE, [from]))],
-    insert: async (rows) => void (await q(INSERT_TEXT, rows.flat())),
-    copy: async () => {
-      const w = await c`COPY activity_bench (${c.unsafe(ACT_COLS)}) FROM STDIN`.writable()
-      await pipeline(Readable.from(COPY_CHUNKS), w)
-    },
-    tx20: (id) => c.begin(async (t) => {
-      for (let i = 0; i < 10; i++) {
-        await t.unsafe('UPDATE kv SET val = val + 1 WHERE id = $1', [id + i], { prepare: true })
-        await t.unsafe('SELECT val FROM kv WHERE id = $1', [id + i], { prepare: true })
-      }
-    }) as Promise<never>,
-    int8: async () => (await q('SELECT count(*) AS n, 9007199254740991::int8 AS max_safe, 1790000000123::int8 AS epoch_ms, 12.5::numeric AS num, sum(val) AS sum FROM kv'))[0]!,
-    run: (text) => q(text),
-    close: () => c.end({ timeout: 5 }),
-  }
-}
-
 function bunSql(): Client {
   const c = new Bun.SQL({ url, max: 10 })
   return {
@@ -124,13 +95,13 @@ function bunSql(): Client {
   }
 }
 
-/** postgres.js through the engine every store uses: drizzle's `sql` rendered to $n text per call, then unsafe(). */
+/** Bun.sql through the engine every store uses: drizzle's `sql` rendered to $n text per call, int8 turned into numbers. */
 function engine(): Client {
   const e: Engine = postgresEngine(url)
   const cols = sql.raw(ACT_COLS)
   const insert = (rows: Activity[]): SQL => sql`INSERT INTO activity_bench (${cols}) VALUES ${sql.join(rows.map((r) => sql`(${sql.join(r.map((v) => sql`${v}`), sql`, `)})`), sql`, `)}`
   return {
-    name: 'engine (postgres.js)',
+    name: 'engine (Bun.sql)',
     point: (id) => e.row(sql`SELECT id, name, val, ts, note FROM kv WHERE id = ${id}`),
     range: (from) => e.rows(sql`SELECT id, name, val, ts, note FROM kv WHERE id >= ${from} ORDER BY id LIMIT 100`),
     insert: async (rows) => void (await e.exec(insert(rows))),
@@ -147,9 +118,9 @@ function engine(): Client {
   }
 }
 
-// Schema and data, through postgres.js (the same tables for every client; activity_bench is emptied before each write).
+// Schema and data (the same tables for every client; activity_bench is emptied before each write).
 {
-  const setup = postgres(url, { max: 1, onnotice: () => {} })
+  const setup = new Bun.SQL(url, { max: 1 })
   await setup.unsafe(`
     DROP TABLE IF EXISTS kv, activity_bench;
     CREATE TABLE kv (id int8 PRIMARY KEY, name text NOT NULL, val int8 NOT NULL, ts int8 NOT NULL, note text);
@@ -164,10 +135,10 @@ function engine(): Client {
     CREATE INDEX activity_bench_notable_ts ON activity_bench (ts, id) WHERE NOT (event_type = 'job.ret' AND coalesce(success, 0) = 1 AND coalesce(changed, 0) = 0);
 `).simple()
   await setup.unsafe('VACUUM ANALYZE kv')
-  await setup.end()
+  await setup.close()
 }
 
-const clients = [postgresJs(), bunSql(), engine()]
+const clients = [bunSql(), engine()]
 const rand = (() => { let s = 42; return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) })()
 const ids = Array.from({ length: CONC_POINTS }, () => 1 + (rand() % KV_ROWS))
 let wrongRows = 0

@@ -82,7 +82,7 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
           text = head + tuples.join(', ')
           statementFor.set(batch.length, text)
         }
-        await tx.unsafe(text, batch.flat() as never[], { prepare: true })
+        await tx.unsafe(text, batch.flat())
       }
       let batch: unknown[][] = []
       let copied = 0

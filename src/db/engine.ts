@@ -1,11 +1,11 @@
 /**
- * The storage engine every store talks to: SQLite (bun:sqlite, the default) or PostgreSQL (postgres.js), behind one
+ * The storage engine every store talks to: SQLite (bun:sqlite, the default) or PostgreSQL (Bun.sql), behind one
  * async interface. Stores write their SQL with drizzle's `sql` tag over the table definitions in `schema/`; the engine
  * renders it in its own dialect (placeholders, quoting) and runs it. SQL only one engine understands sits beside its
  * twin for the other, chosen with `twin`.
  */
 import type { Database as SqliteClient } from 'bun:sqlite'
-import type { Sql as PostgresClient } from 'postgres'
+import type { SQL as BunSQL } from 'bun'
 import type { SQL } from 'drizzle-orm'
 
 /** Which engine a handle runs on. */
@@ -24,8 +24,16 @@ export interface Queryable {
   readonly native: Native
 }
 
-/** The driver under a handle, by engine. */
-export type Native = { engine: 'sqlite'; client: SqliteClient } | { engine: 'postgres'; client: PostgresClient }
+/** Bun.sql's client: the pool, a reserved connection or a transaction's. */
+export type PgClient = BunSQL
+
+/**
+ * The driver under a handle, by engine. PostgreSQL: the Bun.sql pool (or a transaction's client), and the callbacks
+ * that hear each of the pool's connections close (with why).
+ */
+export type Native =
+  | { engine: 'sqlite'; client: SqliteClient }
+  | { engine: 'postgres'; client: PgClient; onClose: Set<(e: Error | null) => void> }
 
 /** A database: statements, transactions, and closing it. */
 export interface Engine extends Queryable {

@@ -1,7 +1,7 @@
 /** Applies the embedded migrations (no files on disk needed, so it works in the compiled binary), on either engine. */
 import { createHash } from 'node:crypto'
-import type { Sql } from 'postgres'
 import type { Db } from './client'
+import type { PgClient } from './engine'
 import { migrations, pgMigrations, type Migration } from './migrations.gen'
 
 /**
@@ -34,7 +34,7 @@ export function migrateSqlite(db: Db, list: Migration[]) {
  * PostgreSQL: on one reserved connection holding a session advisory lock for the whole run, each migration not yet
  * recorded runs in its own transaction with its record, in journal order.
  */
-export async function migratePostgres(client: Sql, list: Migration[]): Promise<void> {
+export async function migratePostgres(client: PgClient, list: Migration[]): Promise<void> {
   const conn = await client.reserve()
   try {
     await conn.unsafe(`SELECT pg_advisory_lock(${MIGRATE_LOCK_KEY})`)
@@ -60,6 +60,6 @@ export async function migratePostgres(client: Sql, list: Migration[]): Promise<v
       await conn.unsafe(`SELECT pg_advisory_unlock(${MIGRATE_LOCK_KEY})`).catch(() => {})
     }
   } finally {
-    conn.release()
+    await conn.release()
   }
 }

@@ -9,7 +9,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Placeholder } from 'drizzle-orm'
 import type { Queryable } from './engine'
 import { renderSqlite } from './sqlite'
-import { param, renderPostgres } from './postgres'
+import { param, pgRows, renderPostgres, send } from './postgres'
 
 /** Positional placeholder `n` (1-based) of a prepared statement. */
 export const $ = (n: number) => sql.placeholder(String(n))
@@ -61,14 +61,14 @@ export function prepare(q: Queryable, stmt: SQL, opts: { cached?: boolean } = {}
   const order = argOrder(r.params)
   const client = native.client
   const bind = (a: Arg[]) => order.map((o) => param(a[o]))
-  // postgres.js sends a query when its `then` is called: called here at once (an `await` would call it a microtask
-  // later), so statements reach the connection in the order they were run, whichever of these methods ran them.
-  const exec = (a: Arg[]) => client.unsafe(r.sql, bind(a) as never[], { prepare: true })
+  // send() starts the query at once (Bun.sql's are lazy until awaited), so statements reach the connection in the
+  // order they were run, whichever of these methods ran them and whenever their results are awaited.
+  const exec = (a: Arg[]) => send(client, r.sql, bind(a))
   return {
     run: (...a) => exec(a).then((r) => r.count ?? 0),
     write: (...a) => exec(a).then((r) => r.count),
-    get: <T>(...a: Arg[]) => exec(a).then((r) => (r[0] ?? undefined) as T | undefined),
-    all: <T>(...a: Arg[]) => exec(a).then((r) => [...r] as unknown as T[]),
+    get: <T>(...a: Arg[]) => exec(a).then((r) => pgRows.first(r) as T | undefined),
+    all: <T>(...a: Arg[]) => exec(a).then((r) => pgRows.all(r) as T[]),
     finalize: () => {},
   }
 }

@@ -16,15 +16,18 @@ const WRITE_FAILURE = /^SQLITE_(READONLY|IOERR|CANTOPEN|FULL|PERM)(_|$)/
 
 /**
  * PostgreSQL's: SQLSTATE 25006 (read-only transaction: a standby, default_transaction_read_only), 53xxx (disk full, out
- * of memory, too many connections), 08xxx (connection exceptions), 57P0x (the server shutting down or starting), and
- * postgres.js's own codes for a connection refused, lost or timed out.
+ * of memory, too many connections), 08xxx (connection exceptions), 57P0x (the server shutting down or starting), which
+ * Bun.sql puts in `errno`; and Bun.sql's own codes for a connection refused, lost, failed or timed out.
  */
-const PG_WRITE_FAILURE = /^(25006|53\d\d\d|08\d\d\d|57P0[1-4]|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
+const PG_WRITE_FAILURE = /^(25006|53\d\d\d|08\d\d\d|57P0[1-4])$/
+const PG_CONNECTION_FAILURE = /^ERR_POSTGRES_(CONNECTION_(CLOSED|REFUSED|FAILED|TIMEOUT)|IDLE_TIMEOUT|LIFETIME_TIMEOUT)$/
 
 /** Whether an error is the database saying it cannot be written (not a constraint, a busy lock or a bug). */
 export function isWriteFailure(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code
-  return e instanceof Error && typeof code === 'string' && (WRITE_FAILURE.test(code) || PG_WRITE_FAILURE.test(code))
+  if (!(e instanceof Error)) return false
+  const { code, errno } = e as { code?: unknown; errno?: unknown }
+  if (typeof code === 'string' && (WRITE_FAILURE.test(code) || PG_CONNECTION_FAILURE.test(code))) return true
+  return code === 'ERR_POSTGRES_SERVER_ERROR' && typeof errno === 'string' && PG_WRITE_FAILURE.test(errno)
 }
 
 /** The failure last seen on a database, until a write succeeds. */

@@ -40,8 +40,13 @@ test('a refused connection and PostgreSQL\'s write-failure SQLSTATEs are write f
   const gone = openPostgres(url.toString(), { max: 1 })
   const failed = await checkWritable(gone, 5000)
   expect(failed).toMatchObject({ since: 5000 })
-  const err = (code: string) => Object.assign(new Error(code), { code })
-  for (const c of ['25006', '53100', '08006', '57P01', 'ECONNREFUSED', 'CONNECTION_CLOSED']) expect(isWriteFailure(err(c))).toBe(true)
-  for (const c of ['23505', '55P03', '40001', '42P01']) expect(isWriteFailure(err(c))).toBe(false)
+  // As Bun.sql raises them: the server's SQLSTATE in errno under ERR_POSTGRES_SERVER_ERROR, its own codes for the
+  // connection.
+  const server = (errno: string) => Object.assign(new Error(errno), { code: 'ERR_POSTGRES_SERVER_ERROR', errno })
+  const own = (code: string) => Object.assign(new Error(code), { code })
+  for (const c of ['25006', '53100', '08006', '57P01']) expect(isWriteFailure(server(c))).toBe(true)
+  for (const c of ['ERR_POSTGRES_CONNECTION_REFUSED', 'ERR_POSTGRES_CONNECTION_CLOSED', 'ERR_POSTGRES_CONNECTION_TIMEOUT']) expect(isWriteFailure(own(c))).toBe(true)
+  for (const c of ['23505', '55P03', '40001', '42P01']) expect(isWriteFailure(server(c))).toBe(false)
+  for (const c of ['ERR_POSTGRES_QUERY_CANCELLED', 'ERR_POSTGRES_SYNTAX_ERROR', '25006']) expect(isWriteFailure(own(c))).toBe(false)
   await gone.close()
 }, 30_000)

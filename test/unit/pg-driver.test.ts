@@ -1,16 +1,17 @@
 /**
- * Driver conformance on a real PostgreSQL (issue 24 item 3): the PostgreSQL engine (postgres.js, src/db/postgres.ts)
- * held to what the known driver bug reports broke: rows delivered to the wrong query and prepared statements colliding
- * under concurrency (oven-sh/bun#33627, #33665, #30494, #32772), pool stalls (#32004, #33985), stale plans after DDL
+ * Driver conformance on a real PostgreSQL (issue 24 item 3): the PostgreSQL engine (Bun.sql, src/db/postgres.ts) held
+ * to what the known driver bug reports broke: rows delivered to the wrong query and prepared statements colliding
+ * under concurrency, simple and parameterized queries interleaved on one connection (oven-sh/bun#33627, #33665,
+ * #30494, #32772), pool stalls with transactions among pooled queries (#32004, #33985), stale plans after DDL
  * (#29484), dates/JSON/int8 mangled on the way (drizzle-team/drizzle-orm #5062, #5090, #5287), and recovery after the
- * server restarts or a connection is killed. The last block keeps the same repros against Bun.sql, the alternative
- * driver, so a Bun upgrade shows at once which of its bugs are fixed or back.
+ * server restarts or a connection is killed (postgres.js 3.4.9 on Bun 1.4.5 never recovered from the latter, which is
+ * why the engine moved to Bun.sql: bench/RESULTS.md). A Bun upgrade that brings one of these back fails here.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
-import postgres from 'postgres'
 import { sql } from 'drizzle-orm'
 import { postgresEngine } from '../../src/db/postgres'
+import { $, Pipeline, prepare } from '../../src/db/prepared'
 import type { Engine } from '../../src/db/engine'
 import { pgBinDir, sharedCluster, startCluster, stopCluster, type PgCluster } from '../helpers/pg-cluster'
 
@@ -19,7 +20,7 @@ setDefaultTimeout(30_000)
 
 /** A database of our own in the process's shared cluster (other files use the cluster too). */
 const dbName = `pg_driver_${process.pid}_${Math.floor(Math.random() * 1e6)}`
-let admin: postgres.Sql
+let admin: Bun.SQL
 let db: Engine
 const POOL = 4
 
@@ -79,7 +80,7 @@ async function eventually<T>(fn: () => Promise<T>, ms = 10_000): Promise<T> {
 
 beforeAll(async () => {
   const cluster = sharedCluster()
-  admin = postgres(cluster.url(), { max: 1, onnotice: () => {} })
+  admin = new Bun.SQL(cluster.url(), { max: 1 })
   await admin.unsafe(`CREATE DATABASE ${dbName}`)
   await admin.unsafe(`CREATE DATABASE ${killDb}`)
   db = postgresEngine(cluster.url(dbName), { max: POOL })
@@ -95,10 +96,10 @@ afterAll(async () => {
   await db?.close()
   await admin?.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
   await admin?.unsafe(`DROP DATABASE IF EXISTS ${killDb} WITH (FORCE)`)
-  await admin?.end({ timeout: 5 })
+  await admin?.close({ timeout: 5 })
 })
 
-describe('PostgreSQL engine (postgres.js): concurrency', () => {
+describe('PostgreSQL engine (Bun.sql): concurrency', () => {
   test('many concurrent different queries each get their own rows (#33627, #33665, #32772)', async () => {
     // Shapes that differ in column count and types, with and without parameters (a driver that takes the simple
     // protocol for parameterless text and the extended one for the rest interleaves them on one connection).
@@ -113,6 +114,22 @@ describe('PostgreSQL engine (postgres.js): concurrency', () => {
       async (i) => expect(await db.row(sql`SELECT ${Buffer.from(`b${i}`)}::bytea AS b, NULL::text AS z`)).toEqual({ b: Buffer.from(`b${i}`), z: null }),
     ]
     await within(Promise.all(Array.from({ length: 800 }, (_, i) => shapes[i % shapes.length]!(i))), 20_000, '800 concurrent queries')
+  })
+
+  test('on one connection, parameterless and parameterized statements interleaved each get their own rows (#32772, #33627)', async () => {
+    const one = postgresEngine(sharedCluster().url(dbName), { max: 1 })
+    try {
+      for (let i = 0; i < 50; i++) {
+        const [a, b, c] = await within(Promise.all([
+          one.row(sql.raw(`SELECT 'AAAA'::text AS v`)),
+          one.row(sql`SELECT ${`BBBB${i}`}::text AS v, ${i}::int4 AS i`),
+          one.rows(sql.raw(`SELECT 'CCCC'::text AS v, 2::int8 AS n`)),
+        ]), 5_000, 'interleaved queries')
+        expect([a, b, c]).toEqual([{ v: 'AAAA' }, { v: `BBBB${i}`, i }, [{ v: 'CCCC', n: 2 }]])
+      }
+    } finally {
+      await one.close()
+    }
   })
 
   test('statements alike for more than 40 characters, with different parameter counts, do not collide (#30494)', async () => {
@@ -148,7 +165,7 @@ describe('PostgreSQL engine (postgres.js): concurrency', () => {
     await db.exec(sql`ALTER TABLE shape DROP COLUMN b`)
     for (const rows of await all()) expect(rows).toEqual([{ id: 1, a: '10' }, { id: 2, a: '20' }])
     // DDL from another session (another instance running a migration) while the pool holds the statement.
-    const other = postgres(sharedCluster().url(dbName), { max: 1, onnotice: () => {} })
+    const other = new Bun.SQL(sharedCluster().url(dbName), { max: 1 })
     try {
       await other.unsafe('ALTER TABLE shape ALTER COLUMN a TYPE int8 USING a::int8')
       for (const rows of await all()) expect(rows).toEqual([{ id: 1, a: 10 }, { id: 2, a: 20 }])
@@ -162,7 +179,7 @@ describe('PostgreSQL engine (postgres.js): concurrency', () => {
       for (const f of failed) expect(String((f as PromiseRejectedResult).reason)).toContain('cached plan must not change result type')
       expect(await db.tx((tx) => tx.rows(sql`SELECT * FROM shape ORDER BY id`))).toEqual([{ id: 1, a: '10' }, { id: 2, a: '20' }])
     } finally {
-      await other.end()
+      await other.close()
     }
   })
 
@@ -186,7 +203,7 @@ describe('PostgreSQL engine (postgres.js): concurrency', () => {
   })
 })
 
-describe('PostgreSQL engine (postgres.js): transactions', () => {
+describe('PostgreSQL engine (Bun.sql): transactions', () => {
   test("a transaction's statements run on one connection, in one transaction, unseen by the pool until commit", async () => {
     const seen = await db.tx(async (tx) => {
       const ids: { pid: number; xid: string }[] = []
@@ -216,9 +233,30 @@ describe('PostgreSQL engine (postgres.js): transactions', () => {
     })).rejects.toThrow(/duplicate key/)
     expect(await db.row(sql`SELECT count(*) AS c FROM tx_log WHERE v = ${'before-error'}`)).toEqual({ c: 0 })
   })
+
+  test('prepared statements and a Pipeline: writes issued without waiting reach the connection in the order issued', async () => {
+    const out = await db.tx(async (tx) => {
+      await tx.exec(sql`INSERT INTO tx_log (v) VALUES (${'order:'})`)
+      const append = prepare(tx, sql`UPDATE tx_log SET v = v || ${$(1)} WHERE v LIKE 'order:%'`)
+      const read = prepare(tx, sql`SELECT v, length(v) AS n FROM tx_log WHERE v LIKE 'order:%'`)
+      const p = new Pipeline()
+      const seen: number[] = []
+      for (let i = 0; i < 300; i++) {
+        p.add(append.write(String(i % 10)))
+        // A read between the writes sees exactly the writes issued before it.
+        if (i % 50 === 49) p.add(read.get<{ n: number }>(), (r) => seen.push(r!.n))
+        else if (i % 50 === 0) p.add(append.run('') as Promise<number>, (n) => expect(n).toBe(1))
+      }
+      await p.drain()
+      return { seen, last: await read.all<{ v: string; n: number }>() }
+    })
+    expect(out.seen).toEqual([56, 106, 156, 206, 256, 306])
+    expect(out.last).toEqual([{ v: 'order:' + Array.from({ length: 300 }, (_, i) => String(i % 10)).join(''), n: 306 }])
+    await db.exec(sql`DELETE FROM tx_log WHERE v LIKE 'order:%'`)
+  })
 })
 
-describe('PostgreSQL engine (postgres.js): values', () => {
+describe('PostgreSQL engine (Bun.sql): values', () => {
   test('int8 comes back as a number: counts, sums, epoch milliseconds and values near 2^53-1, both ways', async () => {
     const big = Number.MAX_SAFE_INTEGER
     await db.exec(sql`INSERT INTO kv (id, name, n) VALUES (${1000}, ${'big'}, ${big}), (${1001}, ${'neg'}, ${-big}), (${1002}, ${'now'}, ${1_790_000_000_123})`)
@@ -230,6 +268,61 @@ describe('PostgreSQL engine (postgres.js): values', () => {
     expect(await db.row(sql`SELECT count(*) AS c, max(n) AS m FROM kv WHERE id >= ${1000}`)).toEqual({ c: 3, m: big })
     expect(await db.row(sql`SELECT ${big}::int8 + 0 AS v`)).toEqual({ v: big })
     await db.exec(sql`DELETE FROM kv WHERE id >= 1000`)
+  })
+
+  test('the engine promise in one place: int8 past 2^31, bigint identity ids, numeric avg/sum, bytea, booleans, NUL, number arrays', async () => {
+    await db.exec(sql`CREATE TABLE promise_ids (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, at int8 NOT NULL, ok integer, b bytea, t text)`)
+    try {
+      // Past 2^31 (an int4 would overflow) and past 2^32, as identity ids and as epoch milliseconds.
+      await db.exec(sql`SELECT setval(pg_get_serial_sequence('promise_ids', 'id'), ${2 ** 32 + 5})`)
+      const ins = await db.rows<{ id: number; at: number }>(sql`INSERT INTO promise_ids (at, ok, b, t) VALUES
+        (${2 ** 31 + 1}, ${true}, ${new Uint8Array([0, 255])}, ${'a\u0000b'}), (${1_790_000_000_123}, ${false}, ${null}, ${null}) RETURNING id, at`)
+      expect(ins).toEqual([{ id: 2 ** 32 + 6, at: 2 ** 31 + 1 }, { id: 2 ** 32 + 7, at: 1_790_000_000_123 }])
+      for (const r of ins) expect([typeof r.id, typeof r.at]).toEqual(['number', 'number'])
+      expect(await db.row(sql`SELECT id FROM promise_ids WHERE id = ${2 ** 32 + 6}`)).toEqual({ id: 2 ** 32 + 6 })
+      const row = await db.row<Record<string, unknown>>(sql`SELECT ok, b, t, octet_length(t) AS n FROM promise_ids WHERE at = ${2 ** 31 + 1}`)
+      expect(row).toEqual({ ok: 1, b: Buffer.from([0, 255]), t: 'a\uFFFDb', n: 5 })
+      expect(row!.b).toBeInstanceOf(Uint8Array)
+      expect(await db.row(sql`SELECT ok FROM promise_ids WHERE at = ${1_790_000_000_123}`)).toEqual({ ok: 0 })
+      // avg and sum of int8 are numeric on PostgreSQL; count is int8.
+      expect(await db.row(sql`SELECT count(*) AS c, sum(at) AS s, avg(at) AS a, min(id) AS m FROM promise_ids`)).toEqual({
+        c: 2, s: 2 ** 31 + 1 + 1_790_000_000_123, a: (2 ** 31 + 1 + 1_790_000_000_123) / 2, m: 2 ** 32 + 6,
+      })
+      // Arrays of int8 and numeric too, nulls kept; int4[] a plain array (Bun.sql hands a binary one as an Int32Array).
+      expect(await db.row(sql`SELECT ARRAY[${2 ** 40}::int8, NULL, 3] AS a, ARRAY[1.5, 2]::numeric[] AS b, ARRAY[1, 2]::int4[] AS c, ARRAY['7']::text[] AS d`))
+        .toEqual({ a: [2 ** 40, null, 3], b: [1.5, 2], c: [1, 2], d: ['7'] })
+      // The same statement text once int8, once text after the column's type changed: only int8 becomes a number.
+      await db.exec(sql`CREATE TABLE promise_shape (v int8)`)
+      await db.exec(sql`INSERT INTO promise_shape VALUES (10)`)
+      expect(await db.rows(sql`SELECT v FROM promise_shape WHERE ${1} = 1`)).toEqual([{ v: 10 }])
+      await db.exec(sql`ALTER TABLE promise_shape ALTER COLUMN v TYPE text`)
+      expect(await db.rows(sql`SELECT v FROM promise_shape WHERE ${1} = 1`)).toEqual([{ v: '10' }])
+    } finally {
+      await db.exec(sql`DROP TABLE IF EXISTS promise_ids, promise_shape`)
+    }
+  })
+
+  test("the URL's database is the one used, whatever PGDATABASE says (Bun.sql lets the variable win over the URL)", async () => {
+    const was = process.env.PGDATABASE
+    process.env.PGDATABASE = 'postgres'
+    const e = postgresEngine(sharedCluster().url(dbName), { max: 1 })
+    try {
+      expect(await e.row(sql`SELECT current_database() AS d`)).toEqual({ d: dbName })
+    } finally {
+      if (was === undefined) delete process.env.PGDATABASE
+      else process.env.PGDATABASE = was
+      await e.close()
+    }
+  })
+
+  test('rows are plain arrays of plain objects keyed by column name; exec resolves to the rows changed', async () => {
+    const rows = await db.rows<Record<string, unknown>>(sql`SELECT id, name FROM kv WHERE id <= ${2} ORDER BY id`)
+    expect(Object.getPrototypeOf(rows)).toBe(Array.prototype)
+    expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype)
+    expect(Object.keys(rows[0]!)).toEqual(['id', 'name'])
+    expect(await db.exec(sql`UPDATE kv SET note = NULL WHERE id <= ${5}`)).toBe(5)
+    expect(await db.exec(sql`UPDATE kv SET note = NULL WHERE id < ${0}`)).toBe(0)
+    expect(await db.exec(sql`DELETE FROM tx_log WHERE v = ${'nothing'}`)).toBe(0)
   })
 
   test('numeric, and avg/sum of integers (numeric on PostgreSQL), come back as numbers', async () => {
@@ -291,15 +384,15 @@ describe('PostgreSQL engine (postgres.js): values', () => {
   })
 })
 
-describe('PostgreSQL engine (postgres.js): failures it recovers from', () => {
-  // postgres.js 3.4.9 on Bun 1.4.5 FAILS this (bench/RESULTS.md, "PostgreSQL driver"): after its connections are
-  // killed, some of the pool's slots never reconnect and queries queued on them wait forever (no error, no timeout);
-  // the first kill usually recovers, the second to fourth rarely do. Bun.sql passes the same rounds (below). A `todo`
-  // so CI stays green while the lead decides: `bun test --todo test/unit/pg-driver.test.ts` runs it.
-  test.todo('killed connections (pg_terminate_backend), five times over: the query on a killed one fails at once, later queries succeed', async () => {
+describe('PostgreSQL engine (Bun.sql): failures it recovers from', () => {
+  // postgres.js 3.4.9 on Bun 1.4.5 failed this (bench/RESULTS.md, "PostgreSQL driver"): after its connections were
+  // killed, some pool slots never reconnected and queries queued on them waited forever. Bun.sql recovers.
+  test('killed connections (pg_terminate_backend), five times over: the query on a killed one fails at once, later queries succeed', async () => {
     const e = postgresEngine(sharedCluster().url(killDb), { max: POOL })
     try {
       await killRounds(killDb, (q) => e.row<{ v: number }>(sql.raw(q)).then((r) => r!.v))
+      // A transaction after the rounds runs on a live connection, start to end.
+      expect(await e.tx(async (tx) => (await tx.row<{ v: number }>(sql`SELECT ${7}::int8 AS v`))!.v)).toBe(7)
     } finally {
       await within(e.close(), 5_000, 'closing the pool').catch(() => {})
     }
@@ -342,94 +435,6 @@ describe('PostgreSQL engine (postgres.js): failures it recovers from', () => {
     } finally {
       await e.close()
       stopCluster(own)
-    }
-  }, 60_000)
-})
-
-/**
- * Bun.sql's own repros, against Bun.sql itself (not used by Saltdeck): they pass on Bun 1.4.5 unless marked
- * `test.failing`, which records a bug still present (it starts failing when Bun fixes it: then flip it to `test`).
- */
-describe('Bun.sql (the alternative driver): regression probes for its known bugs', () => {
-  const open = (max: number, more: Partial<Bun.SQL.PostgresOrMySQLOptions> = {}) => new Bun.SQL({ url: sharedCluster().url(dbName), max, ...more })
-
-  test('#32772 / #33627: simple and parameterized queries interleaved on one connection get their own rows', async () => {
-    const s = open(1)
-    try {
-      for (let i = 0; i < 50; i++) {
-        const [a, b, c] = await within(Promise.all([
-          s.unsafe(`SELECT 'AAAA'::text AS v`),
-          s.unsafe(`SELECT $1::text AS v, ${i} AS i`, [`BBBB${i}`]),
-          s.unsafe(`SELECT 'CCCC'::text AS v`),
-        ]), 5_000, 'interleaved queries')
-        expect([...a]).toEqual([{ v: 'AAAA' }])
-        expect([...b]).toEqual([{ v: `BBBB${i}`, i }])
-        expect([...c]).toEqual([{ v: 'CCCC' }])
-      }
-    } finally {
-      await s.close()
-    }
-  })
-
-  test('#30494 / #33665: 800 concurrent queries of different shapes each get their own rows', async () => {
-    const s = open(POOL)
-    try {
-      await within(Promise.all(Array.from({ length: 800 }, async (_, i) => {
-        const id = 1 + (i % 200)
-        if (i % 3 === 0) expect([...await s.unsafe('SELECT id, name FROM kv WHERE id = $1', [id])]).toEqual([{ id: String(id), name: `row-${id}` }])
-        else if (i % 3 === 1) expect([...await s.unsafe(`SELECT count(*)::int4 AS c FROM kv WHERE flag IN (0, 1) AND name IS NOT NULL AND id IN (${Array.from({ length: 1 + (i % 5) }, (_, k) => `$${k + 1}`).join(', ')})`, Array.from({ length: 1 + (i % 5) }, (_, k) => k + 1))]).toEqual([{ c: 1 + (i % 5) }])
-        else expect([...await s.unsafe(`SELECT 'x${i % 7}'::text AS v`)]).toEqual([{ v: `x${i % 7}` }])
-      })), 20_000, 'Bun.sql under 800 queries')
-    } finally {
-      await s.close()
-    }
-  })
-
-  test('#32004: begin() transactions among pooled queries on a small pool do not stall', async () => {
-    const s = open(POOL)
-    try {
-      await within(Promise.all(Array.from({ length: 400 }, async (_, i) => {
-        const id = 1 + (i % 200)
-        if (i % 2 === 0) await s.begin(async (tx) => tx.unsafe('UPDATE kv SET n = n + 1 WHERE id = $1', [id]))
-        else await s.unsafe('UPDATE kv SET n = n - 1 WHERE id = $1', [id])
-      })), 20_000, 'Bun.sql pool of 4 with transactions')
-    } finally {
-      await s.close()
-    }
-  })
-
-  test('int8 and numeric come back as strings (an engine on Bun.sql would have to convert every value)', async () => {
-    const s = open(1)
-    try {
-      expect([...await s.unsafe('SELECT count(*) AS c, 9007199254740991::int8 AS big, 1.5::numeric AS num FROM generate_series(1, 200)')]).toEqual([{ c: '200', big: '9007199254740991', num: '1.5' }])
-    } finally {
-      await s.close()
-    }
-  })
-
-  test('#29484: a cached statement sees the new shape after another session alters the table', async () => {
-    const s = open(1)
-    const other = open(1)
-    try {
-      await other.unsafe('CREATE TABLE bun_shape (id int8 PRIMARY KEY, a integer)')
-      await other.unsafe('INSERT INTO bun_shape VALUES (1, 10)')
-      expect([...await s.unsafe('SELECT * FROM bun_shape WHERE id = $1', [1])]).toEqual([{ id: '1', a: 10 }])
-      await other.unsafe('ALTER TABLE bun_shape ADD COLUMN b text DEFAULT $$x$$')
-      for (let i = 0; i < 3; i++) expect([...await s.unsafe('SELECT * FROM bun_shape WHERE id = $1', [1])]).toEqual([{ id: '1', a: 10, b: 'x' }])
-      await other.unsafe('ALTER TABLE bun_shape ALTER COLUMN a TYPE text')
-      for (let i = 0; i < 3; i++) expect([...await s.unsafe('SELECT * FROM bun_shape WHERE id = $1', [1])]).toEqual([{ id: '1', a: '10', b: 'x' }])
-    } finally {
-      await other.unsafe('DROP TABLE IF EXISTS bun_shape').catch(() => {})
-      await Promise.all([s.close(), other.close()])
-    }
-  })
-
-  test('killed connections, five times over: the query on a killed one fails at once, later queries succeed', async () => {
-    const s = new Bun.SQL({ url: sharedCluster().url(killDb), max: POOL })
-    try {
-      await killRounds(killDb, async (q) => Number((await s.unsafe(q))[0].v))
-    } finally {
-      await s.close()
     }
   }, 60_000)
 })

@@ -100,7 +100,7 @@ export async function packageSetOf(q: Queryable, minionId: string) {
 export function inJsonIds(q: Queryable, column: object, json: string, type: 'bigint' | 'text' = 'bigint'): SQL {
   return twin(q, {
     sqlite: sql`${column} IN (SELECT value FROM json_each(${json}))`,
-    // Typed text first: a parameter PostgreSQL types as jsonb, postgres.js would encode as JSON again (a scalar string).
+    // Typed text first: a parameter PostgreSQL types as jsonb, Bun.sql would encode as JSON again (a scalar string).
     postgres: type === 'text'
       ? sql`${column} IN (SELECT jsonb_array_elements_text(${json}::text::jsonb))`
       : sql`${column} IN (SELECT jsonb_array_elements_text(${json}::text::jsonb)::bigint)`,

@@ -21,7 +21,7 @@ export async function identIdOf(q: Queryable, s: Omit<IdentRow, 'id'>): Promise<
 /**
  * PostgreSQL only: the ids of many distinct state identities, inserted when new, in one statement (the list travels as
  * one JSON parameter, so a 20,000-state run is one round trip and one short statement text; bound as text, since
- * postgres.js would encode a string bound as jsonb once more, as a JSON string).
+ * Bun.sql would encode a string bound as jsonb once more, as a JSON string).
  */
 export function identIdsOfPg(q: Queryable, list: Omit<IdentRow, 'id'>[]): Promise<Pick<IdentRow, 'id' | 'key' | 'sls'>[]> {
   return q.rows(sql`INSERT INTO ${stateIdents} (key, sls, state_id, function, name)
