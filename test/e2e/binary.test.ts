@@ -1,5 +1,5 @@
 // Smoke test of the release executable: built by build.ts, started in an empty directory, used, stopped and restarted.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,10 @@ import { databaseEnv, startServe, type Served } from '../helpers/serve'
 import { TEST_ENGINE } from '../helpers/migrations'
 import { FakeSalt } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
+
+// Each operator command starts the compiled binary (a second or more under load); bun's 5 s default cut the
+// several-command tests short on a loaded machine and the served process with them.
+setDefaultTimeout(60_000)
 
 const root = mkdtempSync(join(tmpdir(), 'saltdeck-bin-'))
 const bin = join(root, 'saltdeck')
