@@ -1,8 +1,8 @@
-/** SQL of the auth feature: browser sessions, API tokens and the auth_version counter. */
+/** SQL of the auth feature: browser sessions, API tokens, the auth_version counter and the login throttle's failures. */
 import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
-import { authVersion, sessions, users } from '../../db/schema'
+import { authVersion, loginFailures, sessions, users } from '../../db/schema'
 
 /** A stored session or API token (only the hash of its secret). */
 export type SessionRow = Row<typeof sessions>
@@ -60,3 +60,27 @@ export const liveTokens = (q: Queryable, userId: string, now: number) =>
 /** Deletes one of a user's API tokens; resolves to the rows deleted (0 or 1). */
 export const deleteToken = (q: Queryable, userId: string, id: string) =>
   q.exec(sql`DELETE FROM ${sessions} WHERE ${sessions.id} = ${id} AND ${sessions.userId} = ${userId} AND ${sessions.kind} = 'api_token'`)
+
+/** Records one failed-login attempt for a username and a client address; returns the two rows' ids. */
+export async function insertLoginFailures(q: Queryable, user: string, client: string, at: number): Promise<{ user: number; client: number }> {
+  const u = await q.row<{ id: number }>(sql`INSERT INTO ${loginFailures} (kind, key, at) VALUES ('user', ${user}, ${at}) RETURNING id`)
+  const c = await q.row<{ id: number }>(sql`INSERT INTO ${loginFailures} (kind, key, at) VALUES ('client', ${client}, ${at}) RETURNING id`)
+  return { user: Number(u!.id), client: Number(c!.id) }
+}
+
+/** The times of a key's failures since `since` recorded before row `before`, oldest first. */
+export const failuresBefore = async (q: Queryable, kind: 'user' | 'client', key: string, since: number, before: number) =>
+  (await q.rows<{ at: number }>(sql`SELECT ${loginFailures.at} FROM ${loginFailures}
+    WHERE ${loginFailures.kind} = ${kind} AND ${loginFailures.key} = ${key} AND ${loginFailures.at} > ${since} AND ${loginFailures.id} < ${before}
+    ORDER BY ${loginFailures.at}, ${loginFailures.id}`)).map((r) => Number(r.at))
+
+/** Deletes failure rows by id (an attempt that was throttled, or the client's count of one that succeeded). */
+export async function deleteLoginFailures(q: Queryable, ids: number[]) {
+  for (const id of ids) await q.exec(sql`DELETE FROM ${loginFailures} WHERE ${loginFailures.id} = ${id}`)
+}
+
+/** Forgets a username's failures (a success resets its count). */
+export const deleteUserFailures = (q: Queryable, user: string) => q.exec(sql`DELETE FROM ${loginFailures} WHERE ${loginFailures.kind} = 'user' AND ${loginFailures.key} = ${user}`)
+
+/** Drops failures older than the window. */
+export const pruneLoginFailures = (q: Queryable, before: number) => q.exec(sql`DELETE FROM ${loginFailures} WHERE ${loginFailures.at} <= ${before}`)
