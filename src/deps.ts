@@ -5,6 +5,7 @@ import type { Clock } from './lib/clock'
 import type { Logger } from './lib/log'
 import type { SaltClient } from './salt/client'
 import type { Metrics } from './features/metrics/registry'
+import type { Bus } from './cluster/bus'
 import type { PollerStats, PollerStatus, SaltHealthSnapshot, StreamStatus } from './lib/poller-status'
 
 export type { PollerStats, PollerStatus, SaltHealthSnapshot, StreamStatus } from './lib/poller-status'
@@ -46,4 +47,9 @@ export interface AppDeps {
   salt?: SaltSide
   /** Request counters for /metrics; createApp makes one when absent. */
   metrics?: Metrics
+  /**
+   * The cluster bus of a running service (contract §15): features tell the other instances on the database what
+   * changed here (settings, credentials, stored activity, forgotten totals). Absent in tests of the core and CLI commands.
+   */
+  bus?: Pick<Bus, 'publish' | 'stats'>
 }

@@ -23,6 +23,9 @@ import { instrument } from './http/instrument'
 import { closeActivityStreams } from './features/activity/stream'
 import { startMemoryGuard } from './lib/memory'
 import { removeStaleStaging } from './features/vulns/staging'
+import { ClusterNode } from './cluster/node'
+import { clusterEngine } from './cluster/engine'
+import { FLEET, saltSourceNames } from './cluster/sources'
 
 /** Seconds a connection may stay idle before the server closes it (Bun's default is 10). */
 export const IDLE_TIMEOUT_S = 30
@@ -104,18 +107,36 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   }
   // An upload or import interrupted by a crash left its staging directory (up to 512 MiB and more) behind.
   removeStaleStaging(resolve(config.dataDir), log)
+  // This instance on the database (contract §15): its row, the bus (deps.bus from here on) and its leaderships.
+  const node = new ClusterNode(deps, clusterEngine(deps.db))
+  await node.start()
   // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)
   deps.salt = salt
   deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
-  await salt.start()
+  salt.startWatching()
+  salt.follow()
+  // Each salt source's work runs on its leader only; today one source, `default`, whose runtime is this one.
+  for (const source of saltSourceNames(deps))
+    if (source === 'default') node.compete(source, { gained: (takeover) => salt.lead({ takeover }), lost: () => salt.unlead() })
   // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
   // search.db; PostgreSQL's trigram index is kept by the database itself).
   const search = deps.db.engine === 'sqlite' ? new SearchIndexer(deps) : null
   void search?.start()
   // Alert deliveries go out from the outbox whatever wrote it; they survive restarts in the database.
   const alerts = new DeliverySender(deps, send)
-  alerts.start()
+  // Fleet-wide work (alert delivery, retention) runs on one instance at a time.
+  node.compete(FLEET, {
+    gained: () => {
+      salt.leadFleet()
+      alerts.start()
+    },
+    async lost() {
+      await alerts.stop()
+      await salt.unleadFleet()
+    },
+  })
+  await node.lead()
   const app = createApp(deps)
   // Serving RSS stays near MEMORY_SOFT_LIMIT_MB: past it, a full collection (lib/memory.ts; counted in /metrics).
   const stopMemoryGuard = startMemoryGuard(MEMORY_SOFT_LIMIT_MB * 1024 * 1024, () => deps.metrics!.memoryCollections++)
@@ -153,6 +174,8 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       const late = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)])
       if (late) await server.stop(true)
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
+      // Leaderships go back first (their work stops), so another instance takes over at its next try.
+      await node.stop()
       await salt.stop()
       await alerts.stop()
       await search?.stop()

@@ -83,7 +83,16 @@ export async function updateSection(deps: AppDeps, section: Section, patch: Dict
   } else await loadSettings(deps)
   if (section === 'logging') deps.log.format = readSection(deps, 'logging').log_format as 'json' | 'text'
   deps.onSettingsChanged?.(section)
+  // Every other instance reloads the section from the database and reschedules as this one did (contract §15).
+  deps.bus?.publish('settings', section)
   return readSettings(deps)
+}
+
+/** Another instance changed `section`: reads every section anew and applies the change as updateSection does here. */
+export async function reloadSection(deps: AppDeps, section: string) {
+  await loadSettings(deps)
+  if (section === 'logging') deps.log.format = readSection(deps, 'logging').log_format as 'json' | 'text'
+  deps.onSettingsChanged?.(section)
 }
 
 /** The salt connection with its decrypted password, for the salt client only. */

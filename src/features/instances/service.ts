@@ -1,0 +1,41 @@
+/**
+ * The instances on this database (contract §15): each running service writes its row on a heartbeat with what it
+ * leads; rows not seen for a minute are no longer listed (an instance killed outright leaves its row behind).
+ */
+import { hostname } from 'node:os'
+import type { AppDeps } from '../../deps'
+import { iso } from '../../lib/clock'
+import { VERSION } from '../../version'
+import { deleteInstance, instancesSeenSince, upsertInstance } from './store'
+
+/** Milliseconds after its last heartbeat that an instance is no longer listed. */
+export const INSTANCE_GONE_MS = 60_000
+/** Rows older than this are deleted by any instance's stop. */
+const FORGET_MS = 86_400_000
+
+/** This process as an instance: its id and start. */
+export interface Me {
+  id: string
+  startedAt: number
+}
+
+/** Writes this instance's row now, with the names it leads. */
+export async function heartbeat(deps: AppDeps, me: Me, leads: string[]) {
+  await upsertInstance(deps.db, {
+    id: me.id, hostname: hostname(), version: VERSION, engine: deps.db.engine, started_at: me.startedAt, last_seen_at: deps.clock.now(), leads: JSON.stringify(leads),
+  })
+}
+
+/** Removes this instance's row at a graceful stop (and rows long gone). */
+export const forgetInstance = (deps: AppDeps, me: Me) => deleteInstance(deps.db, me.id, deps.clock.now() - FORGET_MS)
+
+/** GET /api/cluster's body: instances seen within the last minute. */
+export async function listInstances(deps: AppDeps) {
+  const rows = await instancesSeenSince(deps.db, deps.clock.now() - INSTANCE_GONE_MS)
+  return {
+    instances: rows.map((r) => ({
+      id: r.id, hostname: r.hostname, version: r.version, engine: r.engine as 'sqlite' | 'postgres',
+      started_at: iso(r.started_at), last_seen_at: iso(r.last_seen_at), leads: JSON.parse(r.leads) as string[],
+    })),
+  }
+}
