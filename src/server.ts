@@ -108,7 +108,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   // An upload or import interrupted by a crash left its staging directory (up to 512 MiB and more) behind.
   removeStaleStaging(resolve(config.dataDir), log)
   // This instance on the database (contract §15): its row, the bus (deps.bus from here on) and its leaderships.
-  const node = new ClusterNode(deps, clusterEngine(deps.db))
+  const node = new ClusterNode(deps, clusterEngine(deps.db, config.databaseUrl))
   await node.start()
   // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)

@@ -14,11 +14,11 @@ export interface ClusterEngine {
   close(): Promise<void>
 }
 
-/** The cluster engine of `db`; `hub` joins SQLite services of one process (tests) on one in-process bus. */
-export function clusterEngine(db: Db, hub = new LocalHub()): ClusterEngine {
-  if (db.native.engine !== 'postgres') return { transport: hub.transport(), tryLock: alwaysGranted, close: async () => {} }
+/** The cluster engine of `db` (`url`: PostgreSQL's, for the lock connection); `hub` joins SQLite services of one process (tests) on one in-process bus. */
+export function clusterEngine(db: Db, url: string | null, hub = new LocalHub()): ClusterEngine {
+  if (db.native.engine !== 'postgres' || !url) return { transport: hub.transport(), tryLock: alwaysGranted, close: async () => {} }
   const client = db.native.client
-  const locks = pgLocks(client)
+  const locks = pgLocks(url)
   return {
     transport: { send: (text) => pgNotify(db, BUS_CHANNEL, text), listen: (fn, onListen) => pgListen(client, BUS_CHANNEL, fn, onListen) },
     tryLock: async (name) => ((await locks.tryLock(name)) ? { alive: () => locks.alive(name), release: () => locks.release(name) } : null),

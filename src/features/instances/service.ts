@@ -10,6 +10,11 @@ import { deleteInstance, instancesSeenSince, upsertInstance } from './store'
 
 /** Milliseconds after its last heartbeat that an instance is no longer listed. */
 export const INSTANCE_GONE_MS = 60_000
+/**
+ * Milliseconds after its last heartbeat that an instance's leads are no longer shown: a leader that died has lost its
+ * locks with its connection, and its successor is listed as leading within the 15 s of a takeover.
+ */
+export const LEADS_STALE_MS = 15_000
 /** Rows older than this are deleted by any instance's stop. */
 const FORGET_MS = 86_400_000
 
@@ -31,11 +36,19 @@ export const forgetInstance = (deps: AppDeps, me: Me) => deleteInstance(deps.db,
 
 /** GET /api/cluster's body: instances seen within the last minute. */
 export async function listInstances(deps: AppDeps) {
-  const rows = await instancesSeenSince(deps.db, deps.clock.now() - INSTANCE_GONE_MS)
+  const now = deps.clock.now()
+  const rows = await instancesSeenSince(deps.db, now - INSTANCE_GONE_MS)
+  // A name two rows claim was handed over (a leader died or lost its lock and has not written since): the most
+  // recently seen row holds it.
+  const holder = new Map<string, { id: string; seen: number }>()
+  for (const r of rows)
+    for (const name of JSON.parse(r.leads) as string[]) if ((holder.get(name)?.seen ?? -1) < r.last_seen_at) holder.set(name, { id: r.id, seen: r.last_seen_at })
+  const leadsOf = (r: (typeof rows)[number]) =>
+    r.last_seen_at >= now - LEADS_STALE_MS ? (JSON.parse(r.leads) as string[]).filter((name) => holder.get(name)?.id === r.id) : []
   return {
     instances: rows.map((r) => ({
       id: r.id, hostname: r.hostname, version: r.version, engine: r.engine as 'sqlite' | 'postgres',
-      started_at: iso(r.started_at), last_seen_at: iso(r.last_seen_at), leads: JSON.parse(r.leads) as string[],
+      started_at: iso(r.started_at), last_seen_at: iso(r.last_seen_at), leads: leadsOf(r),
     })),
   }
 }
