@@ -68,6 +68,7 @@ export class ClusterNode {
     }))
     await this.bus.start()
     deps.bus = this.bus
+    deps.log.info('cluster instance', { instance: this.me.id, engine: deps.db.engine })
     this.beating ??= setInterval(() => void this.heartbeat(), this.heartbeatMs)
   }
 

@@ -44,11 +44,15 @@ const api = async (s: Served, method: string, path: string, body?: unknown, bear
 }
 const login = (s: Served, username: string, password: string) =>
   fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+/** The source's pollers an instance has scheduled (a follower has none). */
+const scheduled = async (s: Served) => ((await api(s, 'GET', '/api/admin/pollers')).body.pollers as any[]).filter((p) => p.name !== 'retention' && p.next_run_at !== null).map((p) => p.name)
 /** Which instance ids lead `name` now, as any instance lists them. */
 const leadersOf = async (s: Served, name: string) => ((await api(s, 'GET', '/api/cluster')).body.instances as any[]).filter((i) => i.leads.includes(name)).map((i) => i.id)
 
 let a: Served
 let b: Served
+/** An instance's id, as its log says at start. */
+const idOf = async (s: Served) => /instance"?[:=]"([0-9a-f-]+)"/.exec(s.output())![1]!
 
 beforeAll(async () => {
   url = await freshPostgresUrl()
@@ -56,6 +60,9 @@ beforeAll(async () => {
   b = await instance()
   const r = await login(a, 'admin', 'cluster-admin-pw')
   token = r.headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]!
+  // A schedule firing every minute, whoever leads: the once-only test at the end counts its firings.
+  const t = (await api(a, 'POST', '/api/templates', { name: 'Ping web-02', tgt: 'web-02', fun: 'test.ping', shared: true })).body
+  expect((await api(a, 'POST', '/api/schedules', { name: 'every minute', template_id: t.id, cron: '* * * * *' })).status).toBe(201)
 }, 60_000)
 
 afterAll(async () => {
@@ -79,6 +86,9 @@ describe('any instance serves any request', () => {
     // The first to start took both.
     expect(listed[0].leads).toEqual(['(fleet)', 'default'])
     expect(listed[1].leads).toEqual([])
+    // The follower schedules none of the source's pollers; the leader does.
+    expect(await scheduled(b)).toEqual([])
+    expect((await scheduled(a)).length).toBeGreaterThan(0)
   })
 
   test('a session made on A works on B; a settings change through A holds on B within 1 s', async () => {
@@ -178,6 +188,11 @@ describe('one leader per salt source', () => {
       }, 'the source led again', { ms: 15_000, every: 200 })
       expect(Date.now() - cut).toBeLessThan(15_000)
       expect(l).toHaveLength(1)
+      // Whichever instance does not lead now schedules none of the source's pollers.
+      const [cId, bId] = [await idOf(c), await idOf(b)]
+      const follower = l[0] === cId ? b : c
+      expect(l[0] === cId || l[0] === bId).toBe(true)
+      await until(async () => (await scheduled(follower)).length === 0 || null, 'the follower stops its pollers', { ms: 5000, every: 100 })
       // Exactly one session holds each lock now.
       const held = await admin.rows<{ n: number }>(sql.raw(`SELECT objid, count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LEADER_LOCK_CLASS} AND granted GROUP BY objid`))
       expect(held.map((h) => h.n)).toEqual([1, 1].slice(0, held.length))
@@ -185,4 +200,21 @@ describe('one leader per salt source', () => {
       await admin.close()
     }
   }, 45_000)
+
+  test('a once-only task runs once: each minute of the schedule fired once across the instances and the handovers', async () => {
+    const admin = openPostgres(url)
+    try {
+      const count = async (q: string) => (await admin.row<{ n: number }>(sql.raw(q)))!.n
+      const firings = () => count('SELECT count(*)::int AS n FROM schedule_firings')
+      const firedEvents = () => count(`SELECT count(*)::int AS n FROM activity_events WHERE event_type = 'job.schedule_fired'`)
+      // A firing is claimed, published, then its event stored: wait for the event, then for every claim's.
+      await until(async () => (await firedEvents()) >= 1 || null, 'the schedule fired', { ms: 80_000, every: 500 })
+      await until(async () => (await firedEvents()) === (await firings()) || null, 'every claimed firing done', { ms: 10_000, every: 200 })
+      const published = salt.calls.filter((c) => c.client === 'local_async' && c.fun === 'test.ping')
+      expect(published.length).toBe(await firings())
+      expect(published.every((c) => JSON.stringify(c.tgt) === JSON.stringify(['web-02']))).toBe(true)
+    } finally {
+      await admin.close()
+    }
+  }, 90_000)
 })

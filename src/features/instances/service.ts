@@ -6,7 +6,7 @@ import { hostname } from 'node:os'
 import type { AppDeps } from '../../deps'
 import { iso } from '../../lib/clock'
 import { VERSION } from '../../version'
-import { deleteInstance, instancesSeenSince, upsertInstance } from './store'
+import { deleteInstance, instancesSeenSince, setLeads, upsertInstance } from './store'
 
 /** Milliseconds after its last heartbeat that an instance is no longer listed. */
 export const INSTANCE_GONE_MS = 60_000
@@ -24,11 +24,22 @@ export interface Me {
   startedAt: number
 }
 
-/** Writes this instance's row now, with the names it leads. */
+/**
+ * Writes this instance's row now, with the names it leads. A name it holds is no other row's: a leader that died or
+ * lost its lock still claims it in its row, which it no longer writes, so the holder takes the claim off that row.
+ */
 export async function heartbeat(deps: AppDeps, me: Me, leads: string[]) {
+  const now = deps.clock.now()
   await upsertInstance(deps.db, {
-    id: me.id, hostname: hostname(), version: VERSION, engine: deps.db.engine, started_at: me.startedAt, last_seen_at: deps.clock.now(), leads: JSON.stringify(leads),
+    id: me.id, hostname: hostname(), version: VERSION, engine: deps.db.engine, started_at: me.startedAt, last_seen_at: now, leads: JSON.stringify(leads),
   })
+  if (!leads.length) return
+  for (const r of await instancesSeenSince(deps.db, now - INSTANCE_GONE_MS)) {
+    if (r.id === me.id) continue
+    const theirs = JSON.parse(r.leads) as string[]
+    const left = theirs.filter((name) => !leads.includes(name))
+    if (left.length !== theirs.length) await setLeads(deps.db, r.id, JSON.stringify(left))
+  }
 }
 
 /** Removes this instance's row at a graceful stop (and rows long gone). */

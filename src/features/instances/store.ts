@@ -13,6 +13,9 @@ export const upsertInstance = (q: Queryable, r: InstanceRow) =>
     VALUES (${r.id}, ${r.hostname}, ${r.version}, ${r.engine}, ${r.started_at}, ${r.last_seen_at}, ${r.leads})
     ON CONFLICT (id) DO UPDATE SET last_seen_at = excluded.last_seen_at, leads = excluded.leads`)
 
+/** Sets the leads of another instance's row (its claims a new holder took over), leaving its last_seen_at alone. */
+export const setLeads = (q: Queryable, id: string, leads: string) => q.exec(sql`UPDATE ${instances} SET leads = ${leads} WHERE ${instances.id} = ${id}`)
+
 /** Instances seen since `since`, oldest start first. */
 export const instancesSeenSince = (q: Queryable, since: number) =>
   q.rows<InstanceRow>(sql`SELECT * FROM ${instances} WHERE ${instances.lastSeenAt} >= ${since} ORDER BY ${instances.startedAt}, ${instances.id}`)
