@@ -258,7 +258,11 @@ export class SaltRuntime implements SaltSide {
     if (this.working) return
     this.working = true
     this.follower = false
-    const abandoned = await closeAbandonedRefreshes(this.deps)
+    // A refresh left open by a dead leader (or a crash) is closed as failed; failing to read that starts the work anyway.
+    const abandoned = await closeAbandonedRefreshes(this.deps).catch((e) => {
+      this.deps.log.warn('open inventory refreshes unreadable', { error: e instanceof Error ? e.message : String(e) })
+      return 0
+    })
     if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
     this.scheduler.start(this.scheduler.names.filter((n) => !FLEET_POLLERS.includes(n)))
     if (this.stream.enabled()) void this.stream.start()

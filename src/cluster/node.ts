@@ -6,7 +6,7 @@
 import type { AppDeps } from '../deps'
 import { newId } from '../lib/ids'
 import { forgetInstance, heartbeat, type Me } from '../features/instances/service'
-import { reloadSection } from '../features/settings/service'
+import { reloadSection, resyncSettings } from '../features/settings/service'
 import { authChangedElsewhere } from '../features/auth/changes'
 import { publishStoredElsewhere } from '../features/activity/feed'
 import { eventsBetween } from '../features/activity/service'
@@ -62,7 +62,7 @@ export class ClusterNode {
     })
     // The listening connection came back: what was said meanwhile is lost, so everything it could have said is re-read.
     this.unsubscribe.push(this.bus.onResync(() => {
-      void reloadSection(deps, 'pollers').then(() => reloadSection(deps, 'salt')).catch(() => {})
+      void resyncSettings(deps).catch((e) => deps.log.warn('settings not re-read after the bus reconnected', { error: String(e) }))
       authChangedElsewhere(deps)
       forgetTotalsHere(deps)
     }))

@@ -5,7 +5,7 @@ import { Bus, LocalHub } from '../../src/cluster/bus'
 import { Leadership, type HeldLock, type TryLock } from '../../src/cluster/leadership'
 import { ClusterNode } from '../../src/cluster/node'
 import { clusterEngine } from '../../src/cluster/engine'
-import { loadSettings, readSection } from '../../src/features/settings/service'
+import { loadSettings, readSection, resyncSettings } from '../../src/features/settings/service'
 import { call, testWorld } from '../helpers/app'
 import { until } from '../helpers/until'
 import type { AppDeps } from '../../src/deps'
@@ -138,5 +138,20 @@ describe('the instance on SQLite', () => {
     expect((await call(w, 'PUT', '/api/admin/settings/widget', { body: { widget_event_count: 11 } })).status).toBe(200)
     await until(() => readSection(other, 'widget').widget_event_count === 11, 'the other service reloaded')
     expect(changed).toEqual(['widget'])
+  })
+
+  test('after the bus reconnected, the settings are re-read and only the sections that changed meanwhile are applied', async () => {
+    const w = await testWorld()
+    const other = { ...w.deps, bus: undefined } as AppDeps
+    await loadSettings(other)
+    const changed: string[] = []
+    other.onSettingsChanged = (s) => void changed.push(s)
+    // Changed through the first service while the other heard nothing (no bus between them).
+    expect((await call(w, 'PUT', '/api/admin/settings/pollers', { body: { jobs_poll_interval_seconds: 42 } })).status).toBe(200)
+    expect(readSection(other, 'pollers').jobs_poll_interval_seconds).toBe(300)
+    expect(await resyncSettings(other)).toEqual(['pollers'])
+    expect(changed).toEqual(['pollers'])
+    expect(readSection(other, 'pollers').jobs_poll_interval_seconds).toBe(42)
+    expect(await resyncSettings(other)).toEqual([])
   })
 })

@@ -95,6 +95,23 @@ export async function reloadSection(deps: AppDeps, section: string) {
   deps.onSettingsChanged?.(section)
 }
 
+/**
+ * Reads every section anew and applies those that differ from what this service held (news of their change may have
+ * been lost while the cluster bus was reconnecting). Returns the changed sections.
+ */
+export async function resyncSettings(deps: AppDeps): Promise<string[]> {
+  const before = loaded.get(deps)?.sections ?? new Map<string, Dict>()
+  const was = new Map([...before].map(([k, v]) => [k, JSON.stringify(v)]))
+  await loadSettings(deps)
+  const now = loadedOf(deps).sections
+  const changed = [...new Set([...was.keys(), ...now.keys()])].filter((k) => was.get(k) !== (now.has(k) ? JSON.stringify(now.get(k)) : undefined))
+  for (const section of changed) {
+    if (section === 'logging') deps.log.format = readSection(deps, 'logging').log_format as 'json' | 'text'
+    deps.onSettingsChanged?.(section)
+  }
+  return changed
+}
+
 /** The salt connection with its decrypted password, for the salt client only. */
 export function saltCredentials(deps: AppDeps) {
   const s = readSection(deps, 'salt')
