@@ -100,7 +100,7 @@ describe('leadership', () => {
   })
 })
 
-describe('the instance on SQLite', () => {
+describe('the instance on an in-process bus (SQLite, or a database without a URL for locks)', () => {
   async function node(deps: AppDeps, hub: LocalHub) {
     const n = new ClusterNode(deps, clusterEngine(deps.db, null, hub), { heartbeatMs: 60_000, leadershipTickMs: 60_000 })
     n.compete('default', { gained() {}, lost() {} })
@@ -117,7 +117,7 @@ describe('the instance on SQLite', () => {
     const r = await call(w, 'GET', '/api/cluster')
     expect(r.status).toBe(200)
     expect(r.body.instances).toHaveLength(1)
-    expect(r.body.instances[0]).toMatchObject({ id: n.me.id, engine: 'sqlite', leads: ['(fleet)', 'default'] })
+    expect(r.body.instances[0]).toMatchObject({ id: n.me.id, engine: w.deps.db.engine, leads: ['(fleet)', 'default'] })
     expect((await call(w, 'GET', '/api/cluster', { who: 'nobody' })).status).toBe(403)
     expect((await call(w, 'GET', '/api/cluster', { who: 'anon' })).status).toBe(401)
     // Not seen for a minute: no longer listed.

@@ -8,8 +8,8 @@ import { grantsOfUser } from '../roles/store'
 import { userById } from '../users/store'
 import { authChanged } from './changes'
 import {
-  deleteLoginFailures, deleteSessionRow, deleteSessionsOf, deleteToken, deleteUserFailures, failuresBefore, insertLoginFailures, insertSession,
-  liveTokenCount, liveTokens, pruneLoginFailures, readAuthVersion, sessionByHash, sessionById,
+  deleteLoginFailures, deleteSessionRow, deleteSessionsOf, deleteToken, deleteUserFailures, failuresSince, insertLoginFailures, insertSession,
+  liveTokenCount, liveTokens, lockThrottleKeys, pruneLoginFailures, readAuthVersion, sessionByHash, sessionById,
 } from './store'
 
 /** The caller of a request, or null on public routes. */
@@ -124,22 +124,23 @@ export class LoginThrottle {
   constructor(private readonly deps: AppDeps) {}
 
   /**
-   * Counts an attempt as a failure before anything else is awaited, so concurrent guesses all count: its rows are
-   * written first, and only the failures recorded before them decide. Returns the seconds to wait when this username
-   * or client is over its limit (the attempt is then not counted), else 0 and the attempt.
+   * Counts an attempt as a failure before anything else is awaited, so concurrent guesses all count: in one
+   * transaction holding the username and the client (every instance's attempts on them wait their turn), the recent
+   * failures decide and, when under the limits, this attempt is recorded. Returns the seconds to wait when this
+   * username or client is over its limit (the attempt is then not counted), else 0 and the attempt.
    */
   async admit(user: string, client: string, now: number): Promise<{ wait: number; attempt: Attempt | null }> {
-    const db = this.deps.db
-    await pruneLoginFailures(db, now - WINDOW_MS)
-    const attempt = await insertLoginFailures(db, user, client, now)
-    const u = await failuresBefore(db, 'user', user, now - WINDOW_MS, attempt.user)
-    const c = await failuresBefore(db, 'client', client, now - WINDOW_MS, attempt.client)
-    let until = 0
-    if (u.length >= PER_USER) until = Math.max(until, u[u.length - PER_USER]! + WINDOW_MS)
-    if (c.length >= PER_CLIENT) until = Math.max(until, c[c.length - PER_CLIENT]! + WINDOW_MS)
-    if (!until) return { wait: 0, attempt }
-    await deleteLoginFailures(db, [attempt.user, attempt.client])
-    return { wait: Math.max(1, Math.ceil((until - now) / 1000)), attempt: null }
+    await pruneLoginFailures(this.deps.db, now - WINDOW_MS)
+    return this.deps.db.tx(async (tx) => {
+      await lockThrottleKeys(tx, user, client)
+      const u = await failuresSince(tx, 'user', user, now - WINDOW_MS)
+      const c = await failuresSince(tx, 'client', client, now - WINDOW_MS)
+      let until = 0
+      if (u.length >= PER_USER) until = Math.max(until, u[u.length - PER_USER]! + WINDOW_MS)
+      if (c.length >= PER_CLIENT) until = Math.max(until, c[c.length - PER_CLIENT]! + WINDOW_MS)
+      if (until) return { wait: Math.max(1, Math.ceil((until - now) / 1000)), attempt: null }
+      return { wait: 0, attempt: await insertLoginFailures(tx, user, client, now) }
+    })
   }
 
   /** A success resets the username's count and takes back the client's count of this attempt. */

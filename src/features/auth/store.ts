@@ -61,6 +61,19 @@ export const liveTokens = (q: Queryable, userId: string, now: number) =>
 export const deleteToken = (q: Queryable, userId: string, id: string) =>
   q.exec(sql`DELETE FROM ${sessions} WHERE ${sessions.id} = ${id} AND ${sessions.userId} = ${userId} AND ${sessions.kind} = 'api_token'`)
 
+/**
+ * Holds the throttle's keys (a username and a client address) until the transaction `tx` ends, so concurrent attempts
+ * on other instances count one at a time. PostgreSQL: transaction advisory locks, always the username's first (no two
+ * attempts wait on each other in opposite orders); SQLite: its one writer serializes transactions already.
+ */
+export async function lockThrottleKeys(tx: Queryable, user: string, client: string) {
+  if (tx.engine !== 'postgres') return
+  await tx.exec(sql`SELECT pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`user:${user}`}))`)
+  await tx.exec(sql`SELECT pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`client:${client}`}))`)
+}
+/** The advisory lock class of the login throttle's keys (leadership and migrations use others). */
+const THROTTLE_LOCK_CLASS = 0x5a17dec2
+
 /** Records one failed-login attempt for a username and a client address; returns the two rows' ids. */
 export async function insertLoginFailures(q: Queryable, user: string, client: string, at: number): Promise<{ user: number; client: number }> {
   const u = await q.row<{ id: number }>(sql`INSERT INTO ${loginFailures} (kind, key, at) VALUES ('user', ${user}, ${at}) RETURNING id`)
@@ -68,13 +81,13 @@ export async function insertLoginFailures(q: Queryable, user: string, client: st
   return { user: Number(u!.id), client: Number(c!.id) }
 }
 
-/** The times of a key's failures since `since` recorded before row `before`, oldest first. */
-export const failuresBefore = async (q: Queryable, kind: 'user' | 'client', key: string, since: number, before: number) =>
+/** The times of a key's failures since `since`, oldest first. */
+export const failuresSince = async (q: Queryable, kind: 'user' | 'client', key: string, since: number) =>
   (await q.rows<{ at: number }>(sql`SELECT ${loginFailures.at} FROM ${loginFailures}
-    WHERE ${loginFailures.kind} = ${kind} AND ${loginFailures.key} = ${key} AND ${loginFailures.at} > ${since} AND ${loginFailures.id} < ${before}
+    WHERE ${loginFailures.kind} = ${kind} AND ${loginFailures.key} = ${key} AND ${loginFailures.at} > ${since}
     ORDER BY ${loginFailures.at}, ${loginFailures.id}`)).map((r) => Number(r.at))
 
-/** Deletes failure rows by id (an attempt that was throttled, or the client's count of one that succeeded). */
+/** Deletes failure rows by id (the client's count of an attempt that succeeded). */
 export async function deleteLoginFailures(q: Queryable, ids: number[]) {
   for (const id of ids) await q.exec(sql`DELETE FROM ${loginFailures} WHERE ${loginFailures.id} = ${id}`)
 }
