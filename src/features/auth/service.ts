@@ -133,8 +133,7 @@ export class LoginThrottle {
     await pruneLoginFailures(this.deps.db, now - WINDOW_MS)
     return this.deps.db.tx(async (tx) => {
       await lockThrottleKeys(tx, user, client)
-      const u = await failuresSince(tx, 'user', user, now - WINDOW_MS)
-      const c = await failuresSince(tx, 'client', client, now - WINDOW_MS)
+      const { user: u, client: c } = await failuresSince(tx, user, client, now - WINDOW_MS)
       let until = 0
       if (u.length >= PER_USER) until = Math.max(until, u[u.length - PER_USER]! + WINDOW_MS)
       if (c.length >= PER_CLIENT) until = Math.max(until, c[c.length - PER_CLIENT]! + WINDOW_MS)

@@ -68,24 +68,27 @@ export const deleteToken = (q: Queryable, userId: string, id: string) =>
  */
 export async function lockThrottleKeys(tx: Queryable, user: string, client: string) {
   if (tx.engine !== 'postgres') return
-  await tx.exec(sql`SELECT pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`user:${user}`}))`)
-  await tx.exec(sql`SELECT pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`client:${client}`}))`)
+  // One round trip: PostgreSQL evaluates a select list left to right.
+  await tx.exec(sql`SELECT pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`user:${user}`})),
+    pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`client:${client}`}))`)
 }
 /** The advisory lock class of the login throttle's keys (leadership and migrations use others). */
 const THROTTLE_LOCK_CLASS = 0x5a17dec2
 
 /** Records one failed-login attempt for a username and a client address; returns the two rows' ids. */
 export async function insertLoginFailures(q: Queryable, user: string, client: string, at: number): Promise<{ user: number; client: number }> {
-  const u = await q.row<{ id: number }>(sql`INSERT INTO ${loginFailures} (kind, key, at) VALUES ('user', ${user}, ${at}) RETURNING id`)
-  const c = await q.row<{ id: number }>(sql`INSERT INTO ${loginFailures} (kind, key, at) VALUES ('client', ${client}, ${at}) RETURNING id`)
-  return { user: Number(u!.id), client: Number(c!.id) }
+  const rows = await q.rows<{ id: number; kind: string }>(sql`INSERT INTO ${loginFailures} (kind, key, at) VALUES ('user', ${user}, ${at}), ('client', ${client}, ${at}) RETURNING id, kind`)
+  return { user: Number(rows.find((r) => r.kind === 'user')!.id), client: Number(rows.find((r) => r.kind === 'client')!.id) }
 }
 
-/** The times of a key's failures since `since`, oldest first. */
-export const failuresSince = async (q: Queryable, kind: 'user' | 'client', key: string, since: number) =>
-  (await q.rows<{ at: number }>(sql`SELECT ${loginFailures.at} FROM ${loginFailures}
-    WHERE ${loginFailures.kind} = ${kind} AND ${loginFailures.key} = ${key} AND ${loginFailures.at} > ${since}
-    ORDER BY ${loginFailures.at}, ${loginFailures.id}`)).map((r) => Number(r.at))
+/** The times of a username's and a client's failures since `since`, each oldest first (one statement). */
+export async function failuresSince(q: Queryable, user: string, client: string, since: number): Promise<{ user: number[]; client: number[] }> {
+  const rows = await q.rows<{ kind: 'user' | 'client'; at: number }>(sql`SELECT ${loginFailures.kind}, ${loginFailures.at} FROM ${loginFailures}
+    WHERE ((${loginFailures.kind} = 'user' AND ${loginFailures.key} = ${user}) OR (${loginFailures.kind} = 'client' AND ${loginFailures.key} = ${client}))
+      AND ${loginFailures.at} > ${since}
+    ORDER BY ${loginFailures.at}, ${loginFailures.id}`)
+  return { user: rows.filter((r) => r.kind === 'user').map((r) => Number(r.at)), client: rows.filter((r) => r.kind === 'client').map((r) => Number(r.at)) }
+}
 
 /** Deletes failure rows by id (the client's count of an attempt that succeeded). */
 export async function deleteLoginFailures(q: Queryable, ids: number[]) {
