@@ -7,7 +7,8 @@
  * Starts a throwaway PostgreSQL cluster (test/helpers/pg-cluster.ts), the fake salt-api of the tests and two
  * `saltdeck serve` on one database. Each round: the leader is killed with SIGKILL (or, on odd rounds, its lock
  * connection is ended with pg_terminate_backend), and the time is taken until the other instance is listed as the
- * leader of `default` by GET /api/cluster, and until a job salt's job cache got during the gap is stored. The killed
+ * leader of `default` by GET /api/cluster (after a cut: until a live session holds the lock in pg_locks, and until the
+ * old leader logs that its work stopped), and until a job salt's job cache got during the gap is stored. The killed
  * instance is started again for the next round. Prints each round, the load average, and the median and maximum.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -60,30 +61,41 @@ for (let i = 0; i < ROUNDS; i++) {
   const old = live.find((s) => idOf(s) === leader[0])!
   const other = live.find((s) => s !== old)!
   const how = i % 2 === 0 ? 'kill -9' : 'pg_terminate_backend'
+  const lostBefore = (old.output().match(/leadership lost/g) ?? []).length
+  let cutPids: number[] = []
   const t0 = performance.now()
   if (how === 'kill -9') {
     old.proc.kill('SIGKILL')
     await old.proc.exited
   } else {
     const pids = await pg.rows<{ pid: number }>(sql.raw(`SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LEADER_LOCK_CLASS}`))
+    cutPids = pids.map((p) => p.pid)
     for (const p of pids) await pg.exec(sql.raw(`SELECT pg_terminate_backend(${p.pid})`))
   }
   const jid = newJid()
   salt.jobs.set(jid, { fun: 'test.ping', tgt: 'web-02', user: 'root', minions: ['web-02'], returns: { 'web-02': true }, start: Date.now() })
   let led = NaN
   let stored = NaN
-  const watch = how === 'kill -9' ? other : live
+  let stopped = NaN
   for (; performance.now() - t0 < 30_000; await Bun.sleep(20)) {
-    const l = await leaderOf(Array.isArray(watch) ? watch[0]! : watch)
-    if (Number.isNaN(led) && l.length === 1 && (how !== 'kill -9' || l[0] !== leader[0])) led = performance.now() - t0
+    if (how === 'kill -9') {
+      const l = await leaderOf(other)
+      if (Number.isNaN(led) && l.length === 1 && l[0] !== leader[0]) led = performance.now() - t0
+    } else {
+      // The truth of a cut: the old session's work stops (its log), and a live session holds the lock again.
+      if (Number.isNaN(stopped) && (old.output().match(/leadership lost/g) ?? []).length > lostBefore) stopped = performance.now() - t0
+      const held = await pg.rows<{ pid: number }>(sql.raw(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LEADER_LOCK_CLASS} AND objid = hashtext('default')::oid AND granted`))
+      if (Number.isNaN(led) && held.length === 1 && !cutPids.includes(held[0]!.pid)) led = performance.now() - t0
+    }
     if (Number.isNaN(stored)) {
       const res = await fetch(`${other.url}/api/jobs/${jid}`, { headers: { authorization: `Bearer ${token}` } })
       if (res.status === 200) stored = performance.now() - t0
     }
-    if (!Number.isNaN(led) && !Number.isNaN(stored)) break
+    if (!Number.isNaN(led) && !Number.isNaN(stored) && (how === 'kill -9' || !Number.isNaN(stopped))) break
   }
   rounds.push({ how, led, stored, load: loadavg()[0]! })
-  console.log(`round ${i + 1}: ${how}: led again after ${(led / 1000).toFixed(2)} s, gap job stored after ${(stored / 1000).toFixed(2)} s (load ${loadavg()[0]!.toFixed(2)})`)
+  const stop = how === 'kill -9' ? '' : `old leader's work stopped after ${(stopped / 1000).toFixed(2)} s, `
+  console.log(`round ${i + 1}: ${how}: ${stop}led again after ${(led / 1000).toFixed(2)} s, gap job stored after ${(stored / 1000).toFixed(2)} s (load ${loadavg()[0]!.toFixed(2)})`)
   if (how === 'kill -9') live = [other, await instance()]
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
