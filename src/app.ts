@@ -21,6 +21,7 @@ import { systemRoutes } from './features/system/routes'
 import { dashboardRoutes } from './features/dashboard/serve'
 import { metricsRoutes } from './features/metrics/routes'
 import { saltHealthRoutes } from './features/salt-health/routes'
+import { instanceRoutes } from './features/instances/routes'
 import { runRoutes } from './features/runs/routes'
 import { alertRoutes } from './features/alerts/routes'
 import { vulnRoutes } from './features/vulns/routes'
@@ -43,7 +44,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...batchRoutes, ...saltHealthRoutes, ...runRoutes, ...templateRoutes, ...scheduleRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...batchRoutes, ...saltHealthRoutes, ...instanceRoutes, ...runRoutes, ...templateRoutes, ...scheduleRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }

@@ -5,6 +5,7 @@ import type { Clock } from './lib/clock'
 import type { Logger } from './lib/log'
 import type { SaltClient } from './salt/client'
 import type { Metrics } from './features/metrics/registry'
+import type { Bus } from './cluster/bus'
 import type { PollerStats, PollerStatus, SaltHealthSnapshot, StreamStatus } from './lib/poller-status'
 
 export type { PollerStats, PollerStatus, SaltHealthSnapshot, StreamStatus } from './lib/poller-status'
@@ -48,4 +49,9 @@ export interface AppDeps {
   metrics?: Metrics
   /** Set while the database's schema is newer than this build (db/schema-version.ts): no writes are taken then. */
   schemaAhead?: string | null
+  /**
+   * The cluster bus of a running service (contract §15): features tell the other instances on the database what
+   * changed here (settings, credentials, stored activity, forgotten totals). Absent in tests of the core and CLI commands.
+   */
+  bus?: Pick<Bus, 'publish' | 'stats'>
 }

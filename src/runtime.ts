@@ -34,6 +34,9 @@ const MASTER_CHECK_MS = 15_000
 /** The grace after the master answers again, in presence intervals (contract §17). */
 const GRACE_INTERVALS = 2
 
+/** The pollers of fleet-wide work, run by the fleet leader (contract §15); every other poller is its salt source's. */
+export const FLEET_POLLERS = ['retention']
+
 /** The salt side of one service. */
 export class SaltRuntime implements SaltSide {
   readonly client: SaltClient
@@ -63,6 +66,10 @@ export class SaltRuntime implements SaltSide {
   private unwatchKeys: (() => void) | null = null
   private batching: ReturnType<typeof setInterval> | null = null
   private batchRun: Promise<unknown> | null = null
+  /** Whether the salt source's work runs here (lead). */
+  private working = false
+  /** Whether another instance leads the salt source (follow, unlead): the salt side then asks salt nothing on its own. */
+  private follower = false
 
   constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number; masterCheckMs?: number; masterTimeoutMs?: number } = {}) {
     this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
@@ -117,7 +124,7 @@ export class SaltRuntime implements SaltSide {
     this.hinted.set(kind, setTimeout(() => {
       this.hinted.delete(kind)
       this.hintedAt.set(kind, Date.now())
-      if (this.scheduler.enabled(kind)) void this.scheduler.run(kind)
+      if (!this.follower && this.scheduler.enabled(kind)) void this.scheduler.run(kind)
     }, wait))
   }
 
@@ -135,6 +142,8 @@ export class SaltRuntime implements SaltSide {
       // The errors its absence caused clear now, and those pollers run again (not at their next tick, up to hours away).
       this.scheduler.saltAnswers()
       void this.masterWatch.check()
+      // Only the source's leader asks salt on the pollers' behalf (contract §15).
+      if (this.follower) return
       for (const name of ['presence', 'keys', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name)
       // A refresh salt-api's absence broke is run again now, rather than its error and stale packages staying for hours.
       if (this.scheduler.enabled('inventory'))
@@ -193,7 +202,7 @@ export class SaltRuntime implements SaltSide {
         return
       }
       this.deps.log.info('salt-master answers again: minions reconnecting are not offline during the grace', { grace_until: this.graceUntil() })
-      for (const name of ['presence', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
+      if (!this.follower) for (const name of ['presence', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
     }
     void this.masterWatch.check()
     this.masterChecking ??= setInterval(() => void this.masterWatch.check(), this.masterCheckMs)
@@ -227,18 +236,80 @@ export class SaltRuntime implements SaltSide {
     return started
   }
 
-  /** Starts the pollers and, when enabled, the event stream. */
+  /** Starts everything of one instance alone: the watches, the salt source's work and the fleet-wide pollers. */
   async start() {
-    const abandoned = await closeAbandonedRefreshes(this.deps)
-    if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
-    this.scheduler.start()
-    if (this.stream.enabled()) void this.stream.start()
+    this.startWatching()
+    await this.lead()
+    this.leadFleet()
+  }
+
+  /** Starts what every instance runs, leader or not: salt-api's reachability and the master's watch (Salt health). */
+  startWatching() {
     this.watchReachability()
     this.watchMaster()
+  }
+
+  /**
+   * Starts the salt source's work on gaining its leadership: the pollers, the event stream, held returns' lookups,
+   * newcomers and batches. A `takeover` (another instance led it until now) reads salt's job cache at once, so what
+   * salt holds of the gap is stored now rather than at the jobs poller's next tick.
+   */
+  async lead(opts: { takeover?: boolean } = {}) {
+    if (this.working) return
+    this.working = true
+    this.follower = false
+    // A refresh left open by a dead leader (or a crash) is closed as failed; failing to read that starts the work anyway.
+    const abandoned = await closeAbandonedRefreshes(this.deps).catch((e) => {
+      this.deps.log.warn('open inventory refreshes unreadable', { error: e instanceof Error ? e.message : String(e) })
+      return 0
+    })
+    if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
+    this.scheduler.start(this.scheduler.names.filter((n) => !FLEET_POLLERS.includes(n)))
+    if (this.stream.enabled()) void this.stream.start()
     this.confirming ??= setInterval(() => this.confirmHeld(), CONFIRM_EVERY_MS)
     this.watchKeys()
     // Batches advance every second; running ones left by a stop resume from the tables (features/batches/service.ts).
     this.batching ??= setInterval(() => this.advanceBatches(), CONFIRM_EVERY_MS)
+    if (opts.takeover) void this.scheduler.run('jobs')
+  }
+
+  /** Stops the salt source's work at once (its leadership is lost: another instance runs it now). */
+  async unlead() {
+    this.follower = true
+    if (!this.working) return
+    this.working = false
+    if (this.confirming) clearInterval(this.confirming)
+    this.confirming = null
+    if (this.batching) clearInterval(this.batching)
+    this.batching = null
+    for (const t of this.hinted.values()) clearTimeout(t)
+    this.hinted.clear()
+    this.unwatchKeys?.()
+    this.unwatchKeys = null
+    await this.scheduler.stopSome(this.scheduler.names.filter((n) => !FLEET_POLLERS.includes(n)))
+    await this.stream.stop()
+    await this.confirmRun
+    await this.batchRun
+  }
+
+  /** Whether this instance runs the salt source's work now. */
+  get leads() {
+    return this.working
+  }
+
+  /** Marks this instance a follower until it gains the source's leadership (serve in a cluster, before competing). */
+  follow() {
+    this.follower = !this.working
+  }
+
+  /** Starts the fleet-wide pollers (retention) on gaining the fleet leadership. */
+  leadFleet() {
+    this.scheduler.start(FLEET_POLLERS)
+  }
+
+  /** Stops the fleet-wide pollers (the fleet leadership is lost). */
+  unleadFleet() {
+    return this.scheduler.stopSome(FLEET_POLLERS)
   }
 
   /** One step of every running batch, never two at once. */
@@ -260,12 +331,14 @@ export class SaltRuntime implements SaltSide {
     if (section === 'salt' || section === 'pollers') {
       this.scheduler.reschedule()
       // New credentials need a new stream; a poller interval change leaves a running stream alone.
-      if (section === 'salt' || this.stream.enabled() !== this.stream.running) await this.stream.reload()
+      if (!this.follower && (section === 'salt' || this.stream.enabled() !== this.stream.running)) await this.stream.reload()
     }
   }
 
   /** Stops the pollers and the stream, writing pending events. */
   async stop() {
+    this.working = false
+    this.follower = true
     if (this.probing) clearInterval(this.probing)
     if (this.masterChecking) clearInterval(this.masterChecking)
     this.probing = this.masterChecking = null

@@ -25,6 +25,9 @@ import { instrument } from './http/instrument'
 import { closeActivityStreams } from './features/activity/stream'
 import { startMemoryGuard } from './lib/memory'
 import { removeStaleStaging } from './features/vulns/staging'
+import { ClusterNode } from './cluster/node'
+import { clusterEngine } from './cluster/engine'
+import { FLEET, saltSourceNames } from './cluster/sources'
 
 /** Seconds a connection may stay idle before the server closes it (Bun's default is 10). */
 export const IDLE_TIMEOUT_S = 30
@@ -51,6 +54,12 @@ async function watchSchema(deps: AppDeps, writers: (() => Promise<void>)[]) {
   deps.schemaAhead = ahead
   deps.log.error('a newer Saltdeck migrated the database: this instance stops its pollers and takes no writes; upgrade it', { newest_migration: ahead })
   for (const stop of writers) await stop().catch((e) => deps.log.warn('stopping a writer failed', { error: String(e) }))
+}
+
+/** `fn` run once: later calls answer the first call's promise. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | null = null
+  return () => (done ??= fn())
 }
 
 /** Reads the TLS pair; both or neither must be given, and both files must be readable. */
@@ -139,14 +148,25 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   }
   // An upload or import interrupted by a crash left its staging directory (up to 512 MiB and more) behind.
   removeStaleStaging(resolve(config.dataDir), log)
-  // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers). An instance
-  // whose schema is behind the database's starts none of its writers (pollers, stream, indexer, deliveries).
+  // This instance on the database (contract §15): its row, the bus (deps.bus from here on) and its leaderships. An
+  // instance whose schema is behind the database's takes part in none of it and starts no writer (pollers, stream,
+  // indexer, deliveries): it serves reads only.
   const ahead = !!deps.schemaAhead
+  const node = new ClusterNode(deps, clusterEngine(deps.db))
+  // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)
+  // Each stops once, whether a newer schema (watchSchema) or the service's stop asks first.
+  const stopNode = once(() => node.stop())
+  const stopSalt = once(() => salt.stop())
   if (!ahead) {
+    await node.start()
     deps.salt = salt
     deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
-    await salt.start()
+    salt.startWatching()
+    salt.follow()
+    // Each salt source's work runs on its leader only; today one source, `default`, whose runtime is this one.
+    for (const source of saltSourceNames(deps))
+      if (source === 'default') node.compete(source, { gained: (takeover) => salt.lead({ takeover }), lost: () => salt.unlead() })
   }
   // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
   // search.db; PostgreSQL's trigram index is kept by the database itself).
@@ -154,10 +174,23 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   void search?.start()
   // Alert deliveries go out from the outbox whatever wrote it; they survive restarts in the database.
   const alerts = new DeliverySender(deps, send)
-  if (!ahead) alerts.start()
+  if (!ahead) {
+    // Fleet-wide work (alert delivery, retention) runs on one instance at a time.
+    node.compete(FLEET, {
+      gained: () => {
+        salt.leadFleet()
+        alerts.start()
+      },
+      async lost() {
+        await alerts.stop()
+        await salt.unleadFleet()
+      },
+    })
+    await node.lead()
+  }
   // On PostgreSQL a newer instance may migrate the shared database while this one runs (a rolling upgrade): this one
-  // then stops its writers and takes no more writes (db/schema-version.ts).
-  const schemaWatch = deps.db.engine === 'postgres' && !ahead ? setInterval(() => void watchSchema(deps, [() => salt.stop(), () => alerts.stop()]), SCHEMA_CHECK_MS) : undefined
+  // then gives up its leaderships, stops its writers and takes no more writes (db/schema-version.ts).
+  const schemaWatch = deps.db.engine === 'postgres' && !ahead ? setInterval(() => void watchSchema(deps, [stopNode, stopSalt, () => alerts.stop()]), SCHEMA_CHECK_MS) : undefined
   const app = createApp(deps)
   // Serving RSS stays near MEMORY_SOFT_LIMIT_MB: past it, a full collection (lib/memory.ts; counted in /metrics).
   const stopMemoryGuard = startMemoryGuard(MEMORY_SOFT_LIMIT_MB * 1024 * 1024, () => deps.metrics!.memoryCollections++)
@@ -196,7 +229,11 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       const late = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)])
       if (late) await server.stop(true)
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
-      if (!ahead) await salt.stop()
+      // Leaderships go back first (their work stops), so another instance takes over at its next try.
+      if (!ahead) {
+        await stopNode()
+        await stopSalt()
+      }
       await alerts.stop()
       await search?.stop()
       await checkpoint(deps.db)

@@ -37,23 +37,42 @@ export class Scheduler implements PollerControl {
   private jobs = new Map<string, Cron>()
   private state = new Map<string, State>()
   private running = new Map<string, Promise<void>>()
-  private started = false
+  /** The pollers this instance runs now: all of them alone, those of what it leads in a cluster (contract §15). */
+  private active = new Set<string>()
 
   constructor(private deps: { clock: Clock; log: Logger }, readonly pollers: Poller[]) {
     for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastSuccess: null, lastDurationMs: null, lastError: null, lastItems: null, saltAbsent: false })
   }
 
-  /** Schedules every poller whose interval is not 0. */
-  start() {
-    this.started = true
-    for (const p of this.pollers) this.schedule(p)
+  /** Schedules these pollers (default: every one) whose interval is not 0. */
+  start(names: string[] = this.names) {
+    for (const p of this.pollers) {
+      if (!names.includes(p.name)) continue
+      this.active.add(p.name)
+      this.schedule(p)
+    }
+  }
+
+  /** Unschedules these pollers (leadership lost) and waits for their running ticks. */
+  async stopSome(names: string[]) {
+    for (const n of names) {
+      this.active.delete(n)
+      this.jobs.get(n)?.stop()
+      this.jobs.delete(n)
+    }
+    await Promise.all(names.map((n) => this.running.get(n)))
+  }
+
+  /** Whether this poller is scheduled by this instance (it leads the poller's work). */
+  isActive(name: string) {
+    return this.active.has(name)
   }
 
   private schedule(p: Poller, delaySeconds = p.initialDelaySeconds()) {
     this.jobs.get(p.name)?.stop()
     this.jobs.delete(p.name)
     const every = p.intervalSeconds()
-    if (!this.started || every <= 0) return
+    if (!this.active.has(p.name) || every <= 0) return
     const startAt = new Date(Date.now() + delaySeconds * 1000)
     // Each whole second matches the pattern; `interval` spaces the runs and `protect` forbids overlap.
     const job = new Cron('* * * * * *', { interval: every, startAt, protect: true, name: `saltdeck-${p.name}-${crypto.randomUUID()}` }, () => this.run(p.name))
@@ -147,7 +166,7 @@ export class Scheduler implements PollerControl {
 
   /** Stops every schedule and waits for running ticks. */
   async stop() {
-    this.started = false
+    this.active.clear()
     for (const j of this.jobs.values()) j.stop()
     this.jobs.clear()
     await Promise.all(this.running.values())

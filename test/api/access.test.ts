@@ -65,6 +65,7 @@ const MATRIX: Row[] = [
   ['PUT', () => `/api/users/${UUID0}/roles`, [401, 403, 403, 403, 404], { role_ids: [] }],
   ['GET', () => '/api/minions', [401, 403, 200, 200, 200]],
   ['GET', () => '/api/salt/health', [401, 403, 200, 200, 200]],
+  ['GET', () => '/api/cluster', [401, 403, 403, 200, 200]],
   ['GET', () => '/api/alerts', [401, 403, 200, 200, 200]],
   ['GET', () => `/api/alerts/${UUID0}`, [401, 403, 404, 404, 404]],
   ['POST', () => `/api/alerts/${UUID0}/ack`, [401, 403, 403, 404, 404]],

@@ -536,6 +536,13 @@ describe.skipIf(noBrowser)('dashboard', () => {
     expect(await page.getByRole('region', { name: 'Event stream' }).innerText()).toMatch(/State\s+connected/)
     expect(await page.getByRole('region', { name: 'Pollers' }).getByRole('row', { name: /presence/ }).count()).toBe(1)
     expect(await page.getByRole('region', { name: 'Minion Salt versions' }).innerText()).toContain('3006.10')
+    // The one instance (SQLite) is listed and leads the salt source and the fleet-wide work (contract §15).
+    const instances = page.getByRole('region', { name: 'Saltdeck instances' })
+    await until(async () => (await instances.getByRole('row').count()) === 2, 'the instances panel', PATIENT)
+    const row = await instances.getByRole('row').nth(1).innerText()
+    expect(row).toContain('SQLite')
+    expect(row).toContain('source default')
+    expect(row).toContain('fleet-wide work')
     await shot(page, 'salt-health')
     await expectClean('salt health')
   }, 60_000)

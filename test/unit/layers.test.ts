@@ -44,11 +44,12 @@ const layerOf = (r: string) => (r.includes('/') ? r.split('/')[0]! : r)
 const WIRING = ['main.ts', 'cli.ts', 'commands.ts', 'server.ts', 'runtime.ts', 'app.ts']
 /** The layer table's "may import" column (besides its own folder); the wiring may import everything. */
 const MAY_IMPORT: Record<string, string[]> = {
-  'deps.ts': ['db', 'lib', 'salt', 'features', 'config.ts'], // types only: checked below
+  'deps.ts': ['db', 'lib', 'salt', 'features', 'cluster', 'config.ts'], // types only: checked below
   'config.ts': ['lib'],
   'version.ts': [],
   demo: ['features', 'salt', 'lib', 'server.ts', 'deps.ts', 'config.ts'],
   pollers: ['salt', 'features', 'lib', 'deps.ts', 'config.ts'],
+  cluster: ['features', 'db', 'lib', 'deps.ts'],
   http: ['features', 'salt', 'db', 'lib', 'deps.ts'],
   features: ['http', 'salt', 'db', 'lib', 'deps.ts', 'config.ts', 'version.ts'],
   salt: ['lib'],
@@ -148,6 +149,7 @@ const OWNER: Record<string, string> = {
   runs: 'runs', run_details: 'runs', state_idents: 'runs', state_texts: 'runs', run_trend: 'runs', state_failures: 'runs',
   activity_events: 'activity', activity_counts: 'activity',
   users: 'users', user_roles: 'users', roles: 'roles', role_permissions: 'roles', sessions: 'auth', auth_version: 'auth',
+  login_failures: 'auth', instances: 'instances',
   identity_providers: 'identity', identity_mappings: 'identity', settings: 'settings', audit_log: 'audit', user_preferences: 'preferences',
   job_templates: 'templates', schedules: 'templates', schedule_firings: 'templates', batches: 'batches', batch_slices: 'batches',
   alert_rules: 'alerts', alerts: 'alerts', alert_silences: 'alerts', alert_channels: 'alerts', alert_transitions: 'alerts',

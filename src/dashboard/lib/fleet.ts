@@ -7,6 +7,7 @@ import type { JobDetailOut, JobOut, KeyListsOut } from '../../features/jobs/sche
 import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunOut, StateOut } from '../../features/minions/schema'
 import type { FailingStateOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
 import type { HealthOut } from '../../features/salt-health/schema'
+import type { ClusterOut } from '../../features/instances/schema'
 
 /** Values of the minion list's `status` filter (README: presence, key state, last run). */
 export const MINION_STATUSES = ['online', 'offline', 'accepted', 'pending', 'rejected', 'denied', 'healthy', 'changed', 'unhealthy', 'blocked'] as const
@@ -226,6 +227,8 @@ export function duration(ms: number | null | undefined): string {
 
 /** GET /api/salt/health. */
 export type SaltHealth = Static<typeof HealthOut>
+/** The body of `GET /api/cluster`: the running instances and what each leads. */
+export type Cluster = Static<typeof ClusterOut>
 
 /** Whether a job function runs states (its returns are state runs with a per-state detail). */
 export function isStateFun(fun: string | null | undefined): boolean {

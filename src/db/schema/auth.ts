@@ -61,6 +61,17 @@ export const authVersion = sqliteTable('auth_version', {
   v: integer('v').notNull(),
 })
 
+/**
+ * Failed logins of the last 15 minutes, one row per username (`kind` user) and one per client address (`kind` client)
+ * per attempt: the login throttle, shared by every instance on the database (contract §15).
+ */
+export const loginFailures = sqliteTable('login_failures', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  kind: text('kind', { enum: ['user', 'client'] }).notNull(),
+  key: text('key').notNull(),
+  at: integer('at').notNull(),
+}, (t) => [index('login_failures_key').on(t.kind, t.key, t.at), index('login_failures_at').on(t.at)])
+
 /** One identity provider's settings (contract §14): JSON of its fields, secrets encrypted as `*_enc`. */
 export const identityProviders = sqliteTable('identity_providers', {
   provider: text('provider').primaryKey(),

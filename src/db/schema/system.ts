@@ -19,3 +19,17 @@ export const auditLog = sqliteTable('audit_log', {
   detail: text('detail'),
   client: text('client'),
 }, (t) => [index('audit_log_ts').on(t.ts)])
+
+/**
+ * The running Saltdeck instances on this database (contract §15), each writing its own row on a heartbeat; a row not
+ * seen for a minute is no longer listed. `leads` is the JSON list of salt sources (and `fleet`) it leads.
+ */
+export const instances = sqliteTable('instances', {
+  id: text('id').primaryKey(),
+  hostname: text('hostname').notNull(),
+  version: text('version').notNull(),
+  engine: text('engine').notNull(),
+  startedAt: integer('started_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+  leads: text('leads').notNull().default('[]'),
+}, (t) => [index('instances_last_seen').on(t.lastSeenAt)])

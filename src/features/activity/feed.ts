@@ -22,12 +22,20 @@ export function onActivity(deps: AppDeps, fn: (events: EventOut[]) => void): () 
   return () => void f.listeners.delete(fn)
 }
 
-/** Announces events that have been committed. */
+/** Announces events that have been committed, here and (by their id range) to every other instance. */
 export function publishActivity(deps: AppDeps, events: EventOut[]) {
   if (!events.length) return
   const f = feedOf(deps)
   f.stored += events.length
+  const ids = events.map((e) => e.id)
+  deps.bus?.publish('activity', `${Math.min(...ids)}-${Math.max(...ids)}`)
   for (const l of f.listeners) l(events)
+}
+
+/** Announces events another instance stored (read back by their ids): this service's streams and watchers see them. */
+export function publishStoredElsewhere(deps: AppDeps, events: EventOut[]) {
+  if (!events.length) return
+  for (const l of feedOf(deps).listeners) l(events)
 }
 
 /** Activity events stored from salt since start. */

@@ -72,6 +72,11 @@ export async function recordEvents(deps: AppDeps, events: EventInput[], tx?: Que
     changed: e.changed ?? null, initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: rows[i]!.duration_ms }))
 }
 
+/** The events with ids from..to (another instance stored them), in id order. */
+export async function eventsBetween(deps: AppDeps, from: number, to: number): Promise<EventOut[]> {
+  return (await eventsInIdOrder(deps.db, [idBetween(from - 1, to)], Math.max(0, to - from + 1))).map(eventOut)
+}
+
 /** Whether a minion.start of this minion is stored within `windowMs` of `ts`. */
 export function startRecordedNear(q: Queryable, minionId: string, ts: number, windowMs: number): Promise<boolean> {
   return startBetween(q, minionId, ts - windowMs, ts + windowMs)

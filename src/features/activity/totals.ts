@@ -26,8 +26,14 @@ export interface Counts {
 const MAX_KEPT = 512
 const kept = new WeakMap<AppDeps, Map<string, Kept>>()
 
-/** Forgets every kept total of this database: events were deleted. */
+/** Forgets every kept total of this database: events were deleted (every other instance forgets its own too). */
 export function forgetTotals(deps: AppDeps): void {
+  deps.bus?.publish('totals')
+  forgetTotalsHere(deps)
+}
+
+/** Forgets this service's kept totals (another instance deleted events). */
+export function forgetTotalsHere(deps: AppDeps): void {
   kept.get(deps)?.clear()
   generations.set(deps, (generations.get(deps) ?? 0) + 1)
 }

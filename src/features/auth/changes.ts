@@ -16,6 +16,13 @@ export function onAuthChange(deps: AppDeps, fn: () => void): () => void {
  * work (a microtask), so a change made inside a transaction is read back committed, or not at all when it rolled back.
  */
 export function authChanged(deps: AppDeps) {
+  // Other instances' open streams recheck at once too (their requests read auth_version and need no news).
+  deps.bus?.publish('auth')
+  authChangedElsewhere(deps)
+}
+
+/** Tells this service's subscribers of a change another instance made (news from the cluster bus). */
+export function authChangedElsewhere(deps: AppDeps) {
   const set = listeners.get(deps)
   if (!set?.size) return
   queueMicrotask(() => {

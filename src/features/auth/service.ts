@@ -8,7 +8,8 @@ import { grantsOfUser } from '../roles/store'
 import { userById } from '../users/store'
 import { authChanged } from './changes'
 import {
-  deleteSessionRow, deleteSessionsOf, deleteToken, insertSession, liveTokenCount, liveTokens, readAuthVersion, sessionByHash, sessionById,
+  deleteLoginFailures, deleteSessionRow, deleteSessionsOf, deleteToken, deleteUserFailures, failuresSince, insertLoginFailures, insertSession,
+  liveTokenCount, liveTokens, lockThrottleKeys, pruneLoginFailures, readAuthVersion, sessionByHash, sessionById,
 } from './store'
 
 /** The caller of a request, or null on public routes. */
@@ -109,48 +110,50 @@ const WINDOW_MS = 15 * 60_000
 const PER_USER = 5
 const PER_CLIENT = 20
 
-/** Failed-login counters per username and per client address over a sliding 15-minute window. */
+/** One attempt counted by the throttle: its failure rows, until it proves otherwise (`succeed`). */
+export interface Attempt {
+  user: number
+  client: number
+}
+
+/**
+ * Failed-login counters per username and per client address over a sliding 15-minute window, kept in the database so
+ * every instance behind a load balancer counts the same attempts (contract §15).
+ */
 export class LoginThrottle {
-  private byUser = new Map<string, number[]>()
-  private byClient = new Map<string, number[]>()
+  constructor(private readonly deps: AppDeps) {}
 
-  private recent(map: Map<string, number[]>, key: string, now: number) {
-    const xs = (map.get(key) ?? []).filter((t) => t > now - WINDOW_MS)
-    if (xs.length) map.set(key, xs)
-    else map.delete(key)
-    return xs
+  /**
+   * Counts an attempt as a failure before anything else is awaited, so concurrent guesses all count: in one
+   * transaction holding the username and the client (every instance's attempts on them wait their turn), the recent
+   * failures decide and, when under the limits, this attempt is recorded. Returns the seconds to wait when this
+   * username or client is over its limit (the attempt is then not counted), else 0 and the attempt.
+   */
+  async admit(user: string, client: string, now: number): Promise<{ wait: number; attempt: Attempt | null }> {
+    await pruneLoginFailures(this.deps.db, now - WINDOW_MS)
+    return this.deps.db.tx(async (tx) => {
+      await lockThrottleKeys(tx, user, client)
+      const { user: u, client: c } = await failuresSince(tx, user, client, now - WINDOW_MS)
+      let until = 0
+      if (u.length >= PER_USER) until = Math.max(until, u[u.length - PER_USER]! + WINDOW_MS)
+      if (c.length >= PER_CLIENT) until = Math.max(until, c[c.length - PER_CLIENT]! + WINDOW_MS)
+      if (until) return { wait: Math.max(1, Math.ceil((until - now) / 1000)), attempt: null }
+      return { wait: 0, attempt: await insertLoginFailures(tx, user, client, now) }
+    })
   }
 
-  /** Seconds to wait when this username or client is over its limit, else 0. */
-  retryAfter(user: string, client: string, now: number): number {
-    const u = this.recent(this.byUser, user, now)
-    const c = this.recent(this.byClient, client, now)
-    let until = 0
-    if (u.length >= PER_USER) until = Math.max(until, u[u.length - PER_USER]! + WINDOW_MS)
-    if (c.length >= PER_CLIENT) until = Math.max(until, c[c.length - PER_CLIENT]! + WINDOW_MS)
-    return until ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
-  }
-
-  /** Counts one attempt as a failure until it proves otherwise (`succeed`). */
-  fail(user: string, client: string, now: number) {
-    this.byUser.set(user, [...this.recent(this.byUser, user, now), now])
-    this.byClient.set(client, [...this.recent(this.byClient, client, now), now])
-  }
-
-  /** A success resets the username's count and takes back the client's count of this attempt (made at `at`). */
-  succeed(user: string, client: string, at: number) {
-    this.byUser.delete(user)
-    const c = this.byClient.get(client)
-    const i = c?.lastIndexOf(at) ?? -1
-    if (i >= 0) c!.splice(i, 1)
+  /** A success resets the username's count and takes back the client's count of this attempt. */
+  async succeed(user: string, attempt: Attempt) {
+    await deleteUserFailures(this.deps.db, user)
+    await deleteLoginFailures(this.deps.db, [attempt.client])
   }
 }
 
 const throttles = new WeakMap<AppDeps, LoginThrottle>()
-/** The throttle of one app instance. */
+/** The throttle of one app instance (its counts are the database's). */
 export const throttleOf = (deps: AppDeps) => {
   let t = throttles.get(deps)
-  if (!t) throttles.set(deps, (t = new LoginThrottle()))
+  if (!t) throttles.set(deps, (t = new LoginThrottle(deps)))
   return t
 }
 

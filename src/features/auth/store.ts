@@ -1,8 +1,8 @@
-/** SQL of the auth feature: browser sessions, API tokens and the auth_version counter. */
+/** SQL of the auth feature: browser sessions, API tokens, the auth_version counter and the login throttle's failures. */
 import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
-import { authVersion, sessions, users } from '../../db/schema'
+import { authVersion, loginFailures, sessions, users } from '../../db/schema'
 
 /** A stored session or API token (only the hash of its secret). */
 export type SessionRow = Row<typeof sessions>
@@ -60,3 +60,43 @@ export const liveTokens = (q: Queryable, userId: string, now: number) =>
 /** Deletes one of a user's API tokens; resolves to the rows deleted (0 or 1). */
 export const deleteToken = (q: Queryable, userId: string, id: string) =>
   q.exec(sql`DELETE FROM ${sessions} WHERE ${sessions.id} = ${id} AND ${sessions.userId} = ${userId} AND ${sessions.kind} = 'api_token'`)
+
+/**
+ * Holds the throttle's keys (a username and a client address) until the transaction `tx` ends, so concurrent attempts
+ * on other instances count one at a time. PostgreSQL: transaction advisory locks, always the username's first (no two
+ * attempts wait on each other in opposite orders); SQLite: its one writer serializes transactions already.
+ */
+export async function lockThrottleKeys(tx: Queryable, user: string, client: string) {
+  if (tx.engine !== 'postgres') return
+  // One round trip: PostgreSQL evaluates a select list left to right.
+  await tx.exec(sql`SELECT pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`user:${user}`})),
+    pg_advisory_xact_lock(${THROTTLE_LOCK_CLASS}, hashtext(${`client:${client}`}))`)
+}
+/** The advisory lock class of the login throttle's keys (leadership and migrations use others). */
+const THROTTLE_LOCK_CLASS = 0x5a17dec2
+
+/** Records one failed-login attempt for a username and a client address; returns the two rows' ids. */
+export async function insertLoginFailures(q: Queryable, user: string, client: string, at: number): Promise<{ user: number; client: number }> {
+  const rows = await q.rows<{ id: number; kind: string }>(sql`INSERT INTO ${loginFailures} (kind, key, at) VALUES ('user', ${user}, ${at}), ('client', ${client}, ${at}) RETURNING id, kind`)
+  return { user: Number(rows.find((r) => r.kind === 'user')!.id), client: Number(rows.find((r) => r.kind === 'client')!.id) }
+}
+
+/** The times of a username's and a client's failures since `since`, each oldest first (one statement). */
+export async function failuresSince(q: Queryable, user: string, client: string, since: number): Promise<{ user: number[]; client: number[] }> {
+  const rows = await q.rows<{ kind: 'user' | 'client'; at: number }>(sql`SELECT ${loginFailures.kind}, ${loginFailures.at} FROM ${loginFailures}
+    WHERE ((${loginFailures.kind} = 'user' AND ${loginFailures.key} = ${user}) OR (${loginFailures.kind} = 'client' AND ${loginFailures.key} = ${client}))
+      AND ${loginFailures.at} > ${since}
+    ORDER BY ${loginFailures.at}, ${loginFailures.id}`)
+  return { user: rows.filter((r) => r.kind === 'user').map((r) => Number(r.at)), client: rows.filter((r) => r.kind === 'client').map((r) => Number(r.at)) }
+}
+
+/** Deletes failure rows by id (the client's count of an attempt that succeeded). */
+export async function deleteLoginFailures(q: Queryable, ids: number[]) {
+  for (const id of ids) await q.exec(sql`DELETE FROM ${loginFailures} WHERE ${loginFailures.id} = ${id}`)
+}
+
+/** Forgets a username's failures (a success resets its count). */
+export const deleteUserFailures = (q: Queryable, user: string) => q.exec(sql`DELETE FROM ${loginFailures} WHERE ${loginFailures.kind} = 'user' AND ${loginFailures.key} = ${user}`)
+
+/** Drops failures older than the window. */
+export const pruneLoginFailures = (q: Queryable, before: number) => q.exec(sql`DELETE FROM ${loginFailures} WHERE ${loginFailures.at} <= ${before}`)

@@ -17,14 +17,13 @@ export async function passwordSignIn(deps: AppDeps, username: string, password: 
   const key = username.toLowerCase()
   const throttle = throttleOf(deps)
   const at = deps.clock.now()
-  const wait = throttle.retryAfter(key, client, at)
-  if (wait) {
+  // Counted before anything else is awaited (the reads, the slow check): concurrent guesses all count against the limits.
+  const { wait, attempt } = await throttle.admit(key, client, at)
+  if (!attempt) {
     const e = new Throttled('Too many failed logins, retry later', wait)
     await recordSignIn(deps, { source: null, username, outcome: 'throttled', client, sentence: e.message })
     throw e
   }
-  // Counted before anything is awaited (the reads, the slow check): concurrent guesses all count against the limits.
-  throttle.fail(key, client, at)
   const u = await userByName(deps, username)
   const ldap = await providerConfig(deps, 'ldap')
   if (u?.source === 'local' || (!u && ldap.enabled !== true)) {
@@ -34,7 +33,7 @@ export async function passwordSignIn(deps: AppDeps, username: string, password: 
       await recordSignIn(deps, { source: 'local', username, outcome: 'invalid', client, sentence: INVALID, reason })
       throw new Unauthenticated(INVALID)
     }
-    throttle.succeed(key, client, at)
+    await throttle.succeed(key, attempt)
     await recordSignIn(deps, { source: 'local', username: u.username, outcome: 'success', client })
     return { userId: u.id, ...(await createSession(deps, u.id)) }
   }
@@ -54,6 +53,6 @@ export async function passwordSignIn(deps: AppDeps, username: string, password: 
     throw new Unauthenticated(INVALID)
   }
   // The directory accepted the password: whatever the roles say, this was no guess.
-  throttle.succeed(key, client, at)
+  await throttle.succeed(key, attempt)
   return signInDirectoryUser(deps, { provider: 'ldap', username: r.username, displayName: r.displayName, groups: r.groups }, client)
 }

@@ -28,6 +28,11 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   x.family('saltdeck_poller_duration_seconds_total', 'counter', 'Time spent in poller ticks.', pollers.map((p) => [{ poller: p.name }, p.totalMs / 1000]))
   x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick.', pollers.map((p) => [{ poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
   x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, activityStored(deps)]])
+  // The cluster bus (contract §15): news told to other instances on the database, and heard from them.
+  if (deps.bus) {
+    x.family('saltdeck_cluster_notifications_sent_total', 'counter', 'Notices this instance sent on the cluster bus (settings, credentials, activity, totals).', [[{}, deps.bus.stats.sent]])
+    x.family('saltdeck_cluster_notifications_received_total', 'counter', 'Notices this instance received from other instances on the cluster bus.', [[{}, deps.bus.stats.received]])
+  }
   x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.status().connected ? 1 : 0]])
   const health = deps.salt?.health()
   if (health) {

@@ -83,7 +83,33 @@ export async function updateSection(deps: AppDeps, section: Section, patch: Dict
   } else await loadSettings(deps)
   if (section === 'logging') deps.log.format = readSection(deps, 'logging').log_format as 'json' | 'text'
   deps.onSettingsChanged?.(section)
+  // Every other instance reloads the section from the database and reschedules as this one did (contract §15).
+  deps.bus?.publish('settings', section)
   return readSettings(deps)
+}
+
+/** Another instance changed `section`: reads every section anew and applies the change as updateSection does here. */
+export async function reloadSection(deps: AppDeps, section: string) {
+  await loadSettings(deps)
+  if (section === 'logging') deps.log.format = readSection(deps, 'logging').log_format as 'json' | 'text'
+  deps.onSettingsChanged?.(section)
+}
+
+/**
+ * Reads every section anew and applies those that differ from what this service held (news of their change may have
+ * been lost while the cluster bus was reconnecting). Returns the changed sections.
+ */
+export async function resyncSettings(deps: AppDeps): Promise<string[]> {
+  const before = loaded.get(deps)?.sections ?? new Map<string, Dict>()
+  const was = new Map([...before].map(([k, v]) => [k, JSON.stringify(v)]))
+  await loadSettings(deps)
+  const now = loadedOf(deps).sections
+  const changed = [...new Set([...was.keys(), ...now.keys()])].filter((k) => was.get(k) !== (now.has(k) ? JSON.stringify(now.get(k)) : undefined))
+  for (const section of changed) {
+    if (section === 'logging') deps.log.format = readSection(deps, 'logging').log_format as 'json' | 'text'
+    deps.onSettingsChanged?.(section)
+  }
+  return changed
 }
 
 /** The salt connection with its decrypted password, for the salt client only. */

@@ -2,7 +2,9 @@
 import { Ago } from '../../lib/when'
 import { ago, count } from '../../lib/format'
 import { interval } from '../../lib/duration'
-import type { SaltHealth } from '../../lib/fleet'
+import type { Cluster, SaltHealth } from '../../lib/fleet'
+import { useContext } from 'preact/hooks'
+import { holds, SessionContext } from '../../lib/session'
 import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { Badge, ErrorBox, Loading, Page, Panel, Table } from '../../lib/ui'
@@ -35,6 +37,33 @@ function MasterState({ h }: { h: SaltHealth }) {
   if (m.reachable == null) return <><Badge tone="muted">unknown</Badge>{h.salt_api.reachable === false ? ' (salt-api does not answer)' : ''}{how}</>
   if (!m.reachable) return <><Badge tone="bad">does not answer</Badge> since <When ts={m.since} />{m.error ? <> ({m.error})</> : null}{how}</>
   return <><Badge tone="ok">answers</Badge>{m.since ? <> since <When ts={m.since} /></> : null}{how}</>
+}
+
+/** A leadership's name as read: a salt source by its name, fleet-wide work in words. */
+const leadName = (name: string) => (name === '(fleet)' ? 'fleet-wide work' : `source ${name}`)
+
+/** The running Saltdeck instances on this database and what each leads (contract §15), for holders of view setting:*. */
+function InstancesPanel() {
+  const { me } = useContext(SessionContext)
+  const allowed = holds(me, 'view', 'setting:*')
+  const r = useGet<Cluster>(allowed ? '/api/cluster' : null, HEALTH_REFRESH_MS)
+  if (!allowed) return null
+  return (
+    <Panel id="sh-instances" title="Saltdeck instances">
+      <ErrorBox error={r.error} />
+      {r.data ? (
+        <Table rows={r.data.instances} rowKey={(i) => i.id} caption="Saltdeck instances on this database and what each leads" empty="No instance has reported yet." columns={[
+          { label: 'Host', cell: (i) => <strong>{i.hostname}</strong> },
+          { label: 'Instance', cell: (i) => <code>{i.id.slice(-12)}</code> },
+          { label: 'Version', cell: (i) => i.version },
+          { label: 'Database', cell: (i) => (i.engine === 'postgres' ? 'PostgreSQL' : 'SQLite') },
+          { label: 'Leads', cell: (i) => (i.leads.length ? i.leads.map((l) => <><Badge tone="ok">{leadName(l)}</Badge> </>) : <span class="muted">nothing (standby)</span>) },
+          { label: 'Started', cell: (i) => <When ts={i.started_at} /> },
+          { label: 'Last seen', cell: (i) => <When ts={i.last_seen_at} /> },
+        ]} />
+      ) : null}
+    </Panel>
+  )
 }
 
 /** The overview's panel: the problems and a link to the page; nothing while all is well. */
@@ -87,6 +116,7 @@ export function SaltHealthPage() {
               { label: 'Last error', cell: (p) => p.last_error ? <span class="bad-text">{p.last_error}</span> : <span class="muted">none</span> },
             ]} />
           </Panel>
+          <InstancesPanel />
           <Panel id="sh-versions" title="Minion Salt versions">
             <Table rows={h.minion_versions} rowKey={(v) => v.version ?? ''} caption="Accepted minions per Salt version" empty="No accepted minions yet." columns={[
               { label: 'Version', cell: (v) => v.version ?? <span class="muted">not reported yet</span> },

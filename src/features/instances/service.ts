@@ -1,0 +1,65 @@
+/**
+ * The instances on this database (contract §15): each running service writes its row on a heartbeat with what it
+ * leads; rows not seen for a minute are no longer listed (an instance killed outright leaves its row behind).
+ */
+import { hostname } from 'node:os'
+import type { AppDeps } from '../../deps'
+import { iso } from '../../lib/clock'
+import { VERSION } from '../../version'
+import { deleteInstance, instancesSeenSince, setLeads, upsertInstance } from './store'
+
+/** Milliseconds after its last heartbeat that an instance is no longer listed. */
+export const INSTANCE_GONE_MS = 60_000
+/**
+ * Milliseconds after its last heartbeat that an instance's leads are no longer shown: a leader that died has lost its
+ * locks with its connection, and its successor is listed as leading within the 15 s of a takeover.
+ */
+export const LEADS_STALE_MS = 15_000
+/** Rows older than this are deleted by any instance's stop. */
+const FORGET_MS = 86_400_000
+
+/** This process as an instance: its id and start. */
+export interface Me {
+  id: string
+  startedAt: number
+}
+
+/**
+ * Writes this instance's row now, with the names it leads. A name it holds is no other row's: a leader that died or
+ * lost its lock still claims it in its row, which it no longer writes, so the holder takes the claim off that row.
+ */
+export async function heartbeat(deps: AppDeps, me: Me, leads: string[]) {
+  const now = deps.clock.now()
+  await upsertInstance(deps.db, {
+    id: me.id, hostname: hostname(), version: VERSION, engine: deps.db.engine, started_at: me.startedAt, last_seen_at: now, leads: JSON.stringify(leads),
+  })
+  if (!leads.length) return
+  for (const r of await instancesSeenSince(deps.db, now - INSTANCE_GONE_MS)) {
+    if (r.id === me.id) continue
+    const theirs = JSON.parse(r.leads) as string[]
+    const left = theirs.filter((name) => !leads.includes(name))
+    if (left.length !== theirs.length) await setLeads(deps.db, r.id, JSON.stringify(left))
+  }
+}
+
+/** Removes this instance's row at a graceful stop (and rows long gone). */
+export const forgetInstance = (deps: AppDeps, me: Me) => deleteInstance(deps.db, me.id, deps.clock.now() - FORGET_MS)
+
+/** GET /api/cluster's body: instances seen within the last minute. */
+export async function listInstances(deps: AppDeps) {
+  const now = deps.clock.now()
+  const rows = await instancesSeenSince(deps.db, now - INSTANCE_GONE_MS)
+  // A name two rows claim was handed over (a leader died or lost its lock and has not written since): the most
+  // recently seen row holds it.
+  const holder = new Map<string, { id: string; seen: number }>()
+  for (const r of rows)
+    for (const name of JSON.parse(r.leads) as string[]) if ((holder.get(name)?.seen ?? -1) < r.last_seen_at) holder.set(name, { id: r.id, seen: r.last_seen_at })
+  const leadsOf = (r: (typeof rows)[number]) =>
+    r.last_seen_at >= now - LEADS_STALE_MS ? (JSON.parse(r.leads) as string[]).filter((name) => holder.get(name)?.id === r.id) : []
+  return {
+    instances: rows.map((r) => ({
+      id: r.id, hostname: r.hostname, version: r.version, engine: r.engine as 'sqlite' | 'postgres',
+      started_at: iso(r.started_at), last_seen_at: iso(r.last_seen_at), leads: leadsOf(r),
+    })),
+  }
+}
