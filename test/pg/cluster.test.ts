@@ -176,8 +176,8 @@ describe('one leader per salt source', () => {
     await until(async () => ((await api(c, 'GET', '/api/cluster')).body.instances.length === 3) || null, 'C listed', { ms: 10_000, every: 100 })
     const admin = openPostgres(url)
     try {
-      const holders = await admin.rows<{ pid: number }>(sql.raw(`SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LEADER_LOCK_CLASS}`))
-      // B holds both leaderships on its one lock connection.
+      // Each leadership is held on a connection of its own: cut the one of the source `default`.
+      const holders = await admin.rows<{ pid: number }>(sql.raw(`SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LEADER_LOCK_CLASS} AND objid = hashtext('default')::oid AND granted`))
       expect(holders).toHaveLength(1)
       const cut = Date.now()
       await admin.exec(sql.raw(`SELECT pg_terminate_backend(${holders[0]!.pid})`))
