@@ -5,6 +5,8 @@
  * all.zip, then in a fresh process: the full import and match (time, peak RSS), the re-match of one changed minion
  * (50 minions, 15 packages each), and the read paths under wrk through bench/load.ts.
  * Run: bun bench/vulns.ts [N=50000] [P=1500] [R=30000]   (data in bench/data/vulns-N; wrk needed for the load part)
+ * On PostgreSQL: SALTDECK_DATABASE_URL=postgres://…/emptydb bun bench/vulns.ts [N] [P] [R] (an empty database; the
+ * read paths under wrk are SQLite only here and are skipped).
  */
 import { mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -24,6 +26,7 @@ import { readRecords } from '../src/features/vulns/osv-read'
 import { planSources } from '../src/features/inventory/sources'
 import { rematchTiming } from '../src/features/vulns/watch'
 import { spawnAnnounced } from './harness'
+import { sql } from '../src/db/sql'
 
 const PASSWORD = 'bench-vulns-pw'
 const h = (a: number, b: number) => (Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35)) >>> 0
@@ -35,25 +38,26 @@ const mem = () => {
   const kb = (k: string) => Math.round(Number(s.match(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm'))![1]) / 1024)
   return { peak_rss_mb: kb('VmHWM'), rss_mb: kb('VmRSS') }
 }
+const DATABASE_URL = process.env.SALTDECK_DATABASE_URL
 const configFor = (dir: string, extra: Record<string, string | undefined> = {}) =>
-  loadConfig({ SALTDECK_ADMIN_PASSWORD: PASSWORD, ...extra }, { dataDir: dir })
+  loadConfig({ SALTDECK_ADMIN_PASSWORD: PASSWORD, SALTDECK_DATABASE_URL: DATABASE_URL, ...extra }, { dataDir: dir })
 
 // ---------------------------------------------------------------------------------------------------------------
 // The child: import and re-match in a process of their own, so its peak RSS is theirs alone.
 if (process.argv[2] === '--child') {
   const [dir, zip, n] = process.argv.slice(3) as [string, string, string]
   const deps = await openDataDir(configFor(dir), new Logger('json', () => {}, true))
-  const db = deps.db.$client
+  const count = async (q: ReturnType<typeof sql>) => (await deps.db.row<{ n: number }>(q))!.n
   const t0 = performance.now()
   const r = await importFeed(deps, readRecords([zip]), 'bench all.zip')
   const importS = (performance.now() - t0) / 1000
   const afterImport = mem()
   const figures = {
     records: r.records, feeds: r.feeds.map((f) => `${f.ecosystem}:${f.records}`),
-    matches: db.query<{ n: number }, []>('SELECT count(*) AS n FROM vuln_matches').get()!.n,
-    findings: db.query<{ n: number }, []>('SELECT coalesce(sum(minion_count), 0) AS n FROM vuln_records').get()!.n,
-    affected_records: db.query<{ n: number }, []>('SELECT count(*) AS n FROM vuln_records WHERE minion_count > 0').get()!.n,
-    vulnerable_minions: db.query<{ n: number }, []>('SELECT count(*) AS n FROM vuln_minions WHERE vuln_count > 0').get()!.n,
+    matches: await count(sql`SELECT count(*) AS n FROM vuln_matches`),
+    findings: Number(await count(sql`SELECT coalesce(sum(minion_count), 0) AS n FROM vuln_records`)),
+    affected_records: await count(sql`SELECT count(*) AS n FROM vuln_records WHERE minion_count > 0`),
+    vulnerable_minions: await count(sql`SELECT count(*) AS n FROM vuln_minions WHERE vuln_count > 0`),
   }
   // One changed minion at a time, as an inventory refresh stores a minion whose packages moved: 15 new versions each.
   const writer = new PackageSetWriter(deps)
@@ -76,7 +80,7 @@ if (process.argv[2] === '--child') {
     flush_one_minion_ms: { median: +median(times).toFixed(2), p90: +pct(times, 0.9).toFixed(2), max: +Math.max(...times).toFixed(2) },
     source_plan: (({ keys, minions, jobs }) => ({ keys, minions, calls: jobs.length }))(await planSources(deps)),
   }))
-  db.close()
+  await deps.db.close()
   process.exit(0)
 }
 
@@ -103,7 +107,7 @@ const r = (await startRefresh(deps, '*'))!
 await refreshInventory(deps, refreshOptions(deps, new SaltClient(() => saltCredentials(deps))), r.refresh_id, '*')
 const refreshS = (performance.now() - t0) / 1000
 src.kill()
-deps.db.$client.close()
+await deps.db.close()
 writeFileSync(join(DIR, 'minion-ids.txt'), ids.join('\n') + '\n')
 writeFileSync(join(DIR, 'bench-info.json'), JSON.stringify({ admin_password: PASSWORD, minions: N, packages: P, records: R }))
 console.log(JSON.stringify({ phase: 'fleet', minions: N, packages: P, refresh_s: +refreshS.toFixed(1) }))
@@ -160,7 +164,8 @@ console.log(JSON.stringify({ phase: 'feed', records: R, zip_mb: +(Bun.file(zip).
 const child = Bun.spawnSync(['bun', 'bench/vulns.ts', '--child', DIR, zip, String(N)], { stdout: 'pipe', stderr: 'inherit' })
 if (child.exitCode !== 0) throw new Error(`import child failed (${child.exitCode})`)
 console.log(JSON.stringify({ phase: 'import', ...JSON.parse(child.stdout.toString().trim().split('\n').pop()!) }))
-if (!Bun.which('wrk')) console.log('wrk not found: the read paths were not measured (apt-get install -y wrk)')
+if (DATABASE_URL) console.log('PostgreSQL: the read paths were not measured')
+else if (!Bun.which('wrk')) console.log('wrk not found: the read paths were not measured (apt-get install -y wrk)')
 else {
   const load = Bun.spawn(['bun', 'bench/load.ts', '--data-dir', DIR, '--only', 'vulns,vulns_high,version_query,vuln_detail,ref_auth_me', '--rounds', '3', '--pivot', `${major(0)}.1.0`], { stdout: 'inherit', stderr: 'inherit' })
   if ((await load.exited) !== 0) throw new Error('bench/load.ts failed')

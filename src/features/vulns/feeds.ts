@@ -19,6 +19,8 @@ import type { FeedStaging, StagingRun, StagingTables } from './feed-staging'
 import { sqliteStaging } from './feed-staging-sqlite'
 import { postgresStaging } from './feed-staging-postgres'
 import { Pipeline, type Prepared } from '../../db/prepared'
+import { postgresDescribe, postgresEntriesOf, postgresStageBatch, type StagedBatch, type StagedEntry, type StagedRecord } from './feed-writes-postgres'
+import { CHUNK } from './findings-postgres'
 import { clearMatches, describeStatements, putFeed, replaceEntries, stagedEcosystems, stagingWrites, touchedRecords, type DescribedEntry } from './feed-store'
 
 /** The staging of the engine `db` runs on. */
@@ -89,6 +91,8 @@ async function stage(s: StagingRun, records: AsyncIterable<RawRecord> | Iterable
   // staging batches are steps of one transaction.
   let st: ReturnType<typeof stagingWrites> | null = null
   const flush = (rs: RawRecord[]) => s.batch(async (tx) => {
+    // PostgreSQL: the batch's rows in a few statements rather than a round trip each.
+    if (tx.engine === 'postgres') return postgresStageBatch(tx, t, collectBatch(rs, counts, seen))
     st ??= stagingWrites(tx, t)
     // Written through a pipeline: on SQLite the loop stays synchronous, on PostgreSQL the batch's inserts queue.
     const p = new Pipeline()
@@ -128,6 +132,36 @@ function stageBatch(rs: RawRecord[], st: Record<'rec' | 'dropAff' | 'aff' | 'gon
   }
 }
 
+/**
+ * One batch of records as rows, each once (stageBatch's statements in the order they would run): a record named again
+ * replaces its row and its entries, those of this batch dropped here, those of an earlier batch by `dropEntriesOf`.
+ */
+function collectBatch(rs: RawRecord[], counts: { read: number; stored: number; skipped: number; withdrawn: number }, seen: Set<string>): StagedBatch {
+  const before = new Set<string>()
+  const recs = new Map<string, StagedRecord>()
+  const entries = new Map<string, StagedEntry[]>()
+  const withdrawn = new Set<string>()
+  for (const raw of rs) {
+    const r = readRecord(raw.from, raw.value)
+    counts.read++
+    if ('skipped' in r) {
+      if (r.skipped === 'withdrawn') counts.withdrawn++, withdrawn.add((raw.value as { id: string }).id)
+      else counts.skipped++
+      continue
+    }
+    const v = r.record
+    counts.stored++
+    recs.set(v.id, { id: v.id, aliases: JSON.stringify(v.aliases), summary: v.summary, details: v.details, severity: v.severity, score: v.score ?? null, published: v.published ?? null, modified: v.modified ?? null })
+    if (seen.has(v.id) && !entries.has(v.id)) before.add(v.id)
+    seen.add(v.id)
+    // Keyed by (ecosystem, package): the last entry of a pair wins, as the upsert would leave it.
+    const mine = new Map<string, StagedEntry>()
+    for (const a of v.affected) mine.set(`${a.ecosystem}\0${a.package}`, { ecosystem: a.ecosystem, package: a.package, vuln_id: v.id, ranges: JSON.stringify(a.ranges), versions: JSON.stringify(a.versions) })
+    entries.set(v.id, [...mine.values()])
+  }
+  return { dropEntriesOf: [...before], records: [...recs.values()], entries: [...entries.values()].flat(), withdrawn: [...withdrawn] }
+}
+
 /** Replaces the staged ecosystems' records, re-matches the packages they name, recounts; returns those feeds. */
 async function apply(tx: Queryable, t: StagingTables, source: string, now: number): Promise<ImportResult['feeds']> {
   const ecos = await stagedEcosystems(tx, t)
@@ -147,13 +181,33 @@ async function apply(tx: Queryable, t: StagingTables, source: string, now: numbe
 
 /** Rewrites the package list and fixed versions of every touched record from its entries over all ecosystems. */
 async function describeTouched(tx: Queryable, t: StagingTables) {
+  const ids = await touchedRecords(tx, t)
+  if (tx.engine === 'postgres') return describePostgres(tx, ids)
   const { entries, put } = describeStatements(tx)
   const p = new Pipeline()
-  for (const id of await touchedRecords(tx, t)) {
+  for (const id of ids) {
     const got = entries.all<DescribedEntry>(id)
     const rows = got instanceof Promise ? await got : got
-    const ranges = rows.map((r) => ({ ranges: JSON.parse(r.ranges) as RangeEvent[][] }))
-    p.add(put.write(id, JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges))))
+    p.add(put.write(id, ...describe(rows)))
   }
   await p.drain()
+}
+
+/** A record's package list and fixed versions (JSON) from its entries. */
+function describe(rows: DescribedEntry[]): [string, string] {
+  const ranges = rows.map((r) => ({ ranges: JSON.parse(r.ranges) as RangeEvent[][] }))
+  return [JSON.stringify([...new Set(rows.map((r) => r.package))]), JSON.stringify(fixedVersions(ranges))]
+}
+
+/** describeTouched on PostgreSQL: a chunk of records' entries read at once, their descriptions written at once. */
+async function describePostgres(tx: Queryable, ids: string[]) {
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK)
+    const byId = new Map<string, DescribedEntry[]>(chunk.map((id) => [id, []]))
+    for (const r of await postgresEntriesOf(tx, chunk)) byId.get(r.vuln_id)!.push(r)
+    await postgresDescribe(tx, [...byId].map(([id, rows]) => {
+      const [p, f] = describe(rows)
+      return { id, p, f }
+    }))
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * The SQL of findings kept current: vuln_matches, vuln_minions, the records' counts and the findings' generation, and
- * the reads the matcher diffs with. The per-row statements of a flush, a recount and a match are prepared on the
- * transaction they run in (inventory/prepared.ts).
+ * the reads the matcher diffs with. The per-row statements of a flush, a recount and a match are prepared once per
+ * connection (db/per-handle.ts); findings-sqlite.ts runs them, findings-postgres.ts has the set-based forms.
  */
 import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
@@ -9,6 +9,7 @@ import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minionPackageSets as sets, minions, packageKeyGeneration, packageKeys as keys, vulnAffected as affected, vulnGeneration as gen, vulnMatches as matches, vulnMinions as vm, vulnRecords as records } from '../../db/schema'
 import { $, prepare } from '../../db/prepared'
+import { perHandle } from '../../db/per-handle'
 import { setNum } from '../inventory/holder-store'
 
 /** The findings' generation. */
@@ -45,25 +46,25 @@ export async function countedSetsAfter(q: Queryable, after: number, limit: numbe
 }
 
 /** The statements of a minion's change: a record's count moved, a minion's summary written. */
-export function minionChangeWrites(q: Queryable) {
+export const minionChangeWrites = perHandle((q: Queryable) => {
   return {
     bump: prepare(q, sql`UPDATE ${records} SET minion_count = ${records.minionCount} + ${$(2)} WHERE ${records.id} = ${$(1)}`),
     summary: prepare(q, sql`INSERT INTO ${vm} (minion_num, minion_id, ecosystem, vuln_count, worst) VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)})
       ON CONFLICT (minion_num) DO UPDATE SET minion_id = excluded.minion_id, ecosystem = excluded.ecosystem, vuln_count = excluded.vuln_count, worst = excluded.worst`),
   }
-}
+})
 
 /** The statements of a tally's write: a minion's summary, all counts cleared, a record's count. */
-export function tallyWrites(q: Queryable) {
+export const tallyWrites = perHandle((q: Queryable) => {
   return {
     minion: prepare(q, sql`UPDATE ${vm} SET vuln_count = ${$(2)}, worst = ${$(3)} WHERE ${vm.minionNum} = ${$(1)}`),
     clear: prepare(q, sql`UPDATE ${records} SET minion_count = 0 WHERE ${records.minionCount} <> 0`),
     count: prepare(q, sql`UPDATE ${records} SET minion_count = ${$(2)} WHERE ${records.id} = ${$(1)}`),
   }
-}
+})
 
 /** The statements of matching keys: a record's severity, a key, a package's entries, a key's matches dropped and added. */
-export function matchStatements(q: Queryable) {
+export const matchStatements = perHandle((q: Queryable) => {
   return {
     rank: prepare(q, sql`SELECT ${records.severity} FROM ${records} WHERE ${records.id} = ${$(1)}`),
     key: prepare(q, sql`SELECT ${keys.name}, ${keys.version}, ${keys.sourceName} FROM ${keys} WHERE ${keys.id} = ${$(1)}`),
@@ -73,7 +74,7 @@ export function matchStatements(q: Queryable) {
     add: prepare(q, sql`INSERT INTO ${matches} (ecosystem, key_id, vuln_id, package, fixed) VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)})
       ON CONFLICT (ecosystem, key_id, vuln_id) DO UPDATE SET package = excluded.package, fixed = excluded.fixed`),
   }
-}
+})
 
 /** A key as matched. */
 export type MatchedKey = Pick<Row<typeof keys>, 'name' | 'version' | 'source_name'>
@@ -89,28 +90,27 @@ export async function anyAffected(q: Queryable): Promise<boolean> {
 export type EcosystemGrains = Pick<Row<typeof minions>, 'os' | 'osrelease'> & { major: unknown }
 
 /** The read of a minion's ecosystem grains (EcosystemGrains), prepared for a loop over minions. */
-export function ecosystemGrains(q: Queryable) {
+export const ecosystemGrains = perHandle((q: Queryable) => {
   const major = twin(q, {
     sqlite: sql`json_extract(${minions.grains}, '$.osmajorrelease')`,
     postgres: sql`(${minions.grains}::jsonb ->> 'osmajorrelease')`,
   })
   return prepare(q, sql`SELECT ${minions.os}, ${minions.osrelease}, ${major} AS major FROM ${minions} WHERE ${minions.id} = ${$(1)}`)
-}
+})
 
 /** The ecosystem a minion's findings were counted under (undefined: never counted). */
-export function storedEcosystem(q: Queryable) {
+export const storedEcosystem = perHandle((q: Queryable) => {
   return prepare(q, sql`SELECT ${vm.ecosystem} AS e FROM ${vm} WHERE ${vm.minionNum} = ${$(1)}`)
-}
+})
 
 /** Drops every match of a key; rows removed. */
-export function dropKeyMatches(q: Queryable) {
+export const dropKeyMatches = perHandle((q: Queryable) => {
   return prepare(q, sql`DELETE FROM ${matches} WHERE ${matches.keyId} = ${$(1)}`)
-}
+})
 
-/** A minion's set: its number and key ids. */
-export async function setOf(q: Queryable, minionId: string) {
-  return q.row<{ num: number } & Pick<Row<typeof sets>, 'keys'>>(sql`SELECT ${setNum(q)} AS num, ${sets.keys} FROM ${sets} WHERE ${sets.minionId} = ${minionId}`)
-}
+/** A minion's set by minion id: its number and key ids, prepared for a loop over minions. */
+export const setOfMinion = perHandle((q: Queryable) =>
+  prepare(q, sql`SELECT ${setNum(q)} AS num, ${sets.keys} FROM ${sets} WHERE ${sets.minionId} = ${$(1)}`))
 
 /** The sets whose minion has no counted ecosystem row yet. */
 export async function uncountedSets(q: Queryable) {

@@ -4,12 +4,14 @@
  * diffing a minion's record set before and after its package set (or ecosystem) changes, and recounted whole only
  * when the matches themselves change (a feed import, learned source packages).
  */
-import type { Engine, Queryable } from '../../db/engine'
+import { twin, type Engine, type Queryable } from '../../db/engine'
 import { decodeKeyIds } from '../inventory/holders'
 import { evaluate, type RangeEvent } from './ranges'
 import { versionOrder } from './ecosystem'
-import { Pipeline } from '../../db/prepared'
-import { allMatches, countedSetsAfter, findingsGeneration, generationsStamp, matchStatements, minionChangeWrites, moveFindingsGeneration, tallyWrites, type MatchedKey, type StoredEntry } from './findings-store'
+import { allMatches, countedSetsAfter, findingsGeneration, generationsStamp, moveFindingsGeneration } from './findings-store'
+import type { ChangeIo, MatchIo, TallyIo } from './findings-io'
+import { sqliteChangeIo, sqliteMatchIo, sqliteTallyIo } from './findings-sqlite'
+import { postgresChangeIo, postgresMatchIo, postgresTallyIo } from './findings-postgres'
 
 /** Severity ranks: what `worst` stores and alert thresholds compare (unknown never reaches a threshold). */
 export const SEVERITY_RANK: Record<string, number> = { unknown: 0, none: 1, low: 2, medium: 3, high: 4, critical: 5 }
@@ -117,24 +119,31 @@ function summarise(index: MatchIndex, list: number[]): { count: number; worst: n
 }
 
 /**
- * Applies one minion's change to the record counts and its summary: records reached before (old set, old ecosystem)
- * and after (new set, new ecosystem) are diffed, so only records that gained or lost this minion move.
+ * The reads and writes of the minions in `changes` on the engine `q` runs on (PostgreSQL reads them all now and
+ * buffers the writes until `finish`).
  */
-export async function applyMinionChange(w: ReturnType<typeof minionChangeWrites>, index: MatchIndex, scratch: { a: VulnSet; b: VulnSet }, c: {
+export function changeIo(q: Queryable, changes: { num: number; minionId: string }[]): Promise<ChangeIo> {
+  return twin(q, { sqlite: async () => sqliteChangeIo(q), postgres: () => postgresChangeIo(q, changes) })()
+}
+
+/**
+ * Applies one minion's change to the record counts and its summary: records reached before (old set, old ecosystem)
+ * and after (new set, new ecosystem) are diffed, so only records that gained or lost this minion move. Synchronous:
+ * it runs in the callers' loops over minions, whose writes `io` runs at once (SQLite) or buffers (PostgreSQL).
+ */
+export function applyMinionChange(io: ChangeIo, index: MatchIndex, scratch: { a: VulnSet; b: VulnSet }, c: {
   num: number; minionId: string; oldEco: string | null; newEco: string | null; before: ArrayLike<number> | null; after: ArrayLike<number> | null
-}): Promise<MinionSummary> {
+}): MinionSummary {
   const before = scratch.a.of(index, c.oldEco, c.before)
   const after = scratch.b.of(index, c.newEco, c.after)
-  const p = new Pipeline()
   if (before.length || after.length) {
     const was = new Set(before)
     const now = new Set(after)
-    for (const v of after) if (!was.has(v)) p.add(w.bump.write(index.ids[v]!, 1))
-    for (const v of before) if (!now.has(v)) p.add(w.bump.write(index.ids[v]!, -1))
+    for (const v of after) if (!was.has(v)) io.bump(index.ids[v]!, 1)
+    for (const v of before) if (!now.has(v)) io.bump(index.ids[v]!, -1)
   }
   const s = summarise(index, after)
-  p.add(w.summary.write(c.num, c.minionId, c.newEco, s.count, s.worst))
-  await p.drain()
+  io.summary(c.num, c.minionId, c.newEco, s.count, s.worst)
   return { num: c.num, minionId: c.minionId, ...s }
 }
 
@@ -174,12 +183,16 @@ async function tally(q: Queryable): Promise<Tally> {
 
 /** Writes a tally's summaries and counts. */
 async function writeTally(q: Queryable, t: Tally) {
-  const w = tallyWrites(q)
-  const p = new Pipeline()
-  for (const m of t.minions) p.add(w.minion.write(m.num, m.count, m.worst))
-  p.add(w.clear.write())
-  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) p.add(w.count.write(t.ids[v]!, t.counts[v]!))
-  await p.drain()
+  const io: TallyIo = twin(q, { sqlite: sqliteTallyIo, postgres: postgresTallyIo })(q)
+  writeTallyRows(io, t)
+  await io.finish()
+}
+
+/** A tally's rows handed to `io` (a synchronous loop over every minion and record). */
+function writeTallyRows(io: TallyIo, t: Tally) {
+  for (const m of t.minions) io.minion(m.num, m.count, m.worst)
+  io.clear()
+  for (let v = 0; v < t.counts.length; v++) if (t.counts[v]) io.count(t.ids[v]!, t.counts[v]!)
 }
 
 /** Recounts every record's minions and every minion's summary from the sets, inside the caller's transaction. */
@@ -212,40 +225,38 @@ export async function recountOutside(db: Engine): Promise<{ writeMs: number; att
  * ecosystems; returns whether any match was removed or added.
  */
 export async function matchKeys(q: Queryable, keyIds: Iterable<number>, ecosystems: Set<string> | null = null, index?: MatchIndex): Promise<boolean> {
-  const { rank, key, entries, drop, dropIn, add } = matchStatements(q)
-  // Reads are awaited only where the engine answers by promise; writes go through a pipeline (see Pipeline).
-  const p = new Pipeline()
+  // On PostgreSQL a key named twice is matched once: its rows are written by one statement, which cannot touch a row twice.
+  const ids = q.engine === 'sqlite' ? keyIds : [...new Set(keyIds)]
+  const io: MatchIo = await twin(q, { sqlite: async () => sqliteMatchIo(q), postgres: () => postgresMatchIo(q, ids as number[], !!index) })()
+  const changed = matchLoop(io, ids, ecosystems, index)
+  return (await io.finish()) || changed
+}
+
+/** matchKeys' loop over the keys, synchronous: `io` answers reads at once and runs or buffers writes. */
+function matchLoop(io: MatchIo, keyIds: Iterable<number>, ecosystems: Set<string> | null, index?: MatchIndex): boolean {
   // Entries of one package name are parsed once per call, however many keys (versions) share it.
   const parsed = new Map<string, { ecosystem: string; vuln: string; ranges: RangeEvent[][]; versions: string[] }[]>()
   let changed = false
-  const dropped = (n: number) => void (n > 0 && (changed = true))
   for (const id of keyIds) {
-    const got = key.get<MatchedKey>(id)
-    const k = got instanceof Promise ? await got : got
-    if (ecosystems) for (const e of ecosystems) p.add(dropIn.run(id, e), dropped)
-    else p.add(drop.run(id), dropped)
+    const k = io.key(id)
+    if (io.drop(id, ecosystems)) changed = true
     // An index kept in step is only given whole-key changes (no ecosystem subset): the key's matches are made anew.
     index?.dropKey(id)
     if (!k) continue
     const pkg = k.source_name || k.name
     let list = parsed.get(pkg)
     if (!list) {
-      const rows = entries.all<StoredEntry>(pkg)
-      list = (rows instanceof Promise ? await rows : rows).map((e) => ({ ecosystem: e.ecosystem, vuln: e.vuln_id, ranges: JSON.parse(e.ranges) as RangeEvent[][], versions: JSON.parse(e.versions) as string[] }))
+      list = io.entries(pkg).map((e) => ({ ecosystem: e.ecosystem, vuln: e.vuln_id, ranges: JSON.parse(e.ranges) as RangeEvent[][], versions: JSON.parse(e.versions) as string[] }))
       parsed.set(pkg, list)
     }
     for (const e of list) {
       if (ecosystems && !ecosystems.has(e.ecosystem)) continue
       const verdict = evaluate(k.version, e.ranges, e.versions, versionOrder(e.ecosystem))
       if (!verdict.affected) continue
-      p.add(add.write(e.ecosystem, id, e.vuln, pkg, verdict.fixed))
-      if (index) {
-        const r = rank.get<{ severity: string }>(e.vuln)
-        index.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[(r instanceof Promise ? await r : r)?.severity ?? ''] ?? 0))
-      }
+      io.add(e.ecosystem, id, e.vuln, pkg, verdict.fixed)
+      index?.add(e.ecosystem, id, index.vuln(e.vuln, SEVERITY_RANK[io.severity(e.vuln) ?? ''] ?? 0))
       changed = true
     }
   }
-  await p.drain()
   return changed
 }
