@@ -5,7 +5,7 @@ import { errorsByField } from '../../lib/form-values'
 import { ConfirmButton } from '../../lib/confirm'
 import { useAction, useGet } from '../../lib/hooks'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { RoleRef } from './types'
+import type { RoleList } from './types'
 import type { Static } from '@sinclair/typebox'
 import type { IdentityOut as IdentitySchema, MappingOut, PROVIDERS, TestOut } from '../../../features/identity/schema'
 
@@ -119,7 +119,7 @@ function ProviderForm({ provider, specs, saved, onSaved }: { provider: Provider;
 /** The mappings list with Delete, and the form that adds one. */
 function Mappings() {
   const list = useGet<{ total: number; mappings: Mapping[] }>('/api/admin/identity/mappings')
-  const roles = useGet<{ roles: RoleRef[] }>('/api/roles')
+  const roles = useGet<RoleList>('/api/roles')
   const [f, setF] = useState({ provider: 'ldap' as Provider, group: '', role_id: '' })
   const add = useAction()
   const del = useAction()
