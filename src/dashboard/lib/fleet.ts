@@ -1,13 +1,13 @@
 /** Records of the fleet API as the dashboard reads them (contract §6–§8), and pure helpers the fleet pages share. */
 // Types only: the answer schemas are schema-only modules, and `import type` keeps them (and TypeBox) out of the bundle.
 import type { Static } from '@sinclair/typebox'
-import type { EventOut } from '../../features/activity/schema'
-import type { MinionPackagesOut, PackageMinionsOut, PackageRow as PackageRowOut, PackageVersionsOut, RefreshOut, RefreshStatusOut } from '../../features/inventory/schema'
+import type { EventListOut, EventOut } from '../../features/activity/schema'
+import type { MinionPackagesOut, PackageListOut, PackageMinionsOut, PackageRow as PackageRowOut, PackageVersionsOut, RefreshOut, RefreshStatusOut } from '../../features/inventory/schema'
 import type { KillOut, RunOut as RunStartedOut } from '../../features/salt-actions/schema'
 import type { WidgetOut } from '../../features/settings/schema'
-import type { JobDetailOut, JobOut, KeyListsOut } from '../../features/jobs/schema'
-import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunOut, StateOut } from '../../features/minions/schema'
-import type { FailingStateOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
+import type { JobDetailOut, JobListOut, JobOut, KeyListsOut } from '../../features/jobs/schema'
+import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunListOut, RunOut, StateOut } from '../../features/minions/schema'
+import type { FailingStateOut, FailingStatesOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
 import type { HealthOut } from '../../features/salt-health/schema'
 
 /** Values of the minion list's `status` filter (README: presence, key state, last run). */
@@ -219,6 +219,16 @@ export function duration(ms: number | null | undefined): string {
 
 /** GET /api/salt/health. */
 export type SaltHealth = Static<typeof HealthOut>
+/** GET /api/activity. */
+export type ActivityList = Static<typeof EventListOut>
+/** GET /api/minions/{id}/runs. */
+export type RunList = Static<typeof RunListOut>
+/** GET /api/jobs. */
+export type JobList = Static<typeof JobListOut>
+/** GET /api/inventory/packages. */
+export type PackageList = Static<typeof PackageListOut>
+/** GET /api/runs/failing-states. */
+export type FailingStates = Static<typeof FailingStatesOut>
 
 /** Whether a job function runs states (its returns are state runs with a per-state detail). */
 export function isStateFun(fun: string | null | undefined): boolean {

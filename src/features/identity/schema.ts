@@ -65,3 +65,5 @@ export const TestOut = T.Object({ ok: T.Boolean(), detail: T.String() })
 
 /** A group → role mapping. */
 export const MappingOut = T.Object({ id: T.String({ format: 'uuid' }), provider: T.String(), group: T.String(), role_id: T.String({ format: 'uuid' }), role_name: T.String(), created_at: T.String({ format: 'date-time' }) })
+/** GET /api/admin/identity/mappings. */
+export const MappingListOut = T.Object({ total: T.Integer(), mappings: T.Array(MappingOut) })

@@ -7,7 +7,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
 import type { RoleList } from './types'
 import type { Static } from '@sinclair/typebox'
-import type { IdentityOut as IdentitySchema, MappingOut, PROVIDERS, TestOut } from '../../../features/identity/schema'
+import type { IdentityOut as IdentitySchema, MappingListOut, MappingOut, PROVIDERS, TestOut } from '../../../features/identity/schema'
 
 type Provider = (typeof PROVIDERS)[number]
 type Values = Record<string, string | boolean | null>
@@ -118,7 +118,7 @@ function ProviderForm({ provider, specs, saved, onSaved }: { provider: Provider;
 
 /** The mappings list with Delete, and the form that adds one. */
 function Mappings() {
-  const list = useGet<{ total: number; mappings: Mapping[] }>('/api/admin/identity/mappings')
+  const list = useGet<Static<typeof MappingListOut> & { mappings: Mapping[] }>('/api/admin/identity/mappings')
   const roles = useGet<RoleList>('/api/roles')
   const [f, setF] = useState({ provider: 'ldap' as Provider, group: '', role_id: '' })
   const add = useAction()

@@ -10,7 +10,7 @@ import { api } from '../../lib/api'
 import { parseJsonField, runTarget, type RunStarted } from '../../lib/fleet'
 import { useAction, useDebounced, useGet } from '../../lib/hooks'
 import { confirmReason, firstIds, recognisedType, TARGET_CHOICES } from '../../lib/run-target'
-import { exactFunctions, functionNote, grantText, type RunGrant } from '../../lib/run-scope'
+import { exactFunctions, functionNote, grantText, type RunScope } from '../../lib/run-scope'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Form } from '../../lib/ui'
 import { ArgFields } from './arg-fields'
@@ -63,7 +63,7 @@ export function RunCommand() {
     )
   }, [settled])
   useEffect(() => setAsking(null), [key])
-  const scope = useGet<{ grants: RunGrant[] }>('/api/run/scope')
+  const scope = useGet<RunScope>('/api/run/scope')
   const grants = scope.data?.grants ?? []
   const note = scope.data ? functionNote(grants, fun) : null
   const everything = grants.some((g) => g.resource_glob.replace(/^salt:/, '') === '*' && g.target_glob === '*')
