@@ -23,7 +23,10 @@ test('a vulnerable rule sends min_severity; a salt_unreachable one sends no mini
 
 test('a blank form has the "*" glob (no stale glob after a create); editing fills the form and never sends the kind', () => {
   expect(blankRule().minion_glob).toBe('*')
-  const rule = { id: 'r1', name: 'db runs', kind: 'run_failed', minion_glob: 'db-*', params: { fun_glob: 'state.apply' }, channel_ids: ['c1'], enabled: true, renotify_minutes: 60 }
+  const rule = {
+    id: 'r1', name: 'db runs', kind: 'run_failed' as const, minion_glob: 'db-*', params: { fun_glob: 'state.apply' }, channel_ids: ['c1'], enabled: true, renotify_minutes: 60,
+    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+  }
   const f = formOf(rule)
   expect(f).toMatchObject({ name: 'db runs', kind: 'run_failed', minion_glob: 'db-*', fun_glob: 'state.apply', renotify: '60', channel_ids: ['c1'] })
   expect(patchBody({ ...f, minion_glob: 'web-*' })).toEqual({ name: 'db runs', minion_glob: 'web-*', params: { fun_glob: 'state.apply' }, channel_ids: ['c1'], renotify_minutes: 60 })

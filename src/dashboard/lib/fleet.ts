@@ -1,11 +1,13 @@
 /** Records of the fleet API as the dashboard reads them (contract §6–§8), and pure helpers the fleet pages share. */
 // Types only: the answer schemas are schema-only modules, and `import type` keeps them (and TypeBox) out of the bundle.
 import type { Static } from '@sinclair/typebox'
-import type { EventOut } from '../../features/activity/schema'
-import type { PackageMinionsOut, PackageRow as PackageRowOut, PackageVersionsOut } from '../../features/inventory/schema'
-import type { JobDetailOut, JobOut, KeyListsOut } from '../../features/jobs/schema'
-import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunOut, StateOut } from '../../features/minions/schema'
-import type { FailingStateOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
+import type { EventListOut, EventOut } from '../../features/activity/schema'
+import type { MinionPackagesOut, PackageListOut, PackageMinionsOut, PackageRow as PackageRowOut, PackageVersionsOut, RefreshOut, RefreshStatusOut } from '../../features/inventory/schema'
+import type { KillOut, RunOut as RunStartedOut } from '../../features/salt-actions/schema'
+import type { WidgetOut } from '../../features/settings/schema'
+import type { JobDetailOut, JobListOut, JobOut, KeyListsOut } from '../../features/jobs/schema'
+import type { MinionDetailOut, MinionListOut, MinionSummaryOut, OutcomeOut, RunDetailOut, RunDiffOut, RunListOut, RunOut, StateOut } from '../../features/minions/schema'
+import type { FailingStateOut, FailingStatesOut, StatusCountsOut, TrendOut } from '../../features/runs/schema'
 import type { HealthOut } from '../../features/salt-health/schema'
 import type { ClusterOut } from '../../features/instances/schema'
 
@@ -62,15 +64,7 @@ export type FailingState = Static<typeof FailingStateOut>
 /** One activity event. */
 export type ActivityEvent = Static<typeof EventOut>
 /** GET /api/activity/widget-config. */
-export interface WidgetConfig {
-  widget_hide_dispatch: boolean
-  widget_hide_routine: boolean
-  widget_show_jobs: boolean
-  widget_show_keys: boolean
-  widget_show_minions: boolean
-  widget_event_count: number
-  widget_heartbeat_minutes: number
-}
+export type WidgetConfig = Static<typeof WidgetOut>
 /** One job of GET /api/jobs. */
 export type Job = Static<typeof JobOut>
 /** GET /api/jobs/{jid}. */
@@ -82,16 +76,15 @@ export type PackageVersions = Static<typeof PackageVersionsOut>
 /** GET /api/inventory/packages/{name}/minions: the holders of a package. */
 export type PackageMinions = Static<typeof PackageMinionsOut>
 /** One inventory refresh as GET /api/inventory/status describes it. */
-export interface Refresh {
-  refresh_id: string
-  started_at: string
-  finished_at: string | null
-  target: string
-  minions_asked: number
-  minions_answered: number
-  packages_stored: number
-  error: string | null
-}
+export type Refresh = Static<typeof RefreshOut>
+/** GET /api/inventory/status. */
+export type RefreshStatus = Static<typeof RefreshStatusOut>
+/** GET /api/minions/{id}/packages. */
+export type MinionPackages = Static<typeof MinionPackagesOut>
+/** POST /api/run (202). */
+export type RunStarted = Static<typeof RunStartedOut>
+/** POST /api/jobs/{jid}/kill (202). */
+export type KillStarted = Static<typeof KillOut>
 /** GET /api/keys. */
 export type KeyLists = Static<typeof KeyListsOut>
 
@@ -229,6 +222,16 @@ export function duration(ms: number | null | undefined): string {
 export type SaltHealth = Static<typeof HealthOut>
 /** The body of `GET /api/cluster`: the running instances and what each leads. */
 export type Cluster = Static<typeof ClusterOut>
+/** GET /api/activity. */
+export type ActivityList = Static<typeof EventListOut>
+/** GET /api/minions/{id}/runs. */
+export type RunList = Static<typeof RunListOut>
+/** GET /api/jobs. */
+export type JobList = Static<typeof JobListOut>
+/** GET /api/inventory/packages. */
+export type PackageList = Static<typeof PackageListOut>
+/** GET /api/runs/failing-states. */
+export type FailingStates = Static<typeof FailingStatesOut>
 
 /** Whether a job function runs states (its returns are state runs with a per-state detail). */
 export function isStateFun(fun: string | null | undefined): boolean {

@@ -1,10 +1,12 @@
 /** What the run form may offer (contract §14): the caller's execute grants with their targets, from GET /api/run/scope. */
 import type { Static } from '@sinclair/typebox'
-import type { RunGrantOut } from '../../features/salt-actions/schema'
+import type { RunGrantOut, RunScopeOut } from '../../features/salt-actions/schema'
 import { globRe } from './glob-re'
 
 /** One execute grant: the salt functions (`salt:<glob>`) and the minions (salt's glob on ids) it allows. */
 export type RunGrant = Static<typeof RunGrantOut>
+/** GET /api/run/scope. */
+export type RunScope = Static<typeof RunScopeOut>
 
 /** The function glob a grant names, without `salt:` (`*` for a grant on every resource). */
 export const functionsOf = (g: RunGrant) => (g.resource_glob.startsWith('salt:') ? g.resource_glob.slice(5) : g.resource_glob)

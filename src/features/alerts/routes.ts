@@ -12,6 +12,7 @@ import {
 import { testSend } from './send'
 import { CHANNELS } from './channels/registry'
 import { holds, type Grant } from '../roles/service'
+import { AlertListOut, AlertOut, ChannelListOut, ChannelOut, ChannelTestOut, DeliveryListOut, MIN_SEVERITIES, RuleListOut, RuleOut, SilenceListOut, SilenceOut } from './schema'
 
 const view = { verb: 'view', resource: 'alert:*' }
 const manage = { verb: 'manage', resource: 'alert:*' }
@@ -20,7 +21,7 @@ const mayManage = (grants: Grant[]) => holds(grants, manage.verb, manage.resourc
 const Id = T.Object({ id: T.String({ format: 'uuid' }) })
 const Glob = T.String({ minLength: 1, maxLength: 255 })
 const Params = T.Object({
-  fun_glob: T.Optional(Glob), for_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 10080 })), min_severity: T.Optional(OneOf(['low', 'medium', 'high', 'critical'])),
+  fun_glob: T.Optional(Glob), for_minutes: T.Optional(T.Integer({ minimum: 1, maximum: 10080 })), min_severity: T.Optional(OneOf(MIN_SEVERITIES)),
 }, { additionalProperties: false })
 const RuleFields = {
   name: PlainText(1, 128, true), minion_glob: Glob, params: Params, channel_ids: T.Array(T.String({ format: 'uuid' }), { maxItems: 50 }),
@@ -59,9 +60,9 @@ function checkParams(kind: string, params: { for_minutes?: number } | undefined,
 }
 
 export const alertRoutes = [
-  route({ method: 'GET', path: '/api/alerts/rules', tag: 'alerts', summary: 'Alert rules', access: view, handler: ({ deps }) => listRules(deps) }),
+  route({ method: 'GET', path: '/api/alerts/rules', tag: 'alerts', summary: 'Alert rules', access: view, response: RuleListOut, handler: ({ deps }) => listRules(deps) }),
   route({
-    method: 'POST', path: '/api/alerts/rules', tag: 'alerts', summary: 'Create an alert rule', access: manage, status: 201, errors: [409],
+    method: 'POST', path: '/api/alerts/rules', tag: 'alerts', summary: 'Create an alert rule', access: manage, status: 201, errors: [409], response: RuleOut,
     body: T.Object({
       name: RuleFields.name, kind: OneOf(RULE_KINDS), minion_glob: Default(Glob, '*'), params: Default(Params, {}), channel_ids: Default(RuleFields.channel_ids, []),
       enabled: Default(T.Boolean(), true), renotify_minutes: Default(RuleFields.renotify_minutes, 0),
@@ -69,9 +70,9 @@ export const alertRoutes = [
     handler: ({ deps, body }) => (checkParams(body.kind, body.params, body.minion_glob), createRule(deps, body)),
     audit: { action: 'alert_rule.create', target: (_, r) => r.id, detail: (c) => c.body.name },
   }),
-  route({ method: 'GET', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'One alert rule', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getRule(deps, params.id) }),
+  route({ method: 'GET', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'One alert rule', access: view, params: Id, errors: [404], response: RuleOut, handler: ({ deps, params }) => getRule(deps, params.id) }),
   route({
-    method: 'PATCH', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'Change an alert rule', access: manage, params: Id, errors: [404, 409],
+    method: 'PATCH', path: '/api/alerts/rules/:id', tag: 'alerts', summary: 'Change an alert rule', access: manage, params: Id, errors: [404, 409], response: RuleOut,
     // As every PATCH here: null leaves a field alone.
     body: T.Object(Object.fromEntries(Object.entries(RuleFields).map(([k, s]) => [k, T.Optional(Nullable(s))])), { additionalProperties: false }) as TSchema,
     handler: async ({ deps, params, body }) => {
@@ -87,13 +88,13 @@ export const alertRoutes = [
     audit: { action: 'alert_rule.delete', target: (c) => c.params.id },
   }),
   route({
-    method: 'GET', path: '/api/alerts', tag: 'alerts', summary: 'Alerts, newest first', access: view,
+    method: 'GET', path: '/api/alerts', tag: 'alerts', summary: 'Alerts, newest first', access: view, response: AlertListOut,
     query: T.Object({ state: Default(OneOf(['firing', 'resolved', 'all'] as const), 'firing'), rule_id: T.Optional(T.String({ format: 'uuid' })), subject: T.Optional(T.String({ maxLength: 255 })), ...paging(500, 100) }),
     handler: ({ deps, query }) => listAlerts(deps, query),
   }),
-  route({ method: 'GET', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silences', access: view, handler: ({ deps }) => listSilences(deps) }),
+  route({ method: 'GET', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silences', access: view, response: SilenceListOut, handler: ({ deps }) => listSilences(deps) }),
   route({
-    method: 'POST', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silence matching alerts until a time', access: manage, status: 201, errors: [404],
+    method: 'POST', path: '/api/alerts/silences', tag: 'alerts', summary: 'Silence matching alerts until a time', access: manage, status: 201, errors: [404], response: SilenceOut,
     body: T.Object({ rule_id: Default(Nullable(T.String({ format: 'uuid' })), null), subject_glob: Default(Glob, '*'), ends_at: T.String({ minLength: 1, maxLength: 64 }), comment: Default(PlainText(0, 500), '') }, { additionalProperties: false }),
     handler: ({ deps, body, principal }) => createSilence(deps, principal.username, { ...body, ends_at: zonedTime(body.ends_at) }),
     audit: { action: 'alert_silence.create', target: (_, r) => r.id },
@@ -103,16 +104,16 @@ export const alertRoutes = [
     handler: ({ deps, params }) => deleteSilence(deps, params.id),
     audit: { action: 'alert_silence.delete', target: (c) => c.params.id },
   }),
-  route({ method: 'GET', path: '/api/alerts/channels', tag: 'alerts', summary: 'Channels (secrets never shown; destinations masked without manage alert:*)', access: view, handler: ({ deps, principal }) => listChannels(deps, mayManage(principal.grants)) }),
+  route({ method: 'GET', path: '/api/alerts/channels', tag: 'alerts', summary: 'Channels (secrets never shown; destinations masked without manage alert:*)', access: view, response: ChannelListOut, handler: ({ deps, principal }) => listChannels(deps, mayManage(principal.grants)) }),
   route({
-    method: 'POST', path: '/api/alerts/channels', tag: 'alerts', summary: 'Create a channel', access: manage, status: 201,
+    method: 'POST', path: '/api/alerts/channels', tag: 'alerts', summary: 'Create a channel', access: manage, status: 201, response: ChannelOut,
     body: T.Object({ name: PlainText(1, 128, true), type: OneOf(CHANNEL_TYPES), config: T.Record(T.String(), T.Unknown()), enabled: Default(T.Boolean(), true) }, { additionalProperties: false }),
     handler: async ({ deps, body }) => createChannel(deps, { ...body, config: await configOf(body.type, body.config, deps.config.outboundAllow) }),
     audit: { action: 'alert_channel.create', target: (_, r) => r.id, detail: (c) => `${c.body.type} ${c.body.name}` },
   }),
-  route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel (destination masked without manage alert:*)', access: view, params: Id, errors: [404], handler: ({ deps, params, principal }) => getChannel(deps, params.id, mayManage(principal.grants)) }),
+  route({ method: 'GET', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'One channel (destination masked without manage alert:*)', access: view, params: Id, errors: [404], response: ChannelOut, handler: ({ deps, params, principal }) => getChannel(deps, params.id, mayManage(principal.grants)) }),
   route({
-    method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept while the destination stays)', access: manage, params: Id, errors: [404],
+    method: 'PATCH', path: '/api/alerts/channels/:id', tag: 'alerts', summary: 'Change a channel (secrets left out are kept while the destination stays)', access: manage, params: Id, errors: [404], response: ChannelOut,
     body: T.Object({ name: T.Optional(PlainText(1, 128, true)), config: T.Optional(T.Record(T.String(), T.Unknown())), enabled: T.Optional(T.Boolean()) }, { additionalProperties: false }),
     handler: async ({ deps, params, body }) =>
       updateChannel(deps, params.id, { ...body, config: body.config ? await configOf((await getChannel(deps, params.id)).type, body.config, deps.config.outboundAllow) : undefined }),
@@ -125,18 +126,18 @@ export const alertRoutes = [
   }),
   route({
     method: 'POST', path: '/api/alerts/channels/:id/test', tag: 'alerts', summary: 'Send a test message now', access: manage, params: Id, errors: [404],
-    response: T.Object({ ok: T.Boolean(), detail: T.String() }),
+    response: ChannelTestOut,
     handler: async ({ deps, params }) => testSend(deps, await channelForSend(deps, params.id)),
     audit: { action: 'alert_channel.test', target: (c) => c.params.id },
   }),
   route({
-    method: 'GET', path: '/api/alerts/deliveries', tag: 'alerts', summary: 'Notification deliveries and their attempts', access: view,
+    method: 'GET', path: '/api/alerts/deliveries', tag: 'alerts', summary: 'Notification deliveries and their attempts', access: view, response: DeliveryListOut,
     query: T.Object({ status: T.Optional(OneOf(['pending', 'sent', 'failed'] as const)), ...paging(500, 100) }),
     handler: ({ deps, query }) => listDeliveries(deps, query),
   }),
-  route({ method: 'GET', path: '/api/alerts/:id', tag: 'alerts', summary: 'One alert', access: view, params: Id, errors: [404], handler: ({ deps, params }) => getAlert(deps, params.id) }),
+  route({ method: 'GET', path: '/api/alerts/:id', tag: 'alerts', summary: 'One alert', access: view, params: Id, errors: [404], response: AlertOut, handler: ({ deps, params }) => getAlert(deps, params.id) }),
   route({
-    method: 'POST', path: '/api/alerts/:id/ack', tag: 'alerts', summary: 'Acknowledge an alert', access: { verb: 'ack', resource: 'alert:*' }, params: Id, errors: [404],
+    method: 'POST', path: '/api/alerts/:id/ack', tag: 'alerts', summary: 'Acknowledge an alert', access: { verb: 'ack', resource: 'alert:*' }, params: Id, errors: [404], response: AlertOut,
     handler: ({ deps, params, principal }) => ackAlert(deps, params.id, principal.username),
     audit: { action: 'alert.ack', target: (c) => c.params.id },
   }),

@@ -9,9 +9,10 @@ import { deliveriesByStatus, deliveryPage } from './outbox-store'
 import {
   allRules, allSilences, deleteRuleRows, deleteSilenceRow, insertRule, insertSilence, nameKeyTaken, ruleById, silenceById, updateRuleRow, type RuleRow, type SilenceRow,
 } from './rule-store'
+import { RULE_KINDS } from './schema'
 
-/** The rule kinds Saltdeck evaluates. */
-export const RULE_KINDS = ['run_failed', 'run_blocked', 'run_changed', 'minion_offline', 'key_pending', 'salt_unreachable', 'master_unreachable', 'vulnerable'] as const
+/** The rule kinds Saltdeck evaluates (spelled beside the answer schemas, which name them too). */
+export { RULE_KINDS }
 export type RuleKind = (typeof RULE_KINDS)[number]
 /** The kinds about the whole fleet rather than a minion: their minion glob is always "*". */
 export const FLEET_KINDS: readonly RuleKind[] = ['salt_unreachable', 'master_unreachable']

@@ -6,7 +6,7 @@ import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { changeOwnPassword } from '../users/service'
 import { passwordSignIn } from '../identity/login'
 import { createApiToken, deleteSession, listApiTokens, principalSummary, revokeApiToken, userSummary } from './service'
-import { UserSummary } from './schema'
+import { TokenCreatedOut, TokenListOut, UserSummary } from './schema'
 
 
 export const authRoutes = [
@@ -44,13 +44,13 @@ export const authRoutes = [
     audit: { action: 'auth.change_password', failures: true, target: (c) => c.principal.username },
   }),
   route({
-    method: 'POST', path: '/api/auth/tokens', errors: [409], tag: 'auth', summary: 'Create an API token (shown once)', access: 'login', status: 201,
+    method: 'POST', path: '/api/auth/tokens', errors: [409], tag: 'auth', summary: 'Create an API token (shown once)', access: 'login', status: 201, response: TokenCreatedOut,
     body: T.Object({ name: PlainText(1, 128, true), expires_in_days: T.Optional(Nullable(T.Integer({ minimum: 1, maximum: 3650 }))) }, { additionalProperties: false }),
     handler: ({ deps, principal, body }) => createApiToken(deps, principal.userId, body.name, body.expires_in_days),
     audit: { action: 'token.create', target: (c) => c.body.name },
   }),
   route({
-    method: 'GET', path: '/api/auth/tokens', tag: 'auth', summary: 'List your API tokens', access: 'login',
+    method: 'GET', path: '/api/auth/tokens', tag: 'auth', summary: 'List your API tokens', access: 'login', response: TokenListOut,
     handler: ({ deps, principal }) => listApiTokens(deps, principal.userId),
   }),
   route({

@@ -6,7 +6,7 @@ import { OneOf, PlainText, UuidPath } from '../../http/schemas'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { allowedDestination } from '../../http/destination'
 import { PROVIDERS, REGISTRY, type Provider } from './providers'
-import { IdentityOut, MappingOut, TestOut, patchBody } from './schema'
+import { IdentityOut, MappingListOut, MappingOut, TestOut, patchBody } from './schema'
 import { addMapping, changedFields, listMappings, providerConfig, readIdentity, removeMapping, updateProvider } from './service'
 
 const manage = { verb: 'manage', resource: 'setting:*' }
@@ -58,7 +58,7 @@ export const identityRoutes = [
   ...PROVIDERS.map(test),
   route({
     method: 'GET', path: '/api/admin/identity/mappings', tag: 'identity', summary: 'List the group → role mappings', access: manage,
-    response: T.Object({ total: T.Integer(), mappings: T.Array(MappingOut) }), handler: ({ deps }) => listMappings(deps),
+    response: MappingListOut, handler: ({ deps }) => listMappings(deps),
   }),
   route({
     method: 'POST', path: '/api/admin/identity/mappings', errors: [409], tag: 'identity', summary: 'Map a directory group (a name or a DN) to a role', access: manage, status: 201,

@@ -1,5 +1,5 @@
 /** The identity settings of contract §14: every provider field's type and default, and the answers' shapes. */
-import { Type as T, type TSchema } from '@sinclair/typebox'
+import { Type as T, type TBoolean, type TNull, type TObject, type TSchema, type TUnion } from '@sinclair/typebox'
 import { Nullable, PlainText } from '../../lib/schemas'
 
 /** The directory providers, in display order. */
@@ -44,12 +44,14 @@ export const patchBody = (f: Fields) =>
 /** Defaults of a provider's fields. */
 export const defaultsOf = (f: Fields) => Object.fromEntries(Object.entries(f).map(([k, [, d]]) => [k, d]))
 
-/** A provider as answered: its fields (null when unset) without the secret, and `<secret>_set`. */
-const outOf = (f: Fields, secret: string) =>
+/** A provider's answer fields: each field but the secret (nullable when its default is null), and `<secret>_set`. */
+type OutFields<F extends Fields, S extends string> = { -readonly [K in Exclude<keyof F, S>]: F[K][1] extends null ? TUnion<[F[K][0], TNull]> : F[K][0] } & { [K in `${S}_set`]: TBoolean }
+/** A provider as answered: its fields (null when unset) without the secret, and `<secret>_set`, typed field by field. */
+const outOf = <F extends Fields, S extends keyof F & string>(f: F, secret: S) =>
   T.Object(Object.fromEntries([
     ...Object.entries(f).filter(([k]) => k !== secret).map(([k, [s, d]]) => [k, d === null ? Nullable(s) : s]),
     [`${secret}_set`, T.Boolean()],
-  ]))
+  ])) as unknown as TObject<OutFields<F, S>>
 
 /** GET /api/admin/identity. */
 export const IdentityOut = T.Object({
@@ -63,3 +65,5 @@ export const TestOut = T.Object({ ok: T.Boolean(), detail: T.String() })
 
 /** A group → role mapping. */
 export const MappingOut = T.Object({ id: T.String({ format: 'uuid' }), provider: T.String(), group: T.String(), role_id: T.String({ format: 'uuid' }), role_name: T.String(), created_at: T.String({ format: 'date-time' }) })
+/** GET /api/admin/identity/mappings. */
+export const MappingListOut = T.Object({ total: T.Integer(), mappings: T.Array(MappingOut) })

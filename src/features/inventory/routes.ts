@@ -5,7 +5,7 @@ import { OneOf, paging } from '../../http/schemas'
 import { NotFound } from '../../lib/errors'
 import { listPackages, packageVersions, PACKAGE_SORTS, refreshStatus } from './service'
 import { packageMinions, VERSION_OPS } from './version-query'
-import { PackageListOut, PackageMinionsOut, PackageVersionsOut } from './schema'
+import { PackageListOut, PackageMinionsOut, PackageVersionsOut, RefreshStatusOut } from './schema'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import type { AppDeps } from '../../deps'
 
@@ -57,7 +57,7 @@ export const inventoryRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/api/inventory/status', tag: 'inventory', summary: 'The running and the last inventory refresh', access: view,
+    method: 'GET', path: '/api/inventory/status', tag: 'inventory', summary: 'The running and the last inventory refresh', access: view, response: RefreshStatusOut,
     handler: ({ deps }) => refreshStatus(deps),
   }),
 ]

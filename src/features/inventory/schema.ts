@@ -14,3 +14,18 @@ export const PackageMinionsOut = T.Object({
   name: T.String(), binaries: T.Array(T.String(), { description: 'held packages built from this name as a source package' }), total: T.Integer(),
   minions: T.Array(PackageHolderOut),
 })
+/** POST /api/inventory/refresh (202): the refresh started. */
+export const RefreshStartedOut = T.Object({ refresh_id: T.String({ format: 'uuid' }), started_at: T.String({ format: 'date-time' }) })
+/** One inventory refresh: what it asked, what answered and stored, and its error. */
+export const RefreshOut = T.Object({
+  refresh_id: T.String({ format: 'uuid' }), started_at: T.String({ format: 'date-time' }), finished_at: T.Union([T.String({ format: 'date-time' }), T.Null()]), target: T.String(),
+  minions_asked: T.Integer(), minions_answered: T.Integer(), packages_stored: T.Integer(), error: T.Union([T.String(), T.Null()]),
+})
+/** GET /api/inventory/status: the running refresh and the last finished one, each null when there is none. */
+export const RefreshStatusOut = T.Object({ running: T.Boolean(), current: T.Union([RefreshOut, T.Null()]), last: T.Union([RefreshOut, T.Null()]) })
+/** One package a minion holds. */
+export const MinionPackageOut = T.Object({ name: T.String(), version: T.String(), arch: T.String(), source: T.String() })
+/** GET /api/minions/{id}/packages: its set's packages by name (collected_at null before its first collection). */
+export const MinionPackagesOut = T.Object({
+  minion_id: T.String(), collected_at: T.Union([T.String({ format: 'date-time' }), T.Null()]), total: T.Integer(), packages: T.Array(MinionPackageOut),
+})

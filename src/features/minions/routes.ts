@@ -7,6 +7,7 @@ import { MinionDetailOut, MinionListOut, RunDetailOut, RunDiffOut, RunListOut } 
 import { listMinions, minionDetail, MINION_STATUSES } from './service'
 import { listRuns, runDiff, runWithDetail } from '../runs/service'
 import { minionPackages } from '../inventory/service'
+import { MinionPackagesOut } from '../inventory/schema'
 
 const view = { verb: 'view', resource: 'minion:*' }
 const MinionPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
@@ -61,7 +62,7 @@ export const minionRoutes = [
     handler: ({ deps, params, query }) => runDiff(deps, params.minion_id, params.jid, query.against),
   }),
   route({
-    method: 'GET', path: '/api/minions/:minion_id/packages', tag: 'minions', summary: "A minion's installed packages", access: view, params: MinionPath,
+    method: 'GET', path: '/api/minions/:minion_id/packages', tag: 'minions', summary: "A minion's installed packages", access: view, params: MinionPath, response: MinionPackagesOut,
     query: T.Object({ q: T.Optional(T.String({ maxLength: 200 })), ...paging(500, 100) }),
     handler: ({ deps, params, query }) => minionPackages(deps, params.minion_id, query),
   }),

@@ -4,7 +4,7 @@ import { route } from '../../http/route'
 import { BIDI_CONTROLS, CONTROL_CHARS, Default, Nullable, PlainText, UuidPath } from '../../http/schemas'
 import { valueError } from '../../http/errors'
 import { mayApply } from './scope'
-import { GrantOut, RoleDetailOut, RoleOut } from './schema'
+import { GrantOut, RoleDetailOut, RoleListOut, RoleOut } from './schema'
 import { addPermission, createRole, deleteRole, getRole, listRoles, removePermission, roleDetail, updateRole } from './service'
 
 const view = { verb: 'view', resource: 'role:*' }
@@ -15,7 +15,7 @@ const GlobPart = T.String({ minLength: 1, maxLength: 128, pattern: `^[^\\s${CONT
 const TargetGlob = T.String({ minLength: 1, maxLength: 255, pattern: `^[^\\s${CONTROL_CHARS}${BIDI_CONTROLS}]+$` })
 
 export const roleRoutes = [
-  route({ method: 'GET', path: '/api/roles', tag: 'roles', summary: 'List roles', access: view, handler: ({ deps }) => listRoles(deps) }),
+  route({ method: 'GET', path: '/api/roles', tag: 'roles', summary: 'List roles', access: view, response: RoleListOut, handler: ({ deps }) => listRoles(deps) }),
   route({
     method: 'POST', path: '/api/roles', errors: [409], tag: 'roles', summary: 'Create a role', access: manage, status: 201, response: RoleOut,
     body: T.Object({ name: PlainText(1, 64, true), description: Default(Description, '') }, { additionalProperties: false }),

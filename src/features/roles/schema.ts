@@ -7,3 +7,5 @@ export const RoleOut = T.Object({ id: T.String({ format: 'uuid' }), name: T.Stri
 export const GrantOut = T.Object({ id: T.String({ format: 'uuid' }), verb: T.String(), resource_glob: T.String(), target_glob: T.String() })
 /** A role with its grants. */
 export const RoleDetailOut = T.Object({ ...RoleOut.properties, permissions: T.Array(GrantOut) })
+/** GET /api/roles. */
+export const RoleListOut = T.Object({ total: T.Integer(), roles: T.Array(RoleOut) })

@@ -18,7 +18,8 @@ import { startBatch } from '../batches/service'
 import { newJid } from '../../lib/salt-time'
 import { keyAction } from './service'
 import { testConnection } from './connection-test'
-import { RunPreviewOut, RunScopeOut, SaltTestOut } from './schema'
+import { KillOut, PollerRunOut, PollersOut, RunOut, RunPreviewOut, RunScopeOut, SaltTestOut } from './schema'
+import { RefreshStartedOut } from '../inventory/schema'
 
 const edit = { verb: 'edit', resource: 'settings:*' }
 
@@ -71,14 +72,14 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
   }),
   route({
-    method: 'GET', path: '/api/admin/pollers', errors: [503], tag: 'pollers', summary: 'Status of every poller and of the event stream', access: edit,
+    method: 'GET', path: '/api/admin/pollers', errors: [503], tag: 'pollers', summary: 'Status of every poller and of the event stream', access: edit, response: PollersOut,
     handler: ({ deps }) => {
       const rt = salt(deps)
       return { pollers: rt.pollers.status(), event_stream: rt.stream.status() }
     },
   }),
   route({
-    method: 'POST', path: '/api/admin/pollers/:name/run', errors: [409, 503], tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202,
+    method: 'POST', path: '/api/admin/pollers/:name/run', errors: [409, 503], tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202, response: PollerRunOut,
     params: T.Object({ name: OneOf(pollerNames) }),
     handler({ deps, params }) {
       void salt(deps).pollers.runNow(params.name)
@@ -104,7 +105,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     handler: ({ deps, body, principal }) => previewForUser(deps, salt(deps).client, principal.userId, body),
   }),
   route({
-    method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', status: 202,
+    method: 'POST', path: '/api/run', errors: [404, 502, 503], tag: 'jobs', status: 202, response: RunOut,
     summary: "Run a command through local_async on the minions salt matches for the target, each checked against the caller's grants; or a runner (`client: runner`)",
     access: { scoped: [{ verb: 'execute', kind: 'salt' }, { verb: 'execute', kind: 'runner' }], doc: '`execute salt:<fun>` on every targeted minion; `execute runner:<fun>` for a runner' },
     body: T.Object({
@@ -138,7 +139,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
   }),
   route({
-    method: 'POST', path: '/api/jobs/:jid/kill', errors: [404, 502, 503], tag: 'jobs', summary: 'Kill a running job on its minions', status: 202,
+    method: 'POST', path: '/api/jobs/:jid/kill', errors: [404, 502, 503], tag: 'jobs', summary: 'Kill a running job on its minions', status: 202, response: KillOut,
     access: { scoped: [{ verb: 'kill', kind: 'job' }, { verb: 'execute', kind: 'salt' }], doc: '`kill job:*`, or the jobs the caller started' },
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
     async handler({ deps, params, principal }) {
@@ -155,7 +156,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     audit: { action: 'job.kill', failures: true, target: (c) => c.params.jid },
   }),
   route({
-    method: 'POST', path: '/api/inventory/refresh', errors: [409, 503], tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202,
+    method: 'POST', path: '/api/inventory/refresh', errors: [409, 503], tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202, response: RefreshStartedOut,
     body: T.Object({ target: Default(T.String({ minLength: 1, maxLength: 1024 }), '*'), target_type: Default(OneOf(['glob']), 'glob') }, { additionalProperties: false }),
     handler: ({ deps, body }) => salt(deps).refreshInventory(body.target),
     audit: { action: 'inventory.refresh', target: (c) => c.body.target },

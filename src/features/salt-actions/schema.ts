@@ -14,3 +14,21 @@ export const RunPreviewOut = T.Object({
   outside_scope: T.Array(T.String()),
   functions_allowed: T.Union([T.Boolean(), T.Null()]),
 })
+/** POST /api/run (202): the job salt published and the minions it went to; a batch's first slice, with the batch's id. */
+export const RunOut = T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String({ format: 'uuid' })) })
+/** POST /api/jobs/{jid}/kill (202): the killed job, the kill job (null when salt published none) and the minions it went to. */
+export const KillOut = T.Object({ jid: T.String(), kill_jid: T.Union([T.String(), T.Null()]), minions: T.Array(T.String()) })
+/** One poller's state. */
+export const PollerStatusOut = T.Object({
+  name: T.String(), enabled: T.Boolean(), interval_seconds: T.Integer(), running: T.Boolean(), last_started_at: T.Union([T.String({ format: 'date-time' }), T.Null()]),
+  last_duration_ms: T.Union([T.Integer(), T.Null()]), last_error: T.Union([T.String(), T.Null()]), runs: T.Integer(), errors: T.Integer(),
+  items_processed: T.Union([T.Integer(), T.Null()]), next_run_at: T.Union([T.String({ format: 'date-time' }), T.Null()]),
+})
+/** The event stream's state. */
+export const StreamStatusOut = T.Object({
+  enabled: T.Boolean(), connected: T.Boolean(), events_ingested: T.Integer(), frames_skipped: T.Integer(), reconnects: T.Integer(), last_error: T.Union([T.String(), T.Null()]),
+})
+/** GET /api/admin/pollers. */
+export const PollersOut = T.Object({ pollers: T.Array(PollerStatusOut), event_stream: StreamStatusOut })
+/** POST /api/admin/pollers/{name}/run (202). */
+export const PollerRunOut = T.Object({ name: T.String(), started: T.Literal(true) })

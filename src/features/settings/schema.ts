@@ -1,5 +1,5 @@
 /** The settings table of contract §5: every field's type, bounds and default in one place. */
-import { Type as T, type TSchema } from '@sinclair/typebox'
+import { Type as T, type TObject, type TSchema } from '@sinclair/typebox'
 import { Nullable } from '../../lib/schemas'
 
 const int = (minimum: number, maximum: number) => T.Integer({ minimum, maximum })
@@ -54,8 +54,8 @@ type Fields = Record<string, readonly [TSchema, unknown]>
 /** A PUT body: every field optional and nullable, nothing else accepted. */
 export const patchBody = (f: Fields) =>
   T.Object(Object.fromEntries(Object.entries(f).map(([k, [s]]) => [k, T.Optional(Nullable(s))])), { additionalProperties: false })
-/** A section as returned: every field required. */
-const outOf = (f: Fields) => T.Object(Object.fromEntries(Object.entries(f).map(([k, [s]]) => [k, s])))
+/** A section as returned: every field required, typed field by field (so the dashboard's type of it is exact). */
+const outOf = <F extends Fields>(f: F) => T.Object(Object.fromEntries(Object.entries(f).map(([k, [s]]) => [k, s]))) as TObject<{ -readonly [K in keyof F]: F[K][0] }>
 /** Defaults of a section. */
 export const defaultsOf = (f: Fields) => Object.fromEntries(Object.entries(f).map(([k, [, d]]) => [k, d]))
 

@@ -13,3 +13,5 @@ export const UserOut = T.Object({
 })
 /** GET /api/users. */
 export const UserListOut = T.Object({ total: T.Integer(), users: T.Array(UserOut) })
+/** GET and PUT /api/users/{id}/roles: the user's roles, sorted by name. */
+export const UserRolesOut = T.Object({ total: T.Integer(), roles: T.Array(UserRoleOut) })

@@ -9,7 +9,7 @@ import { FeedError, MAX_RECORD_BYTES, readRecords } from './osv-read'
 import { importFeed } from './feeds'
 import { makeStagingDir } from './staging'
 import { getVuln, listFeeds, listVulns, minionVulns, SEVERITIES, VULN_SORTS } from './service'
-import { FeedListOut, ImportOut, MinionVulnsOut, VulnListOut } from './schema'
+import { FeedListOut, ImportOut, MinionVulnsOut, VulnDetailOut, VulnListOut } from './schema'
 
 const view = { verb: 'view', resource: 'vuln:*' }
 const manage = { verb: 'manage', resource: 'vuln:*' }
@@ -77,7 +77,7 @@ export const vulnRoutes = [
     audit: { action: 'vuln.import', failures: true, target: () => 'feeds', detail: (_c, r) => (r ? `${r.records} records: ${r.feeds.map((f) => f.ecosystem).join(', ')}` : null) },
   }),
   route({
-    method: 'GET', path: '/api/vulns/:id', tag: 'vulns', summary: 'One vulnerability with the minions it affects', access: view, errors: [404],
+    method: 'GET', path: '/api/vulns/:id', tag: 'vulns', summary: 'One vulnerability with the minions it affects', access: view, errors: [404], response: VulnDetailOut,
     params: T.Object({ id: T.String({ minLength: 1, maxLength: 200 }) }), query: T.Object({ ...paging(5000, 500) }),
     handler: ({ deps, params, query }) => getVuln(deps, params.id, query),
     csv: {

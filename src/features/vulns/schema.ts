@@ -23,3 +23,14 @@ export const FindingOut = T.Object({
 export const MinionVulnsOut = T.Object({
   minion_id: T.String(), ecosystem: T.Union([T.String(), T.Null()]), grains_collected: T.Boolean(), packages_collected: T.Boolean(), total: T.Integer(), vulns: T.Array(FindingOut),
 })
+/** One event of an affected range (OSV's ECOSYSTEM ranges): exactly one of its fields is set. */
+export const RangeEventOut = T.Object({ introduced: T.Optional(T.String()), fixed: T.Optional(T.String()), last_affected: T.Optional(T.String()) }, { additionalProperties: false })
+/** One affected entry of a record: an ecosystem's package, its ranges (one event list each) and listed versions. */
+export const AffectedOut = T.Object({ ecosystem: T.String(), package: T.String(), ranges: T.Array(T.Array(RangeEventOut)), versions: T.Array(T.String()) })
+/** One minion a record affects, through one package it holds. */
+export const AffectedMinionOut = T.Object({ minion_id: T.String(), package: T.String(), installed: T.String(), fixed: T.Union([T.String(), T.Null()]) })
+/** GET /api/vulns/{id}: the record with its OSV text and times, its affected entries and a page of the minions it affects. */
+export const VulnDetailOut = T.Object({
+  ...VulnRecordOut.properties, details: T.String(), score: T.Union([T.Number(), T.Null()]), published: T.Union([T.String(), T.Null()]), modified: T.Union([T.String(), T.Null()]),
+  affected: T.Array(AffectedOut), minion_total: T.Integer(), minions: T.Array(AffectedMinionOut),
+})

@@ -7,7 +7,7 @@ import { useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
 import { navigate } from '../../lib/router'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
-import type { AuditEntry } from './types'
+import type { AuditEntry, AuditList } from './types'
 import { ExportCsv } from '../../lib/export-link'
 
 const PAGE = 50
@@ -29,7 +29,7 @@ export function AuditPage({ query }: PageProps) {
     setAction(f.action)
     setSince(f.since === undefined ? '' : String(f.since))
   }, [f.user, f.action, f.since])
-  const got = useGet<{ total: number; entries: AuditEntry[] }>(`/api/audit${qs(auditParams(f, PAGE))}`)
+  const got = useGet<AuditList>(`/api/audit${qs(auditParams(f, PAGE))}`)
   const go = (offset: number) => navigate('/audit', { user: f.user, action: f.action, since: f.since, offset: offset || undefined })
   const search = () => navigate('/audit', { user: user.trim(), action: action.trim(), since })
   const columns: Column<AuditEntry>[] = [

@@ -5,14 +5,14 @@ import { errorsByField } from '../../lib/form-values'
 import { ConfirmButton } from '../../lib/confirm'
 import { useAction, useGet } from '../../lib/hooks'
 import { Badge, ErrorBox, Field, Form, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { RoleRef } from './types'
+import type { RoleList } from './types'
 import type { Static } from '@sinclair/typebox'
-import type { MappingOut, PROVIDERS, TestOut } from '../../../features/identity/schema'
+import type { IdentityOut as IdentitySchema, MappingListOut, MappingOut, PROVIDERS, TestOut } from '../../../features/identity/schema'
 
 type Provider = (typeof PROVIDERS)[number]
 type Values = Record<string, string | boolean | null>
-/** GET /api/admin/identity (the server builds its schema from the field tables, so its static type is a loose record: spelled here). */
-interface IdentityOut { ldap: Values; oidc: Values; updated_at: string | null }
+/** GET /api/admin/identity. */
+type IdentityOut = Static<typeof IdentitySchema>
 /** A group → role mapping; the schema answers `provider` as any string, the page keys its labels by the provider names. */
 type Mapping = Static<typeof MappingOut> & { provider: Provider }
 
@@ -118,8 +118,8 @@ function ProviderForm({ provider, specs, saved, onSaved }: { provider: Provider;
 
 /** The mappings list with Delete, and the form that adds one. */
 function Mappings() {
-  const list = useGet<{ total: number; mappings: Mapping[] }>('/api/admin/identity/mappings')
-  const roles = useGet<{ roles: RoleRef[] }>('/api/roles')
+  const list = useGet<Static<typeof MappingListOut> & { mappings: Mapping[] }>('/api/admin/identity/mappings')
+  const roles = useGet<RoleList>('/api/roles')
   const [f, setF] = useState({ provider: 'ldap' as Provider, group: '', role_id: '' })
   const add = useAction()
   const del = useAction()

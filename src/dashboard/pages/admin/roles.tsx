@@ -5,7 +5,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { Role } from './types'
+import type { Role, RoleList } from './types'
 
 /** The form that creates a role. */
 function NewRole({ onCreated }: { onCreated: (r: Role) => void }) {
@@ -35,7 +35,7 @@ function NewRole({ onCreated }: { onCreated: (r: Role) => void }) {
 /** The Roles page. Roles are few (each is created by hand), so the list is not paged. */
 export function RolesPage() {
   const { can } = useSession()
-  const list = useGet<{ total: number; roles: Role[] }>('/api/roles')
+  const list = useGet<RoleList>('/api/roles')
   const [created, setCreated] = useState<Role | undefined>()
   const columns: Column<Role>[] = [
     { label: 'Name', cell: (r) => <a href={href(`/roles/${r.id}`)}>{r.name}</a> },

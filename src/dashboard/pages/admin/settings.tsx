@@ -69,7 +69,7 @@ function SaltForm({ saved, onSaved }: { saved: SaltSettings; onSaved: (s: Settin
           </select>
         </Field>
         <Field id="salt-presence" label="Presence method" hint="present: the master's connection table (cheap). status: a ping job per poll (exact when minions share an address).">
-          <select id="salt-presence" value={form.presence_method} aria-describedby="salt-presence-hint" onChange={(e) => set({ presence_method: e.currentTarget.value })}>
+          <select id="salt-presence" value={form.presence_method} aria-describedby="salt-presence-hint" onChange={(e) => set({ presence_method: e.currentTarget.value as SaltSettings['presence_method'] })}>
             {PRESENCE_METHODS.map((v) => <option value={v}>{v}</option>)}
           </select>
         </Field>
@@ -127,14 +127,17 @@ function PollerSummary({ pollers }: { pollers: SettingsOut['pollers'] }) {
   return (
     <>
       <dl class="summary">
-        {Object.entries(POLLER_FORM).map(([k, f]) => (
-          <div key={k}>
-            <dt>{f.label.replace(/ \((seconds|minutes|days)\)$/, '')}</dt>
-            <dd>{typeof pollers[k] === 'boolean' ? (pollers[k] ? 'on' : 'off')
-              : k === 'inventory_refresh_minutes' ? interval(Number(pollers[k]) * 60)
-              : k === 'event_stream_retention_days' ? `${pollers[k]} days` : interval(Number(pollers[k]))}</dd>
-          </div>
-        ))}
+        {(Object.keys(POLLER_FORM) as (keyof typeof POLLER_FORM)[]).map((k) => {
+          const v = pollers[k]
+          return (
+            <div key={k}>
+              <dt>{POLLER_FORM[k].label.replace(/ \((seconds|minutes|days)\)$/, '')}</dt>
+              <dd>{typeof v === 'boolean' ? (v ? 'on' : 'off')
+                : k === 'inventory_refresh_minutes' ? interval(v * 60)
+                : k === 'event_stream_retention_days' ? `${v} days` : interval(v)}</dd>
+            </div>
+          )
+        })}
       </dl>
       <p><a href={href('/pollers')}>Edit poller settings and see their status</a></p>
     </>

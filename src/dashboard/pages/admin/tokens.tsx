@@ -6,15 +6,7 @@ import { dateTime } from '../../lib/format'
 import { readInt } from '../../lib/form-values'
 import { useAction, useGet } from '../../lib/hooks'
 import { ErrorBox, Field, Form, FormFooter, Loading, Page, Table, type Column } from '../../lib/ui'
-import type { ApiToken } from './types'
-
-/** The answer of POST /api/auth/tokens: the only time the secret is seen. */
-interface NewToken {
-  id: string
-  name: string
-  token: string
-  expires_at: string | null
-}
+import type { ApiToken, NewToken, TokenList } from './types'
 
 /** The just-created token in a read-only field with a Copy button. */
 function ShownOnce({ t, onDone }: { t: NewToken; onDone: () => void }) {
@@ -54,7 +46,7 @@ function ShownOnce({ t, onDone }: { t: NewToken; onDone: () => void }) {
 
 /** The API tokens page. */
 export function TokensPage() {
-  const list = useGet<{ total: number; tokens: ApiToken[] }>('/api/auth/tokens')
+  const list = useGet<TokenList>('/api/auth/tokens')
   const [name, setName] = useState('')
   const [days, setDays] = useState('')
   const [created, setCreated] = useState<NewToken | undefined>()

@@ -9,7 +9,7 @@ import type { PageProps } from '../../lib/pages'
 import { href, navigate } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { ErrorBox, Field, Form, FormFooter, Loading, Page, Panel } from '../../lib/ui'
-import type { Role, RoleRef, User } from './types'
+import type { RoleList, User, UserRoles } from './types'
 import { UserState } from './users'
 
 /** Display name and active flag. */
@@ -77,8 +77,8 @@ function SetPassword({ u, onDone }: { u: User; onDone: () => void }) {
 /** The user's roles as checkboxes over every role. */
 function UserRoles({ u, manage, onSaved }: { u: User; manage: boolean; onSaved: () => void }) {
   const { can } = useSession()
-  const assigned = useGet<{ total: number; roles: RoleRef[] }>(`/api/users/${u.id}/roles`)
-  const all = useGet<{ total: number; roles: Role[] }>(manage && can('view', 'role:*') ? '/api/roles' : null)
+  const assigned = useGet<UserRoles>(`/api/users/${u.id}/roles`)
+  const all = useGet<RoleList>(manage && can('view', 'role:*') ? '/api/roles' : null)
   const [picked, setPicked] = useState<Set<string>>(new Set())
   const [note, setNote] = useState('')
   const act = useAction()

@@ -6,7 +6,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Pager, Panel, Table, type Column } from '../../lib/ui'
-import type { User } from './types'
+import type { User, UserList } from './types'
 
 const PAGE = 50
 /** How each source reads in the list. */
@@ -59,7 +59,7 @@ function NewUser({ onCreated }: { onCreated: (u: User) => void }) {
 /** The Users page. */
 export function UsersPage() {
   const { can } = useSession()
-  const list = useGet<{ total: number; users: User[] }>('/api/users')
+  const list = useGet<UserList>('/api/users')
   const [offset, setOffset] = useState(0)
   const [created, setCreated] = useState<User | undefined>()
   // GET /api/users has no limit/offset: the list is paged here (user lists are short; see the admin report).

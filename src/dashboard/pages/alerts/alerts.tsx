@@ -6,7 +6,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import { href } from '../../lib/router'
-import type { Alert } from './types'
+import type { Alert, AlertList } from './types'
 import { alertLinks } from './rule-form'
 
 const LIMIT = 50
@@ -17,7 +17,7 @@ export function AlertsPage() {
   const { can } = useSession()
   const [state, setState] = useState<'firing' | 'resolved' | 'all'>('firing')
   const [offset, setOffset] = useState(0)
-  const list = useGet<{ total: number; alerts: Alert[] }>(`/api/alerts${qs({ state, limit: LIMIT, offset })}`, REFRESH_MS)
+  const list = useGet<AlertList>(`/api/alerts${qs({ state, limit: LIMIT, offset })}`, REFRESH_MS)
   const ack = useAction()
   const [note, setNote] = useState('')
   const doAck = (a: Alert) => ack.run(async () => {

@@ -6,7 +6,7 @@ import { readInt } from '../../lib/form-values'
 import { useAction, useGet } from '../../lib/hooks'
 import { useSession } from '../../lib/session'
 import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { Channel } from './types'
+import type { Channel, ChannelList, ChannelTest } from './types'
 
 type Kind = Channel['type']
 const EMPTY = { name: '', type: 'webhook' as Kind, url: '', secret: '', host: '', port: '587', security: 'starttls', username: '', password: '', from: '', to: '' }
@@ -89,13 +89,13 @@ function NewChannel({ onCreated }: { onCreated: (c: Channel) => void }) {
 export function ChannelsPage() {
   const { can } = useSession()
   const manage = can('manage', 'alert:*')
-  const list = useGet<{ channels: Channel[] }>('/api/alerts/channels')
+  const list = useGet<ChannelList>('/api/alerts/channels')
   const act = useAction()
   const [note, setNote] = useState('')
   const [tested, setTested] = useState<{ name: string; ok: boolean; detail: string } | undefined>()
   const test = (c: Channel) => act.run(async () => {
     setTested(undefined)
-    const r = await api<{ ok: boolean; detail: string }>('POST', `/api/alerts/channels/${c.id}/test`)
+    const r = await api<ChannelTest>('POST', `/api/alerts/channels/${c.id}/test`)
     setTested({ name: c.name, ...r })
   })
   const remove = (c: Channel) => act.run(async () => {

@@ -4,7 +4,7 @@ import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
 import { useGet } from '../../lib/hooks'
 import { Badge, ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
-import type { Channel, Delivery } from './types'
+import type { Channel, ChannelList, Delivery, DeliveryList } from './types'
 
 const LIMIT = 50
 const TONE = { pending: 'warn', sent: 'ok', failed: 'bad' } as const
@@ -13,8 +13,8 @@ const TONE = { pending: 'warn', sent: 'ok', failed: 'bad' } as const
 export function DeliveriesPage() {
   const [status, setStatus] = useState('')
   const [offset, setOffset] = useState(0)
-  const list = useGet<{ total: number; deliveries: Delivery[] }>(`/api/alerts/deliveries${qs({ status: status || undefined, limit: LIMIT, offset })}`, 15_000)
-  const chans = useGet<{ channels: Channel[] }>('/api/alerts/channels')
+  const list = useGet<DeliveryList>(`/api/alerts/deliveries${qs({ status: status || undefined, limit: LIMIT, offset })}`, 15_000)
+  const chans = useGet<ChannelList>('/api/alerts/channels')
   const name = (id: string) => chans.data?.channels.find((c) => c.id === id)?.name ?? id
   const columns: Column<Delivery>[] = [
     { label: 'Notification', cell: (d) => <span class="mono" title={d.notification_id}>{d.notification_id.slice(-8)}</span> },

@@ -7,7 +7,7 @@ import { useAction, useGet } from '../../lib/hooks'
 import { useSession } from '../../lib/session'
 import { ApiError } from '../../lib/api'
 import { Badge, ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import { KINDS, type Channel, type Rule } from './types'
+import { KINDS, type Channel, type ChannelList, type Rule, type RuleList } from './types'
 import { blankRule, createBody, FLEET_KINDS, formOf, MIN_SEVERITIES, minionsText, patchBody, RUN_KINDS, TIMED, type RuleForm } from './rule-form'
 
 /**
@@ -98,8 +98,8 @@ function RuleEditor({ channels, rule, onSaved, onCancel }: { channels: Channel[]
 export function RulesPage() {
   const { can } = useSession()
   const manage = can('manage', 'alert:*')
-  const list = useGet<{ rules: Rule[] }>('/api/alerts/rules')
-  const chans = useGet<{ channels: Channel[] }>('/api/alerts/channels')
+  const list = useGet<RuleList>('/api/alerts/rules')
+  const chans = useGet<ChannelList>('/api/alerts/channels')
   const act = useAction()
   const [note, setNote] = useState('')
   const [editing, setEditing] = useState<Rule | null>(null)

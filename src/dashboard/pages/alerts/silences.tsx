@@ -6,14 +6,14 @@ import { dateTime } from '../../lib/format'
 import { useAction, useGet } from '../../lib/hooks'
 import { useSession } from '../../lib/session'
 import { ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { Rule, Silence } from './types'
+import type { RuleList, Silence, SilenceList } from './types'
 
 /** The silences page. */
 export function SilencesPage() {
   const { can } = useSession()
   const manage = can('manage', 'alert:*')
-  const list = useGet<{ silences: Silence[] }>('/api/alerts/silences')
-  const rules = useGet<{ rules: Rule[] }>('/api/alerts/rules')
+  const list = useGet<SilenceList>('/api/alerts/silences')
+  const rules = useGet<RuleList>('/api/alerts/rules')
   const [f, setF] = useState({ rule_id: '', subject_glob: '*', hours: '2', comment: '' })
   const create = useAction()
   const end = useAction()

@@ -1,65 +1,36 @@
-/** Records of the alerts API (contract §11) as the dashboard reads them. */
-import type { ChannelType } from '../../../features/alerts/channels/types'
+/** Records of the alerts API (contract §11) as the dashboard reads them, from the routes' answer schemas. */
+import type { Static } from '@sinclair/typebox'
+import type {
+  AlertListOut, AlertOut, ChannelListOut, ChannelOut, ChannelTestOut, DeliveryListOut, DeliveryOut, RULE_KINDS, RuleListOut, RuleOut, SilenceListOut, SilenceOut,
+} from '../../../features/alerts/schema'
 
 /** One alert. */
-export interface Alert {
-  id: string
-  rule_id: string
-  rule_name: string
-  kind: string
-  subject: string
-  state: 'firing' | 'resolved'
-  summary: string
-  count: number
-  first_seen_at: string
-  last_seen_at: string
-  resolved_at: string | null
-  acked_by: string | null
-  acked_at: string | null
-  details: Record<string, unknown>
-}
+export type Alert = Static<typeof AlertOut>
+/** GET /api/alerts. */
+export type AlertList = Static<typeof AlertListOut>
 /** One rule. */
-export interface Rule {
-  id: string
-  name: string
-  kind: string
-  minion_glob: string
-  params: { fun_glob?: string; for_minutes?: number; min_severity?: string }
-  channel_ids: string[]
-  enabled: boolean
-  renotify_minutes: number
-}
+export type Rule = Static<typeof RuleOut>
+/** GET /api/alerts/rules. */
+export type RuleList = Static<typeof RuleListOut>
 /** One channel; secrets only as *_set flags. */
-export interface Channel {
-  id: string
-  name: string
-  type: ChannelType
-  config: Record<string, unknown>
-  enabled: boolean
-}
+export type Channel = Static<typeof ChannelOut>
+/** GET /api/alerts/channels. */
+export type ChannelList = Static<typeof ChannelListOut>
+/** POST /api/alerts/channels/{id}/test. */
+export type ChannelTest = Static<typeof ChannelTestOut>
 /** One silence. */
-export interface Silence {
-  id: string
-  rule_id: string | null
-  subject_glob: string
-  ends_at: string
-  comment: string
-  created_by: string
-}
+export type Silence = Static<typeof SilenceOut>
+/** GET /api/alerts/silences. */
+export type SilenceList = Static<typeof SilenceListOut>
 /** One delivery of a notification to a channel. */
-export interface Delivery {
-  id: string
-  notification_id: string
-  channel_id: string
-  status: 'pending' | 'sent' | 'failed'
-  attempts: number
-  last_error: string | null
-  next_attempt_at: string | null
-  sent_at: string | null
-}
+export type Delivery = Static<typeof DeliveryOut>
+/** GET /api/alerts/deliveries. */
+export type DeliveryList = Static<typeof DeliveryListOut>
+/** A rule kind. */
+export type RuleKind = (typeof RULE_KINDS)[number]
 
 /** The rule kinds, with what each watches for. */
-export const KINDS: Record<string, string> = {
+export const KINDS: Record<RuleKind, string> = {
   run_failed: 'a state run fails', run_blocked: 'a state run does not run', run_changed: 'a state run changes something',
   minion_offline: 'a minion is offline for a while', key_pending: 'a key waits for acceptance', salt_unreachable: 'salt-api does not answer for a while',
   master_unreachable: 'the salt-master does not answer (through salt-api) for a while',

@@ -2,7 +2,7 @@
 import { Ago } from '../../lib/when'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { qs } from '../../lib/api'
-import { ACTIVITY_CATEGORIES, ACTIVITY_TYPES, duration, prependLive, type ActivityEvent } from '../../lib/fleet'
+import { ACTIVITY_CATEGORIES, ACTIVITY_TYPES, duration, prependLive, type ActivityEvent, type ActivityList } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
@@ -56,7 +56,7 @@ export function Activity({ query }: PageProps) {
   const f = filtersOf(query)
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/activity', query)
-  const r = useGet<{ total: number; events: ActivityEvent[] }>(`/api/activity${qs({ ...f, limit: LIMIT, offset })}`)
+  const r = useGet<ActivityList>(`/api/activity${qs({ ...f, limit: LIMIT, offset })}`)
   const [shown, setShown] = useState<{ total: number; events: ActivityEvent[] } | undefined>()
   const [paused, setPaused] = useState(false)
   // The Minion field keeps what is typed until it is committed (change): a live event re-rendering the page meanwhile

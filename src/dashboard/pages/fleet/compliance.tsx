@@ -2,7 +2,7 @@
 import { Ago } from '../../lib/when'
 import { qs } from '../../lib/api'
 import { count } from '../../lib/format'
-import { noFailingStateText, trendBars, trendSummary, TREND_STATUSES, type FailingState, type Trend } from '../../lib/fleet'
+import { noFailingStateText, trendBars, trendSummary, TREND_STATUSES, type FailingState, type FailingStates, type MinionList, type Trend } from '../../lib/fleet'
 import { useGet } from '../../lib/hooks'
 import { dayTicks, minionTicks, sinceFirstRun } from '../../lib/trend-axis'
 import { href } from '../../lib/router'
@@ -55,10 +55,10 @@ function TrendChart({ t: whole }: { t: Trend }) {
 /** The overview panel; shown to those who may view minions. */
 export function Compliance({ refreshMs }: { refreshMs: number }) {
   const trend = useGet<Trend>(`/api/runs/trend${qs({ days: DAYS })}`, refreshMs)
-  const failing = useGet<{ items: FailingState[] }>(`/api/runs/failing-states${qs({ limit: TOP })}`, refreshMs)
+  const failing = useGet<FailingStates>(`/api/runs/failing-states${qs({ limit: TOP })}`, refreshMs)
   const unhealthy = href('/minions', { status: 'unhealthy' })
   // The same count as the overview's "Runs failing" card, so an empty list can say why that card is not 0.
-  const failingRuns = useGet<{ total: number }>(`/api/minions${qs({ status: 'unhealthy', limit: 1 })}`, refreshMs)
+  const failingRuns = useGet<MinionList>(`/api/minions${qs({ status: 'unhealthy', limit: 1 })}`, refreshMs)
   return (
     <Panel id="ov-compliance" title="Fleet compliance">
       <h3>Last {DAYS} days, from the first run</h3>

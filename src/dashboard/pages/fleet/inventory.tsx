@@ -2,7 +2,7 @@
 import { Ago } from '../../lib/when'
 import { api, qs } from '../../lib/api'
 import { count, dateTime, ago } from '../../lib/format'
-import { PACKAGE_SORTS, type PackageRow, type PackageSort, type Refresh } from '../../lib/fleet'
+import { PACKAGE_SORTS, type PackageList, type PackageRow, type PackageSort, type RefreshStatus } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
@@ -21,7 +21,7 @@ export function packageHref(name: string, source?: string) {
 /** The last and the running refresh, with the Refresh inventory button for those who may collect. */
 function RefreshPanel({ onDone }: { onDone: () => void }) {
   const { can } = useSession()
-  const st = useGet<{ running: boolean; current: Refresh | null; last: Refresh | null }>('/api/inventory/status')
+  const st = useGet<RefreshStatus>('/api/inventory/status')
   const act = useAction()
   const refresh = () => act.run(async () => {
     await api('POST', '/api/inventory/refresh', {})
@@ -64,7 +64,7 @@ export function Inventory({ query }: PageProps) {
   const order = oneOf(query, 'order', ['asc', 'desc'] as const, sort === 'name' ? 'asc' : 'desc') || 'asc'
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/inventory', query)
-  const r = useGet<{ total: number; items: PackageRow[] }>(`/api/inventory/packages${qs({ q, source, sort, order, limit: LIMIT, offset })}`)
+  const r = useGet<PackageList>(`/api/inventory/packages${qs({ q, source, sort, order, limit: LIMIT, offset })}`)
   const onSort = (key: string) => {
     const def = key === 'name' ? 'asc' : 'desc'
     const next = key === sort ? (order === 'asc' ? 'desc' : 'asc') : def

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
 import { count, dateTime } from '../../lib/format'
-import { clip, isStateFun, jobArgs, jobFunLabel, jobOutcome, prettyJson, runCountsText, runTone, type JobDetail, type RunDetail } from '../../lib/fleet'
+import { clip, isStateFun, jobArgs, jobFunLabel, jobOutcome, prettyJson, runCountsText, runTone, type JobDetail, type KillStarted, type RunDetail } from '../../lib/fleet'
 import { useAction, useGet } from '../../lib/hooks'
 import { useActivityReload } from '../../lib/live'
 import type { PageProps } from '../../lib/pages'
@@ -142,7 +142,7 @@ export function JobPage({ params }: PageProps) {
   const live = useActivityReload({ jid }, r.reload)
   const j = r.data
   const doKill = () => kill.run(async () => {
-    const out = await api<{ kill_jid: string | null; minions: string[] }>('POST', `/api/jobs/${encodeURIComponent(jid)}/kill`, {})
+    const out = await api<KillStarted>('POST', `/api/jobs/${encodeURIComponent(jid)}/kill`, {})
     setKilled(`Kill sent to ${out.minions.length} minion${out.minions.length === 1 ? '' : 's'}${out.kill_jid ? ` (job ${out.kill_jid})` : ''}.`)
     // The job record now says who killed it (and, once the minions answer, that it no longer runs).
     r.reload()

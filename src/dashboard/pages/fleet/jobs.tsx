@@ -1,7 +1,7 @@
 /** The job list (function and user filters, paging) and, for those who may execute, the Run command form. */
 import { Ago } from '../../lib/when'
 import { qs } from '../../lib/api'
-import { jobFunLabel, jobOutcome, type Job } from '../../lib/fleet'
+import { jobFunLabel, jobOutcome, type Job, type JobList } from '../../lib/fleet'
 import { useQueryNav } from '../../lib/filters'
 import { useEffect, useState } from 'preact/hooks'
 import { useGet } from '../../lib/hooks'
@@ -68,7 +68,7 @@ export function Jobs({ query }: PageProps) {
   const internal = flagParam(query, 'internal')
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/jobs', query)
-  const r = useGet<{ total: number; jobs: Job[] }>(`/api/jobs${qs({ fun, user, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
+  const r = useGet<JobList>(`/api/jobs${qs({ fun, user, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
   // A job shows the moment salt publishes it: each job.new on the activity stream reloads the first page.
   useActivityReload(offset === 0 ? { event_type: 'job.new' } : null, r.reload)
   return (

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
 import { count } from '../../lib/format'
-import { fingerprintOf, keyCountTone, MINION_FINGER, MINION_FINGER_3008, pageOfList, type KeyLists } from '../../lib/fleet'
+import { fingerprintOf, keyCountTone, MINION_FINGER, MINION_FINGER_3008, pageOfList, type KeyLists, type SaltHealth } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useAction, useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
@@ -26,7 +26,7 @@ type Act = 'accept' | 'reject' | 'delete'
 function FingerHint() {
   const { can } = useSession()
   // Salt health needs `view minion:*`; without it both commands are given.
-  const h = useGet<{ master: { version: string | null }; known_faults: { id: string }[] }>(can('view', 'minion:*') ? '/api/salt/health' : null)
+  const h = useGet<SaltHealth>(can('view', 'minion:*') ? '/api/salt/health' : null)
   const armored = h.data?.known_faults.some((f) => f.id === 'key-finger-armor')
   const known = !!h.data?.master.version
   return (

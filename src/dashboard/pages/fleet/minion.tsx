@@ -3,7 +3,7 @@ import { When } from '../../lib/when'
 import { MinionVulns } from '../vulns/minion-vulns'
 import { qs } from '../../lib/api'
 import { ago, count, dateTime } from '../../lib/format'
-import { duration, keyTone, prettyJson, runTone, RUN_STATUSES, type MinionDetail, type Run } from '../../lib/fleet'
+import { duration, keyTone, prettyJson, runTone, RUN_STATUSES, type MinionDetail, type MinionPackages, type Run, type RunList } from '../../lib/fleet'
 import { SearchBox, useQueryNav } from '../../lib/filters'
 import { useGet } from '../../lib/hooks'
 import type { PageProps } from '../../lib/pages'
@@ -35,7 +35,7 @@ const runColumns = (minionId: string, canJobs: boolean): Column<Run>[] => [
   { label: 'Job', cell: (r) => (canJobs ? <a href={href(`/jobs/${encodeURIComponent(r.jid)}`)}>{r.jid}</a> : r.jid), class: 'mono' },
 ]
 
-type Pkg = { name: string; version: string; arch: string; source: string }
+type Pkg = MinionPackages['packages'][number]
 const pkgColumns: Column<Pkg>[] = [
   { label: 'Package', cell: (p) => p.name },
   { label: 'Version', cell: (p) => p.version, class: 'mono' },
@@ -53,7 +53,7 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
   const test = oneOf(query, 'run_test', ['true', 'false'] as const, '')
   const offset = intParam(query, 'run_offset', 0)
   const set = useQueryNav(path, query)
-  const r = useGet<{ total: number; runs: Run[] }>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, test, limit: RUN_LIMIT, offset })}`)
+  const r = useGet<RunList>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, test, limit: RUN_LIMIT, offset })}`)
   return (
     <Panel id="runs-h" title="Run history">
       <div class="toolbar" role="group" aria-label="Run status filter">
@@ -84,7 +84,7 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
   const q = query.get('pkg_q') ?? ''
   const offset = intParam(query, 'pkg_offset', 0)
   const set = useQueryNav(path, query)
-  const r = useGet<{ total: number; collected_at: string | null; packages: Pkg[] }>(`/api/minions/${encodeURIComponent(id)}/packages${qs({ q, limit: PKG_LIMIT, offset })}`)
+  const r = useGet<MinionPackages>(`/api/minions/${encodeURIComponent(id)}/packages${qs({ q, limit: PKG_LIMIT, offset })}`)
   return (
     <Panel id="pkgs-h" title="Packages">
       <div class="toolbar">

@@ -3,7 +3,7 @@ import { When } from '../../lib/when'
 import { qs } from '../../lib/api'
 import { ago, count } from '../../lib/format'
 import { useEffect, useState } from 'preact/hooks'
-import { heartbeat, widenWindow, widgetActivityQuery, WIDGET_WINDOWS, type ActivityEvent, type SaltHealth, type WidgetConfig } from '../../lib/fleet'
+import { heartbeat, widenWindow, widgetActivityQuery, WIDGET_WINDOWS, type ActivityEvent, type ActivityList, type SaltHealth, type WidgetConfig } from '../../lib/fleet'
 import { useGet } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { useSession } from '../../lib/session'
@@ -51,7 +51,7 @@ function AlertsCard() {
 
 /** The last activity of any kind against the widget's heartbeat window. */
 function Heartbeat({ minutes }: { minutes: number }) {
-  const r = useGet<{ total: number; events: ActivityEvent[] }>(`/api/activity${qs({ limit: 1 })}`, REFRESH_MS)
+  const r = useGet<ActivityList>(`/api/activity${qs({ limit: 1 })}`, REFRESH_MS)
   if (r.error) return <ErrorBox error={r.error} />
   if (!r.data) return <p class="muted" role="status">Checking the last activity…</p>
   const last = r.data.events[0]
@@ -69,7 +69,7 @@ function Heartbeat({ minutes }: { minutes: number }) {
 function RecentEvents({ cfg }: { cfg: WidgetConfig }) {
   const q = widgetActivityQuery(cfg)
   const [step, setStep] = useState(0)
-  const r = useGet<{ total: number; events: ActivityEvent[] }>(q ? `/api/activity${qs({ ...q, since_minutes: WIDGET_WINDOWS[step] })}` : null, REFRESH_MS)
+  const r = useGet<ActivityList>(q ? `/api/activity${qs({ ...q, since_minutes: WIDGET_WINDOWS[step] })}` : null, REFRESH_MS)
   const next = r.data && q ? widenWindow(step, r.data.events.length, Number(q.limit)) : null
   useEffect(() => {
     if (next !== null) setStep(next)

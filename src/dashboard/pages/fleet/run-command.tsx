@@ -7,10 +7,10 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../../lib/api'
-import { parseJsonField, runTarget } from '../../lib/fleet'
+import { parseJsonField, runTarget, type RunStarted } from '../../lib/fleet'
 import { useAction, useDebounced, useGet } from '../../lib/hooks'
 import { confirmReason, firstIds, recognisedType, TARGET_CHOICES } from '../../lib/run-target'
-import { exactFunctions, functionNote, grantText, type RunGrant } from '../../lib/run-scope'
+import { exactFunctions, functionNote, grantText, type RunScope } from '../../lib/run-scope'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Form } from '../../lib/ui'
 import { ArgFields } from './arg-fields'
@@ -44,7 +44,7 @@ export function RunCommand() {
   const [batch, setBatch] = useState('')
   const [batchWait, setBatchWait] = useState('')
   const [stopOnFailure, setStopOnFailure] = useState(false)
-  const [started, setStarted] = useState<{ jid: string; minions: string[]; batch_id?: string } | null>(null)
+  const [started, setStarted] = useState<RunStarted | null>(null)
   const [asking, setAsking] = useState<{ reason: string; count: number } | null>(null)
   const tgtType = recognisedType(tgt, chosenType)
   const act = useAction()
@@ -63,7 +63,7 @@ export function RunCommand() {
     )
   }, [settled])
   useEffect(() => setAsking(null), [key])
-  const scope = useGet<{ grants: RunGrant[] }>('/api/run/scope')
+  const scope = useGet<RunScope>('/api/run/scope')
   const grants = scope.data?.grants ?? []
   const note = scope.data ? functionNote(grants, fun) : null
   const everything = grants.some((g) => g.resource_glob.replace(/^salt:/, '') === '*' && g.target_glob === '*')
@@ -81,7 +81,7 @@ export function RunCommand() {
       if (reason) { setAsking({ reason, count }); return }
     }
     setAsking(null)
-    setStarted(await api<{ jid: string; minions: string[]; batch_id?: string }>('POST', '/api/run', body))
+    setStarted(await api<RunStarted>('POST', '/api/run', body))
   })
   const submit = () => send(false)
   const shown = preview?.key === key ? preview : null

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
-import { parseJsonField } from '../../lib/fleet'
+import { parseJsonField, type RunStarted } from '../../lib/fleet'
 import { useAction } from '../../lib/hooks'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Form } from '../../lib/ui'
@@ -21,7 +21,7 @@ export function RunRunner() {
   const submit = () => act.run(async () => {
     setStarted(null)
     const body = { client: 'runner', fun: fun.trim(), arg: parseJsonField(arg, 'array', 'Arguments'), kwarg: parseJsonField(kwarg, 'object', 'Keyword arguments') }
-    setStarted((await api<{ jid: string }>('POST', '/api/run', body)).jid)
+    setStarted((await api<RunStarted>('POST', '/api/run', body)).jid)
   })
   return (
     <details class="panel run-command">

@@ -5,7 +5,7 @@ import { ago, count, dateTime } from '../../lib/format'
 import { useAction, useGet } from '../../lib/hooks'
 import { useSession } from '../../lib/session'
 import { ErrorBox, Field, Form, FormFooter, Loading, Page, Panel, Table, type Column } from '../../lib/ui'
-import type { Feed, ImportResult } from './types'
+import type { Feed, FeedList, ImportResult } from './types'
 
 
 const columns: Column<Feed>[] = [
@@ -48,7 +48,7 @@ function ImportForm({ onDone }: { onDone: () => void }) {
 /** The page at `/vulns/feeds`. */
 export function FeedsPage() {
   const { can } = useSession()
-  const r = useGet<{ feeds: Feed[] }>('/api/vulns/feeds')
+  const r = useGet<FeedList>('/api/vulns/feeds')
   return (
     <Page title="Vulnerability feeds">
       <ErrorBox error={r.error} />

@@ -8,7 +8,7 @@ import { intParam, oneOf } from '../../lib/query'
 import { href } from '../../lib/router'
 import { ErrorBox, Field, Loading, Page, Pager, Table, type Column } from '../../lib/ui'
 import { SeverityBadge } from './severity'
-import { SEVERITIES, SORT_LABEL, VULN_SORTS, type Feed, type VulnRow } from './types'
+import { SEVERITIES, SORT_LABEL, VULN_SORTS, type FeedList, type VulnList, type VulnRow } from './types'
 import { ExportCsv } from '../../lib/export-link'
 
 const LIMIT = 50
@@ -30,8 +30,8 @@ export function VulnsPage({ query }: PageProps) {
   const sort = oneOf(query, 'sort', VULN_SORTS, 'severity')
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/vulns', query)
-  const feeds = useGet<{ feeds: Feed[] }>('/api/vulns/feeds')
-  const r = useGet<{ total: number; vulns: VulnRow[] }>(`/api/vulns${qs({ q, severity, package: pkg, sort: sort === 'severity' ? undefined : sort, limit: LIMIT, offset })}`)
+  const feeds = useGet<FeedList>('/api/vulns/feeds')
+  const r = useGet<VulnList>(`/api/vulns${qs({ q, severity, package: pkg, sort: sort === 'severity' ? undefined : sort, limit: LIMIT, offset })}`)
   const noFeeds = feeds.data && !feeds.data.feeds.length
   return (
     <Page title="Vulnerabilities">

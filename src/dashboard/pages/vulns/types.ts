@@ -1,24 +1,20 @@
-/** The vulnerability API's shapes (contract §12) as the dashboard reads them: from the answer schemas, except the record detail, whose route has none. */
+/** The vulnerability API's shapes (contract §12) as the dashboard reads them: from the answer schemas. */
 import type { Static } from '@sinclair/typebox'
-import type { FeedOut, FindingOut, ImportOut, MinionVulnsOut, VulnRecordOut } from '../../../features/vulns/schema'
+import type { FeedListOut, FeedOut, FindingOut, ImportOut, MinionVulnsOut, VulnDetailOut, VulnListOut, VulnRecordOut } from '../../../features/vulns/schema'
 
 /** One record in the fleet list. */
 export type VulnRow = Static<typeof VulnRecordOut>
 
+/** GET /api/vulns: a page of the fleet's records. */
+export type VulnList = Static<typeof VulnListOut>
+
 /** One record with its affected entries and the minions it affects. */
-// GET /api/vulns/{id} declares no answer schema (its record detail is free-form OSV), so this one stays spelled here.
-export interface VulnDetail extends VulnRow {
-  details: string
-  score: number | null
-  published: string | null
-  modified: string | null
-  affected: { ecosystem: string; package: string; ranges: Record<string, string>[][]; versions: string[] }[]
-  minion_total: number
-  minions: { minion_id: string; package: string; installed: string; fixed: string | null }[]
-}
+export type VulnDetail = Static<typeof VulnDetailOut>
 
 /** One imported feed. */
 export type Feed = Static<typeof FeedOut>
+/** GET /api/vulns/feeds. */
+export type FeedList = Static<typeof FeedListOut>
 /** POST /api/vulns/import's answer. */
 export type ImportResult = Static<typeof ImportOut>
 /** One record affecting a minion. */
