@@ -4,6 +4,7 @@
  *
  *   bun bench/load.ts --data-dir bench/data/fleet [--rounds 3] [--duration 10] [--threads 1] [--conns 16]
  *                     [--runs-conns 16] [--only name,name] [--ingest 1000] [--out bench/data/load-results.json]
+ *                     [--database-url postgres://…]
  *
  * With --ingest N the server also consumes N job events a second from bench/sse-source.ts (its salt-api stand-in)
  * for the whole run, so caches of the read paths are exercised as in production; the report gives the events stored
@@ -15,6 +16,9 @@
  * endpoint, then round 2, ...) so a noisy neighbour hits all endpoints alike; each endpoint gets one untimed
  * warm-up run first. The server's VmRSS (plus RssAnon/RssFile and VmHWM) is sampled every 250 ms from
  * /proc/<pid>/status. Prints a table of medians (with the raw figures) and writes everything as JSON.
+ *
+ * With --database-url the server serves that PostgreSQL database (a copy of DIR made with `saltdeck migrate-to-postgres`);
+ * DIR still gives secret.key, bench-info.json (the admin password, the fleet's size) and minion-ids.txt.
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync, openSync } from 'node:fs'
 import { join, resolve, dirname } from 'node:path'
@@ -30,6 +34,8 @@ const CONNS = Number(F.conns ?? 16)
 const RUNS_CONNS = (F['runs-conns'] ?? String(CONNS)).split(',').map(Number)
 const INGEST = Number(F.ingest ?? 0)
 const ONLY = F.only ? new Set(F.only.split(',')) : null
+const DATABASE_URL: string | undefined = F['database-url']
+const ENGINE = DATABASE_URL ? 'postgres' : 'sqlite'
 const OUT = resolve(F.out ?? join(dirname(DATA_DIR), `load-results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`))
 const ROOT = resolve(import.meta.dir, '..')
 
@@ -50,7 +56,7 @@ const logFd = openSync(logPath, 'a')
 // The salt-api stand-in sending INGEST events a second.
 const source = INGEST > 0 ? await spawnAnnounced<{ url: string }>(['bun', 'bench/sse-source.ts', '0', String(INGEST)], { cwd: ROOT }) : null
 const saltEnv = source ? { SALTDECK_SALT_URL: source.info.url, SALTDECK_SALT_USERNAME: 'bench', SALTDECK_SALT_PASSWORD: 'x', SALTDECK_SALT_EAUTH: 'sharedsecret' } : {}
-const server = Bun.spawn(['bun', 'run', 'src/main.ts', 'serve', '--data-dir', DATA_DIR, '--port', String(port)], {
+const server = Bun.spawn(['bun', 'run', 'src/main.ts', 'serve', '--data-dir', DATA_DIR, '--port', String(port), ...(DATABASE_URL ? ['--database-url', DATABASE_URL] : [])], {
   cwd: ROOT, stdout: logFd, stderr: logFd, env: { ...process.env, SALTDECK_ADMIN_PASSWORD: PASSWORD, ...saltEnv },
 })
 let stopping = false
@@ -101,7 +107,7 @@ function mem(): Mem | null {
   }
 }
 const memIdleStart = mem()
-console.log(`[load] server pid ${PID} on ${base}, up in ${startupMs} ms, RSS ${memIdleStart?.rss.toFixed(1)} MB; log ${logPath}`)
+console.log(`[load] ${ENGINE}${DATABASE_URL ? ` (${DATABASE_URL})` : ''}: server pid ${PID} on ${base}, up in ${startupMs} ms, RSS ${memIdleStart?.rss.toFixed(1)} MB; log ${logPath}`)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Login and sanity checks
@@ -177,12 +183,16 @@ for (const e of endpoints) {
 // ---------------------------------------------------------------------------------------------------------------
 // wrk
 
-interface WrkResult { cpuUsPerReq: number; cpuUtil: number; rps: number; p50: number; p75: number; p90: number; p99: number; avg: number; max: number; requests: number; non2xx: number; socketErrors: string | null; rssMaxMb: number }
+/** The 1-minute load average now (the machine is shared: each round records it). */
+const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])
+
+interface WrkResult { load1: number; cpuUsPerReq: number; cpuUtil: number; rps: number; p50: number; p75: number; p90: number; p99: number; avg: number; max: number; requests: number; non2xx: number; socketErrors: string | null; rssMaxMb: number }
 async function wrk(e: Endpoint, conns: number, seconds: number): Promise<WrkResult> {
   const args = [which!, `-t${THREADS}`, `-c${conns}`, `-d${seconds}s`, '--latency', '--timeout', '10s', '-H', `Cookie: ${cookie}`]
   if (e.lua) args.push('-s', join(ROOT, 'bench/runs.lua'), base, '--', IDS_FILE)
   else args.push(base + e.path)
   let rssMax = 0
+  const loadAtStart = load1()
   const cpu0 = cpuSeconds(PID)
   const wall0 = performance.now()
   const sampler = setInterval(() => {
@@ -203,7 +213,7 @@ async function wrk(e: Endpoint, conns: number, seconds: number): Promise<WrkResu
   const lat = out.match(/^\s+Latency\s+(\S+)\s+(\S+)\s+(\S+)/m)
   const requests = Number(out.match(/(\d+) requests in/)?.[1])
   return {
-    cpuUsPerReq: (cpuMs * 1000) / requests, cpuUtil: cpuMs / wallMs,
+    load1: loadAtStart, cpuUsPerReq: (cpuMs * 1000) / requests, cpuUtil: cpuMs / wallMs,
     rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]), p50: pct('50'), p75: pct('75'), p90: pct('90'), p99: pct('99'),
     avg: wrkMs(lat?.[1] ?? ''), max: wrkMs(lat?.[3] ?? ''), requests: Number(out.match(/(\d+) requests in/)?.[1]),
     non2xx: Number(out.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0), socketErrors: out.match(/Socket errors:.*$/m)?.[0] ?? null, rssMaxMb: rssMax,
@@ -235,11 +245,14 @@ const raw: Record<string, WrkResult[]> = Object.fromEntries(cases.map((x) => [x.
 console.log(`[load] wrk -t${THREADS} -d${DURATION}s; ${cases.length} cases x ${ROUNDS} rounds (interleaved), 3 s warm-up each`)
 for (const x of cases) await wrk(x.e, x.c, 3)
 const ingestStart = { events: await eventCount(), at: performance.now() }
+const roundLoads: number[][] = []
 for (let round = 1; round <= ROUNDS; round++) {
+  roundLoads.push([load1()])
   for (const x of cases) {
     const r = await wrk(x.e, x.c, DURATION)
     raw[x.key]!.push(r)
-    console.log(`[load] round ${round} ${x.key.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms  cpu ${r.cpuUsPerReq.toFixed(0).padStart(6)} µs/req (${(r.cpuUtil * 100).toFixed(0)}% of a core)  rss ${r.rssMaxMb.toFixed(1)} MB${r.non2xx ? `  NON-2XX ${r.non2xx}` : ''}${r.socketErrors ? `  ${r.socketErrors}` : ''}`)
+    roundLoads[round - 1]!.push(r.load1)
+    console.log(`[load] round ${round} ${x.key.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms  cpu ${r.cpuUsPerReq.toFixed(0).padStart(6)} µs/req (${(r.cpuUtil * 100).toFixed(0)}% of a core)  rss ${r.rssMaxMb.toFixed(1)} MB  load ${r.load1}${r.non2xx ? `  NON-2XX ${r.non2xx}` : ''}${r.socketErrors ? `  ${r.socketErrors}` : ''}`)
   }
 }
 
@@ -275,10 +288,12 @@ const floorLine = `Request floor (req/s against /healthz in the same run): auth/
 const ingestLine = INGEST
   ? `Background ingest asked ${INGEST}/s: ${ingested.events} events stored in ${ingested.seconds.toFixed(0)} s (${(ingested.events / ingested.seconds).toFixed(0)}/s); search index backlog at the end: ${ingested.indexLag} events`
   : 'No background ingest (--ingest 0)'
-console.log('\n' + lines.join('\n') + '\n\n' + memLine + '\n' + floorLine + '\n' + ingestLine + `\nEvents in the last 60 min at the end of the load: ${eventsLastHour}`)
+const loadLine = `Load average (1 min) per round, min–max over its cases: ${roundLoads.map((ls) => `${Math.min(...ls)}–${Math.max(...ls)}`).join(', ')}`
+console.log('\n' + lines.join('\n') + '\n\n' + loadLine + '\n' + memLine + '\n' + floorLine + '\n' + ingestLine + `\nEvents in the last 60 min at the end of the load: ${eventsLastHour}`)
 mkdirSync(dirname(OUT), { recursive: true })
 writeFileSync(OUT, JSON.stringify({
-  at: new Date().toISOString(), data_dir: DATA_DIR, seed_info: { ...info, admin_password: undefined, minion_ids_sample: undefined }, wrk: { threads: THREADS, duration_s: DURATION, rounds: ROUNDS },
+  at: new Date().toISOString(), engine: ENGINE, database_url: DATABASE_URL, commit: Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).stdout.toString().trim(),
+  load_per_round: roundLoads.map((ls) => ({ min: Math.min(...ls), max: Math.max(...ls) })), data_dir: DATA_DIR, seed_info: { ...info, admin_password: undefined, minion_ids_sample: undefined }, wrk: { threads: THREADS, duration_s: DURATION, rounds: ROUNDS },
   startup_ms: startupMs, sanity, rows, mem: { idle_start: memIdleStart, peak_during_load_mb: rssPeak, after: memAfter }, events_last_hour_at_end: eventsLastHour, ingest: { asked_per_s: INGEST, ...ingested }, table_md: lines.join('\n'), mem_md: memLine, floor_md: floorLine, ingest_md: ingestLine,
 }, null, 2) + '\n')
 console.log(`[load] wrote ${OUT}`)

@@ -10,12 +10,16 @@ const enc = new TextEncoder()
 // (the ingest stores a job's events once).
 let jidN = BigInt(new Date().toISOString().replace(/\D/g, '').slice(0, 14) + '000000')
 const MINIONS = 50
+// The job's targeted minions, as salt lists them in salt/job/<jid>/new: the ingest stores a return from the bus only
+// for a minion its job was published to (features/jobs/trust.ts) and holds the rest for the job cache, which this
+// stand-in does not answer; without the list every return would be held and dropped, and only job.new stored.
+const TARGETED = JSON.stringify(Array.from({ length: MINIONS }, (_, m) => `web-${m}`))
 
 /** One chunk: a job.new and its 50 returns, in salt-api's wire format (3006 naive _stamp). */
 function chunk(): Uint8Array {
   const jid = String(jidN++)
   const stamp = new Date().toISOString().replace('Z', '000')
-  let s = `tag: salt/job/${jid}/new\ndata: {"data": {"jid": "${jid}", "tgt_type": "glob", "tgt": "web-*", "user": "root", "fun": "test.ping", "arg": [], "minions": [], "missing": [], "_stamp": "${stamp}"}, "tag": "salt/job/${jid}/new"}\n\n`
+  let s = `tag: salt/job/${jid}/new\ndata: {"data": {"jid": "${jid}", "tgt_type": "glob", "tgt": "web-*", "user": "root", "fun": "test.ping", "arg": [], "minions": ${TARGETED}, "missing": [], "_stamp": "${stamp}"}, "tag": "salt/job/${jid}/new"}\n\n`
   for (let m = 0; m < MINIONS; m++)
     s += `tag: salt/job/${jid}/ret/web-${m}\ndata: {"data": {"cmd": "_return", "id": "web-${m}", "success": true, "return": true, "retcode": 0, "jid": "${jid}", "fun": "test.ping", "fun_args": [], "user": "root", "_stamp": "${stamp}"}, "tag": "salt/job/${jid}/ret/web-${m}"}\n\n`
   return enc.encode(s)

@@ -26,6 +26,9 @@ export interface Counts {
 const MAX_KEPT = 512
 const kept = new WeakMap<AppDeps, Map<string, Kept>>()
 
+/** Whole counts under way, per filter: requests that arrive meanwhile wait for it instead of counting again. */
+const counting = new WeakMap<AppDeps, Map<string, Promise<Kept>>>()
+
 /** Forgets every kept total of this database: events were deleted (every other instance forgets its own too). */
 export function forgetTotals(deps: AppDeps): void {
   deps.bus?.publish('totals')
@@ -35,6 +38,7 @@ export function forgetTotals(deps: AppDeps): void {
 /** Forgets this service's kept totals (another instance deleted events). */
 export function forgetTotalsHere(deps: AppDeps): void {
   kept.get(deps)?.clear()
+  counting.get(deps)?.clear()
   generations.set(deps, (generations.get(deps) ?? 0) + 1)
 }
 
@@ -43,24 +47,43 @@ const generations = new WeakMap<AppDeps, number>()
 
 /**
  * The total of the filter `key` over the events with ids up to `top` and ts at or after `cutoff` (-Infinity: no
- * window). Counted whole when not kept (or when ids or time went back), else brought forward from the kept total.
+ * window). Counted whole once per filter, then moved from the kept total to (top, cutoff) by counting only the
+ * difference, in either direction: on PostgreSQL requests overlap across their awaits, so one that read an older top
+ * (or cutoff) often arrives after a newer one was kept, and concurrent first requests would each count the whole table.
  */
 export async function keptTotal(deps: AppDeps, key: string, top: number, cutoff: number, count: Counts): Promise<number> {
   let all = kept.get(deps)
   if (!all) kept.set(deps, (all = new Map()))
+  let inFlight = counting.get(deps)
+  if (!inFlight) counting.set(deps, (inFlight = new Map()))
   const generation = generations.get(deps) ?? 0
-  const was = all.get(key)
-  all.delete(key)
-  let now: Kept
-  if (!was || was.upTo > top || was.cutoff > cutoff) now = { total: await count.upTo(top), upTo: top, cutoff }
-  else {
-    const left = cutoff > was.cutoff ? await count.left(was.cutoff, cutoff, was.upTo) : 0
-    const added = top > was.upTo ? await count.since(was.upTo, top) : 0
-    now = { total: was.total - left + added, upTo: top, cutoff }
+  let was = all.get(key)
+  if (!was) {
+    let whole = inFlight.get(key)
+    if (!whole) {
+      const mine = count.upTo(top).then((total) => ({ total, upTo: top, cutoff }))
+      inFlight.set(key, (whole = mine))
+      const done = () => {
+        if (inFlight.get(key) === mine) inFlight.delete(key)
+      }
+      mine.then(done, done)
+    }
+    was = await whole
   }
-  if ((generations.get(deps) ?? 0) !== generation) return now.total
-  // A Map iterates in insertion order: deleting and re-adding keeps the least recently used first.
-  all.set(key, now)
+  // From (was.upTo, was.cutoff) to (was.upTo, cutoff): the slice of time between the two cutoffs, among the kept ids.
+  let total = was.total
+  if (cutoff > was.cutoff) total -= await count.left(was.cutoff, cutoff, was.upTo)
+  else if (cutoff < was.cutoff) total += await count.left(cutoff, was.cutoff, was.upTo)
+  // Then to (top, cutoff): the ids between the two tops.
+  if (top > was.upTo) total += await count.since(was.upTo, top)
+  else if (top < was.upTo) total -= await count.since(top, was.upTo)
+  if ((generations.get(deps) ?? 0) !== generation) return total
+  // Kept only when not older than what is kept now (another request may have kept a newer one meanwhile). A Map
+  // iterates in insertion order: deleting and re-adding keeps the least recently used first.
+  const now = all.get(key)
+  const keep = !now || (top >= now.upTo && cutoff >= now.cutoff) ? { total, upTo: top, cutoff } : now
+  all.delete(key)
+  all.set(key, keep)
   if (all.size > MAX_KEPT) all.delete(all.keys().next().value!)
-  return now.total
+  return total
 }
