@@ -128,8 +128,7 @@ export class PackageSetWriter {
     const missing = this.unstored(sets)
     if (missing.length) {
       const ids = await io.insertKeys(missing.map((k): KeyRow => [cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!]))
-      missing.forEach((k, i) => cat.setId(k, ids[i]!))
-      d.inserted.push(...missing)
+      missing.forEach((k, i) => (cat.setId(k, ids[i]!), d.inserted.push(k)))
     }
     const updates: SetRow[] = []
     const inserts: SetRow[] = []
