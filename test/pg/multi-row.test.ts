@@ -23,7 +23,7 @@ test('a VALUES list has one cast placeholder per column and row, numbered row by
 })
 
 for (const count of [0, 1, 7, 64, 65, 300, 1000]) {
-  test(`${count} rows through chunks of 64: each stored once, every RETURNING row reaches `then``, async () => {
+  test(`${count} rows through chunks of 64: each stored once, every RETURNING row reaches then`, async () => {
     await db.exec(sql.raw('DELETE FROM mr'))
     const back: number[] = []
     await db.tx(async (tx) => {
