@@ -2,10 +2,10 @@
  * A statement's text and parameters, rendered straight from its chunks (the first rendering of a place, kept by render.ts): drizzle's own renderer (sqlToQuery) builds an
  * object per chunk and merges them, 10-15 µs for a store's statement; this walk gives the same text and parameters in a
  * fraction of that, which the hot paths (a run stored, a presence list) repeat thousands of times a batch. It handles
- * what stores write with the `sql` tag (text, tables, columns, values, lists, nested fragments, identifiers); for
+ * what stores write with the `sql` tag (text, tables, columns, values, lists, nested fragments, identifiers, placeholders); for
  * anything else it answers null and the caller renders with drizzle.
  */
-import { Column, is, Name, Param, SQL, StringChunk, Table } from 'drizzle-orm'
+import { Column, is, Name, Param, Placeholder, SQL, StringChunk, Table } from 'drizzle-orm'
 
 /** drizzle's keys of a table's name and schema, and its marker of an aliased table (whose columns drizzle renders). */
 const NAME = Symbol.for('drizzle:Name')
@@ -56,6 +56,12 @@ function chunk(c: unknown, params: unknown[], placeholder: (n: number) => string
     return placeholder(params.length - 1)
   }
   if (c instanceof Name) return quote(c.value)
+  // A prepared statement's $(n) (db/prepared.ts): a parameter whose value comes when it runs, as drizzle renders it. A
+  // multi-row statement holds thousands, which drizzle's renderer takes tens of milliseconds over.
+  if (c instanceof Placeholder) {
+    params.push(c)
+    return placeholder(params.length - 1)
+  }
   if (c instanceof Param) {
     if (c.value === null) {
       params.push(null)

@@ -8,8 +8,10 @@
 import type { Queryable } from '../../db/engine'
 import type { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
-import { aggregateWrites } from './set-store'
-import { Pipeline } from '../../db/prepared'
+import type { AggregateIo } from './flush-io'
+import { twin } from '../../db/engine'
+import { sqliteAggregateIo } from './flush-sqlite'
+import { postgresAggregateIo } from './flush-postgres'
 
 const ALL = ''
 
@@ -41,18 +43,17 @@ export class Deltas {
 
   /** Writes the deltas to the aggregate tables and drops keys nobody holds any more. */
   async apply(q: Queryable, at: number) {
-    const w = aggregateWrites(q)
-    // The steps issue their writes without waiting for each (see Pipeline); on PostgreSQL they run in order.
-    const p = new Pipeline()
-    const touched = this.applyVersions(w, p)
-    this.applyNames(w, p, at)
-    this.recountVersions(w, p, touched)
-    const { gained, emptied, sources } = this.applySeenRows(w, p)
+    // The steps hand their rows to the engine's writes, which run them at once or send them by the chunk (flush-io.ts).
+    const io = twin(q, { sqlite: sqliteAggregateIo, postgres: postgresAggregateIo })(q)
+    const touched = this.applyVersions(io)
+    this.applyNames(io, at)
+    this.recountVersions(io, touched)
+    const { gained, emptied, sources } = this.applySeenRows(io)
     // last_seen needs to know which package_seen rows emptied: their deletes' results.
-    await p.drain()
-    this.applyLastSeen(w, p, sources, gained, emptied)
-    this.prune(w, p)
-    await p.drain()
+    await io.settle()
+    this.applyLastSeen(io, sources, gained, emptied)
+    this.prune(io)
+    await io.settle()
   }
 
   /** The writer's version counts of one source, sized to the catalog. */
@@ -63,7 +64,7 @@ export class Deltas {
   }
 
   /** package_versions per source; returns, per source, the names that gained or lost a version row. */
-  private applyVersions({ version: { ins, upd, del } }: Writes, p: Pipeline): PerSource<Uint8Array> {
+  private applyVersions(io: AggregateIo): PerSource<Uint8Array> {
     const cat = this.cat
     const touched = new PerSource(cat.names.size, Uint8Array)
     for (const [source, d] of this.ver) {
@@ -73,11 +74,11 @@ export class Deltas {
         const before = c[k]!
         const after = (c[k] = before + d[k]!)
         if (after < 0) throw new Error('package version counts went negative; the stored sets and aggregates disagree')
-        const args = [source, cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!] as const
-        if (before && after) p.add(upd.write(...args, after))
+        const name = cat.nameOf[cat.keyName[k]!]!
+        if (before && after) io.versionUpd(source, name, cat.versionOf[k]!, cat.archOf[k]!, after)
         else {
-          if (after) p.add(ins.write(...args, after))
-          else p.add(del.write(...args))
+          if (after) io.versionIns(source, name, cat.versionOf[k]!, cat.archOf[k]!, after)
+          else io.versionDel(source, name, cat.versionOf[k]!, cat.archOf[k]!)
           touched.of(source)[cat.keyName[k]!] = 1
         }
       }
@@ -86,7 +87,7 @@ export class Deltas {
   }
 
   /** version_count (distinct version strings with holders) of the names whose version rows came or went. */
-  private recountVersions({ versionCount: q }: Writes, p: Pipeline, touched: PerSource<Uint8Array>) {
+  private recountVersions(io: AggregateIo, touched: PerSource<Uint8Array>) {
     const cat = this.cat
     const distinct = (n: number, sources: Int32Array[]) => {
       const v = new Set<string>()
@@ -98,19 +99,19 @@ export class Deltas {
     const any = new Uint8Array(cat.names.size)
     for (const [source, t] of touched.all()) {
       const c = [this.countsOf(source)]
-      for (let n = 0; n < t.length; n++) if (t[n]) p.add(q.write(source, cat.nameOf[n]!, distinct(n, c))), (any[n] = 1)
+      for (let n = 0; n < t.length; n++) if (t[n]) io.versionCount(source, cat.nameOf[n]!, distinct(n, c)), (any[n] = 1)
     }
     const all = [...this.counts.values()]
-    for (let n = 0; n < any.length; n++) if (any[n]) p.add(q.write(ALL, cat.nameOf[n]!, distinct(n, all)))
+    for (let n = 0; n < any.length; n++) if (any[n]) io.versionCount(ALL, cat.nameOf[n]!, distinct(n, all))
   }
 
   /** Keys whose counts moved (or that were stored in this flush) and that no source holds any more leave package_keys. */
-  private prune({ deleteKey: del }: Writes, p: Pipeline) {
+  private prune(io: AggregateIo) {
     const cat = this.cat
     const all = [...this.counts.values()]
     const check = (k: number) => {
       if (!cat.keyId[k] || all.some((c) => (c[k] ?? 0) > 0)) return
-      p.add(del.write(cat.keyId[k]!))
+      io.deleteKey(cat.keyId[k]!)
       this.pruned.push(cat.keyId[k]!)
       cat.setId(k, 0)
     }
@@ -119,7 +120,7 @@ export class Deltas {
   }
 
   /** minion_count per source and over all sources: the sum of each name's seen deltas over the collection times. */
-  private applyNames({ stats: { add, drop } }: Writes, p: Pipeline, at: number) {
+  private applyNames(io: AggregateIo, at: number) {
     const N = this.cat.names.size
     const per = new PerSource(N, Int32Array)
     const all = per.of(ALL)
@@ -130,8 +131,8 @@ export class Deltas {
     for (const [source, a] of per.all())
       for (let n = 0; n < N; n++) {
         if (!a[n]) continue
-        p.add(add.write(source, this.cat.nameOf[n]!, a[n]!, at))
-        if (a[n]! < 0) p.add(drop.write(source, this.cat.nameOf[n]!))
+        io.statsAdd(source, this.cat.nameOf[n]!, a[n]!, at)
+        if (a[n]! < 0) io.statsDrop(source, this.cat.nameOf[n]!)
       }
   }
 
@@ -140,7 +141,7 @@ export class Deltas {
    * from package_seen only where a row at or after the current last_seen was emptied. The all-sources row follows.
    * This step writes package_seen and notes, per source and name, the latest time gained and emptied.
    */
-  private applySeenRows({ seen: { add, drop } }: Writes, p: Pipeline) {
+  private applySeenRows(io: AggregateIo) {
     const cat = this.cat
     const N = cat.names.size
     const gained = new PerSource(N, Float64Array)
@@ -151,16 +152,16 @@ export class Deltas {
       for (let n = 0; n < N; n++) {
         const d = e.d[n]!
         if (!d) continue
-        p.add(add.write(e.source, cat.nameOf[n]!, e.at, d))
+        io.seenAdd(e.source, cat.nameOf[n]!, e.at, d)
         if (d > 0) g[n] = Math.max(g[n]!, e.at)
-        else p.add(drop.run(e.source, cat.nameOf[n]!, e.at), (changes) => void (changes && (x[n] = Math.max(x[n]!, e.at))))
+        else io.seenDrop(e.source, cat.nameOf[n]!, e.at, () => void (x[n] = Math.max(x[n]!, e.at)))
       }
     }
     return { gained, emptied, sources: new Set([...gained.all().keys(), ...emptied.all().keys()]) }
   }
 
   /** last_seen from the times applySeenRows noted (after its writes, whose results it needs). */
-  private applyLastSeen({ seen: { raise, recompute, recomputeAll } }: Writes, p: Pipeline, sources: Set<string>, gained: PerSource<Float64Array>, emptied: PerSource<Float64Array>) {
+  private applyLastSeen(io: AggregateIo, sources: Set<string>, gained: PerSource<Float64Array>, emptied: PerSource<Float64Array>) {
     const cat = this.cat
     const N = cat.names.size
     const raisedTo = new Float64Array(N)
@@ -170,19 +171,17 @@ export class Deltas {
       const x = emptied.of(source)
       for (let n = 0; n < N; n++) {
         // Not only when this row moved: a source row created in this flush already carries the time.
-        if (g[n]) p.add(raise.write(source, cat.nameOf[n]!, g[n]!)), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
-        if (x[n]) p.add(recompute.write(source, cat.nameOf[n]!, x[n]!)), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
+        if (g[n]) io.raise(source, cat.nameOf[n]!, g[n]!), (raisedTo[n] = Math.max(raisedTo[n]!, g[n]!))
+        if (x[n]) io.recompute(source, cat.nameOf[n]!, x[n]!), (emptiedAt[n] = Math.max(emptiedAt[n]!, x[n]!))
       }
     }
     // The source row may be gone with its holders, so the all-sources row checks the emptied times itself.
     for (let n = 0; n < N; n++) {
-      if (raisedTo[n]) p.add(raise.write(ALL, cat.nameOf[n]!, raisedTo[n]!))
-      if (emptiedAt[n]) p.add(recomputeAll.write(cat.nameOf[n]!, emptiedAt[n]!))
+      if (raisedTo[n]) io.raise(ALL, cat.nameOf[n]!, raisedTo[n]!)
+      if (emptiedAt[n]) io.recomputeAll(cat.nameOf[n]!, emptiedAt[n]!)
     }
   }
 }
-
-type Writes = ReturnType<typeof aggregateWrites>
 
 /** One typed array per source, created on first use. */
 class PerSource<T extends Uint8Array | Int32Array | Float64Array> {

@@ -34,16 +34,6 @@ export async function setsByMinion(q: Queryable) {
   )
 }
 
-/** The statements of a flush's holder writes, prepared on its transaction: a chunk's rows, and a row written or dropped. */
-export function holderWrites(q: Queryable): { chunkRows: Prepared; put: Prepared; drop: Prepared } {
-  return {
-    chunkRows: prepare(q, sql`SELECT ${holders.keyId}, ${holders.bits} FROM ${holders} WHERE ${holders.chunk} = ${$(1)}`),
-    put: prepare(q, sql`INSERT INTO ${holders} (chunk, key_id, bits) VALUES (${$(1)}, ${$(2)}, ${$(3)})
-      ON CONFLICT (chunk, key_id) DO UPDATE SET bits = excluded.bits`),
-    drop: prepare(q, sql`DELETE FROM ${holders} WHERE ${holders.chunk} = ${$(1)} AND ${holders.keyId} = ${$(2)}`),
-  }
-}
-
 /** The read of one key's chunk, prepared for a walk over the chunks. */
 export function holderChunk(q: Queryable): Prepared {
   return prepare(q, sql`SELECT ${holders.bits} FROM ${holders} WHERE ${holders.chunk} = ${$(1)} AND ${holders.keyId} = ${$(2)}`)

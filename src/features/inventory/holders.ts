@@ -5,9 +5,12 @@
  */
 import type { Engine, Queryable } from '../../db/engine'
 import { grow } from '../../lib/slot-table'
-import { anyHeldSet, anyHolder, clearHolders, holderChunk, holderWrites, maxKeyId, maxSetNum, setKeysAfter, setsByMinion, type HolderRow } from './holder-store'
+import { anyHeldSet, anyHolder, clearHolders, holderChunk, maxKeyId, maxSetNum, setKeysAfter, setsByMinion, type HolderRow } from './holder-store'
 import { inventoryGeneration } from './package-store'
-import { Pipeline } from '../../db/prepared'
+import type { HolderIo } from './flush-io'
+import { twin } from '../../db/engine'
+import { sqliteHolderIo } from './flush-sqlite'
+import { postgresHolderIo } from './flush-postgres'
 
 /** Minion numbers per chunk row. */
 export const CHUNK = 4096
@@ -142,15 +145,10 @@ export class HolderChanges {
   /** Writes every changed chunk (inside the caller's transaction). */
   async apply() {
     const t0 = performance.now()
-    const w = holderWrites(this.q)
-    const p = new Pipeline()
+    const io = twin(this.q, { sqlite: sqliteHolderIo, postgres: postgresHolderIo })(this.q)
     const map = new Uint8Array(CHUNK_BYTES)
-    for (const [chunk, cc] of this.chunks) {
-      // The chunk's stored rows in one range read (the key is (chunk, key id)).
-      const got = w.chunkRows.all<HolderRow>(chunk)
-      applyChunkRows(w, p, chunk, cc, got instanceof Promise ? await got : got, map)
-    }
-    await p.drain()
+    for (const [chunk, cc] of this.chunks) applyChunkRows(io, chunk, cc, await io.rows(chunk, cc.keyOf), map)
+    await io.settle()
     this.chunks.clear()
     this.last = null
     this.lastChunk = -1
@@ -160,7 +158,7 @@ export class HolderChanges {
 }
 
 /** Writes one chunk's changed rows from its stored ones (only those this flush changes are kept). */
-function applyChunkRows(w: ReturnType<typeof holderWrites>, p: Pipeline, chunk: number, cc: ChunkChanges, rows: HolderRow[], map: Uint8Array) {
+function applyChunkRows(io: HolderIo, chunk: number, cc: ChunkChanges, rows: HolderRow[], map: Uint8Array) {
   const stored = new Map<number, Uint8Array>()
   for (const r of rows) if (r.key_id < cc.slot.length && cc.slot[r.key_id]) stored.set(r.key_id, r.bits)
   for (let sl = 0; sl < cc.bits.length; sl++) {
@@ -172,8 +170,8 @@ function applyChunkRows(w: ReturnType<typeof holderWrites>, p: Pipeline, chunk: 
     for (let i = 0; i < CHUNK_BYTES; i++) map[i] = (map[i]! | b[i]!) & ~b[CHUNK_BYTES + i]!
     const bits = encodeChunk(map)
     holderTiming.rows++
-    if (bits) p.add(w.put.write(chunk, keyId, bits))
-    else if (old) p.add(w.drop.write(chunk, keyId))
+    if (bits) io.put(chunk, keyId, bits)
+    else if (old) io.drop(chunk, keyId)
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The inventory's reads (and the source-package learning writes) over package_stats, package_versions, package_keys
  * and minion_package_sets: the package list and its versions, one minion's packages, the keys a version query starts
- * from. The writer's SQL is in set-writes-*.ts, the holder index's in holder-store.ts.
+ * from. The writer's SQL is in set-store.ts and, per engine, flush-sqlite.ts and flush-postgres.ts; the holder
+ * index's reads in holder-store.ts.
  */
 import type { SQL } from 'drizzle-orm'
 import { sql, limitOf } from '../../db/sql'

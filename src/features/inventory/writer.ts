@@ -5,16 +5,18 @@
  * than per package row.
  */
 import type { AppDeps } from '../../deps'
-import { prepareInsertMinion } from '../minions/store'
 import { PackageCatalog } from './catalog'
 import { grow } from '../../lib/slot-table'
 import { Deltas } from './deltas'
 import { decodeKeyIds, HolderChanges } from './holders'
 import { watchPackageSets, type SetChange } from '../vulns/watch'
 import type { Queryable } from '../../db/engine'
-import { allKeys, allVersionCounts, bumpInventoryGeneration, setWrites, type StoredSet } from './set-store'
+import { allKeys, allVersionCounts, bumpInventoryGeneration, type StoredSet } from './set-store'
 import { inventoryGeneration } from './package-store'
-import { Pipeline, type Prepared } from '../../db/prepared'
+import type { KeyRow, SetIo, SetRow } from './flush-io'
+import { twin } from '../../db/engine'
+import { sqliteSetIo } from './flush-sqlite'
+import { postgresSetIo } from './flush-postgres'
 
 /** One installed package version. */
 export interface Pkg {
@@ -24,10 +26,23 @@ export interface Pkg {
 }
 
 
+/** A queued set: a minion's key indexes (each once) and its source. */
+interface Pending {
+  minionId: string
+  source: string
+  keys: Int32Array
+}
+
+/**
+ * Minions per window of a flush: their stored sets are read, their new keys stored and their sets written together
+ * (on PostgreSQL a few statements per window instead of a round trip per minion; a few MB of sets in memory).
+ */
+const WINDOW = 512
+
 /** Accumulates package sets (as catalog key indexes) and stores them with every aggregate in one transaction per flush. */
 export class PackageSetWriter {
   readonly catalog = new PackageCatalog()
-  private pending: { minionId: string; source: string; keys: Int32Array }[] = []
+  private pending: Pending[] = []
   private generation = -1
   /** minion_count of every package_versions row, per source and key index (the writer's copy, reloaded with the ids). */
   private counts = new Map<string, Int32Array>()
@@ -79,14 +94,12 @@ export class PackageSetWriter {
         if ((await inventoryGeneration(tx)) !== this.generation) await this.load(tx)
         const d = new Deltas(this.catalog, this.counts)
         const holders = await HolderChanges.open(tx)
-        const w = { ...setWrites(tx), minion: prepareInsertMinion(tx) }
-        const p = new Pipeline()
+        const io = twin(tx, { sqlite: sqliteSetIo, postgres: postgresSetIo })(tx)
         const changes: SetChange[] = []
-        for (const s of sets) {
-          stored += await this.replace(w, s, collectedAt, d, holders, changes, p)
+        for (const w of windows(sets)) {
+          stored += await this.replaceWindow(io, w, collectedAt, d, holders, changes)
           if (holders.full) await holders.apply()
         }
-        await p.drain()
         await d.apply(tx, collectedAt)
         await holders.apply()
         // Keys inserted and pruned within this flush have their id cleared by the prune: only the kept ones are new.
@@ -104,42 +117,54 @@ export class PackageSetWriter {
   }
 
   /**
-   * Diffs one set against the stored one into `d` and writes the new row; returns its size. Only the statements are
-   * awaited here (and only where the engine answers by promise): the loops over a set's keys are synchronous methods,
-   * which SQLite's flush needs to stay as fast as it was.
+   * Diffs a window's sets against the stored ones into `d` and writes them; returns their size. The statements are
+   * the window's few awaits; the loops over a set's keys are synchronous methods, which SQLite's flush needs to stay as
+   * fast as it was.
    */
-  private async replace(w: ReturnType<typeof setWrites> & { minion: Prepared }, s: { minionId: string; source: string; keys: Int32Array }, at: number, d: Deltas, holders: HolderChanges, changes: SetChange[], p: Pipeline): Promise<number> {
-    // Queued ahead of the set's statements on the same connection (PostgreSQL), run at once on SQLite.
-    p.add(w.minion.write(s.minionId, this.deps.clock.now()))
-    const got = w.old.get<StoredSet>(s.minionId)
-    const old = got instanceof Promise ? await got : got
-    // Keys the database lacks are stored first: their ids go into the set's blob.
-    for (const k of this.unstored(s.keys)) {
-      const r = w.key.get<{ id: number }>(this.catalog.nameOf[this.catalog.keyName[k]!]!, this.catalog.versionOf[k]!, this.catalog.archOf[k]!)
-      this.catalog.setId(k, (r instanceof Promise ? await r : r)!.id)
-      d.inserted.push(k)
+  private async replaceWindow(io: SetIo, sets: Pending[], at: number, d: Deltas, holders: HolderChanges, changes: SetChange[]): Promise<number> {
+    const cat = this.catalog
+    const old = await io.read(sets.map((s) => s.minionId), this.deps.clock.now())
+    // Keys the database lacks are stored first: their ids go into the sets' blobs.
+    const missing = this.unstored(sets)
+    if (missing.length) {
+      const ids = await io.insertKeys(missing.map((k): KeyRow => [cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!]))
+      missing.forEach((k, i) => (cat.setId(k, ids[i]!), d.inserted.push(k)))
     }
-    const { blob, heldTick, oldCount } = this.diff(s, old, at, d)
-    let num: number
-    if (old) (num = old.num), p.add(w.update.write(s.minionId, s.source, at, blob))
-    else {
-      const r = w.insert.get<{ num: number }>(s.minionId, s.source, at, blob)
-      num = (r instanceof Promise ? await r : r)!.num
+    const updates: SetRow[] = []
+    const inserts: SetRow[] = []
+    const fresh: { s: Pending; keys: Uint8Array; heldTick: number }[] = []
+    let size = 0
+    for (const s of sets) {
+      const o = old.get(s.minionId)
+      const { blob, heldTick, oldCount } = this.diff(s, o, at, d)
+      const row = { minionId: s.minionId, source: s.source, collectedAt: at, keys: blob }
+      // A stored set's holders move now, while diff's marks of its old keys are current; a new set's need its number.
+      if (o) updates.push(row), this.moveHolders(s, o, o.num, blob, heldTick, oldCount, holders, changes)
+      else inserts.push(row), fresh.push({ s, keys: blob, heldTick })
+      size += s.keys.length
     }
-    this.moveHolders(s, old, num, blob, heldTick, oldCount, holders, changes)
-    return s.keys.length
+    const nums = await io.write(updates, inserts)
+    fresh.forEach((f, i) => this.moveHolders(f.s, undefined, nums[i]!, f.keys, f.heldTick, 0, holders, changes))
+    return size
   }
 
-  /** The key indexes of a set that have no package_keys id yet, in the set's order. */
-  private unstored(keys: Int32Array): number[] {
+  /** The key indexes of a window's sets that have no package_keys id yet, each once, in the sets' order. */
+  private unstored(sets: Pending[]): number[] {
     const out: number[] = []
     const ids = this.catalog.keyId
-    for (let i = 0; i < keys.length; i++) if (!ids[keys[i]!]) out.push(keys[i]!)
+    if (this.keyStamp.length < this.catalog.keys.size) this.keyStamp = grow(this.keyStamp, this.catalog.keys.size)
+    const stamp = this.keyStamp
+    const t = ++this.tick
+    for (const s of sets)
+      for (let i = 0; i < s.keys.length; i++) {
+        const k = s.keys[i]!
+        if (!ids[k] && stamp[k] !== t) (stamp[k] = t), out.push(k)
+      }
     return out
   }
 
   /** Counts the old set out of and the new one into `d`, and encodes the new one's blob (every key stored by now). */
-  private diff(s: { minionId: string; source: string; keys: Int32Array }, old: StoredSet | undefined, at: number, d: Deltas) {
+  private diff(s: Pending, old: StoredSet | undefined, at: number, d: Deltas) {
     const cat = this.catalog
     if (this.nameStamp.length < cat.names.size) this.nameStamp = grow(this.nameStamp, cat.names.size)
     if (this.heldStamp.length < cat.keys.size) this.heldStamp = grow(this.heldStamp, cat.keys.size)
@@ -179,8 +204,11 @@ export class PackageSetWriter {
     return { blob, heldTick, oldCount }
   }
 
-  /** Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it. */
-  private moveHolders(s: { minionId: string; keys: Int32Array }, old: StoredSet | undefined, num: number, blob: Uint8Array, heldTick: number, oldCount: number, holders: HolderChanges, changes: SetChange[]) {
+  /**
+   * Holders move only for the keys the set gained or lost: a kept key's stamp turns negative so the old side skips it.
+   * A new set's (no old keys) may move later: no later diff marks a key with its tick.
+   */
+  private moveHolders(s: Pending, old: StoredSet | undefined, num: number, blob: Uint8Array, heldTick: number, oldCount: number, holders: HolderChanges, changes: SetChange[]) {
     const cat = this.catalog
     const held = this.heldStamp
     const oldKeys = this.oldKeys
@@ -212,4 +240,16 @@ export class PackageSetWriter {
       c[k] = n
     }
   }
+}
+
+/** The queued sets in windows of at most WINDOW, each minion once per window (a second set of one minion diffs against the first as stored). */
+function* windows(sets: Pending[]): Generator<Pending[]> {
+  let w: Pending[] = []
+  let ids = new Set<string>()
+  for (const s of sets) {
+    if (w.length >= WINDOW || ids.has(s.minionId)) yield w, (w = []), (ids = new Set())
+    w.push(s)
+    ids.add(s.minionId)
+  }
+  if (w.length) yield w
 }

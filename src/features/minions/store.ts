@@ -7,7 +7,8 @@ import { sql, limitOf } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions as m } from '../../db/schema'
-import { $, prepare, type Prepared } from '../../db/prepared'
+import { $, prepare, type Pipeline, type Prepared } from '../../db/prepared'
+import { MultiRow } from '../../db/multi-row'
 
 /** A row of the minion list. */
 export type MinionRow = Pick<Row<typeof m>, 'id' | 'key_state' | 'online' | 'last_seen' | 'os' | 'osrelease' | 'ip' | 'salt_version' | 'last_run_status' | 'last_run_completed_at'>
@@ -25,6 +26,14 @@ export function insertMinion(q: Queryable, id: string, now: number): Promise<num
  */
 export function prepareInsertMinion(q: Queryable): Prepared {
   return prepare(q, sql`INSERT INTO ${m} (id, updated_at) VALUES (${$(1)}, ${$(2)}) ON CONFLICT (id) DO NOTHING`)
+}
+
+/**
+ * insertMinion for many ids, gathered and sent a thousand rows per statement into `p` (PostgreSQL's inventory flush,
+ * db/multi-row.ts): add (id, now) per minion, then send().
+ */
+export function insertMinionRows(q: Queryable, p: Pipeline): MultiRow {
+  return new MultiRow(q, p, ['text', 'bigint'], (values) => sql`INSERT INTO ${m} (id, updated_at) VALUES ${values} ON CONFLICT (id) DO NOTHING`, 1024)
 }
 
 /** The grains and the summary columns taken from them, as one minion's row gets them. */
