@@ -7,8 +7,8 @@
 import type { HolderRow } from './holder-store'
 import type { StoredSet } from './set-store'
 
-/** A set as the writer stores it. */
-export interface SetRow {
+/** A set as the writer hands it to be stored (its input, not a table row: `minion_package_sets` rows are `Row<typeof minionPackageSets>`). */
+export interface SetToStore {
   minionId: string
   source: string
   collectedAt: number
@@ -25,7 +25,7 @@ export interface SetIo {
   /** Stores new package keys; their ids, in order. */
   insertKeys(keys: KeyRow[]): Promise<number[]>
   /** Updates stored sets and inserts new ones; the new ones' minion numbers, in order. */
-  write(updates: SetRow[], inserts: SetRow[]): Promise<number[]>
+  write(updates: SetToStore[], inserts: SetToStore[]): Promise<number[]>
 }
 
 /**

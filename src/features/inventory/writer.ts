@@ -13,7 +13,7 @@ import { watchPackageSets, type SetChange } from '../vulns/watch'
 import type { Queryable } from '../../db/engine'
 import { allKeys, allVersionCounts, bumpInventoryGeneration, type StoredSet } from './set-store'
 import { inventoryGeneration } from './package-store'
-import type { KeyRow, SetIo, SetRow } from './flush-io'
+import type { KeyRow, SetIo, SetToStore } from './flush-io'
 import { twin } from '../../db/engine'
 import { sqliteSetIo } from './flush-sqlite'
 import { postgresSetIo } from './flush-postgres'
@@ -130,8 +130,8 @@ export class PackageSetWriter {
       const ids = await io.insertKeys(missing.map((k): KeyRow => [cat.nameOf[cat.keyName[k]!]!, cat.versionOf[k]!, cat.archOf[k]!]))
       missing.forEach((k, i) => (cat.setId(k, ids[i]!), d.inserted.push(k)))
     }
-    const updates: SetRow[] = []
-    const inserts: SetRow[] = []
+    const updates: SetToStore[] = []
+    const inserts: SetToStore[] = []
     const fresh: { s: Pending; keys: Uint8Array; heldTick: number }[] = []
     let size = 0
     for (const s of sets) {
