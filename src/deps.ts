@@ -42,6 +42,8 @@ export interface AppDeps {
   secretKey: Uint8Array
   /** Called after a settings section changes, so pollers and clients pick it up without a restart. */
   onSettingsChanged?: (section: string) => void
+  /** Called after a salt source other than `default` is added, changed or removed (its name), so its salt side follows. */
+  onSaltSourceChanged?: (name: string) => void
   /** The salt side of a running service; absent in tests of the core and in CLI commands. */
   salt?: SaltSide
   /** Request counters for /metrics; createApp makes one when absent. */
