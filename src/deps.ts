@@ -18,8 +18,20 @@ export interface PollerControl {
   runNow(name: string): Promise<void>
 }
 
-/** What routes and /metrics use of a running salt side. */
-export interface SaltSide {
+/** One salt source's running side as Salt health, /metrics and the alert rules see it (contract §15 "Several masters"). */
+export interface SourceSide {
+  /** The source's name (`default`: the salt settings section). */
+  readonly source: string
+  /** Whether its connection is complete (URL, username and password stored). */
+  configured(): boolean
+  pollers: PollerControl
+  stream: { status(): StreamStatus }
+  health(): SaltHealthSnapshot
+  presenceKnown(): boolean
+}
+
+/** What routes and /metrics use of a running salt side (the `default` source's, which also does the fleet-wide work). */
+export interface SaltSide extends SourceSide {
   client: SaltClient
   pollers: PollerControl
   /** The event stream's status, and the frames it refused by reason. */
@@ -30,6 +42,8 @@ export interface SaltSide {
   health(): SaltHealthSnapshot
   /** Whether the stored online flags are current: false while salt-api does not answer (presence is then unknown). */
   presenceKnown(): boolean
+  /** Every running source's side, `default` (this one) first. */
+  sources(): SourceSide[]
 }
 
 /** The dependencies of createApp; tests build them around a `:memory:` database. */

@@ -12,7 +12,9 @@ import { versionOf } from './salt/replies'
 import type { PresenceHold, SaltHealthSnapshot } from './lib/poller-status'
 import { MasterWatch } from './salt/master'
 import { applyFacts } from './features/ingest/apply'
-import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
+import { presenceMethod, readSection, saltCredentials, settingsStatus } from './features/settings/service'
+import type { SaltCreds } from './salt/client'
+import type { SourceSide } from './deps'
 import type { Hint } from './salt/facts'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
 import { closeAbandonedRefreshes, lastRefreshLostSalt } from './features/inventory/service'
@@ -34,9 +36,39 @@ const MASTER_CHECK_MS = 15_000
 /** The grace after the master answers again, in presence intervals (contract §17). */
 const GRACE_INTERVALS = 2
 
-/** The salt side of one service. */
+/**
+ * The pollers a salt source other than `default` runs: those whose facts concern only what they name (jobs, returns,
+ * grains). The keys and presence pollers read full lists (every key, every present minion) whose absences mean "deleted"
+ * and "offline"; until those lists are kept per source, one master's list would unmark the other's minions, so they
+ * run for `default` only (its stream's key events and minion starts still come from every source).
+ */
+export const SOURCE_POLLERS = ['grains', 'jobs', 'fleet'] as const
+
+/** How a runtime is built: tests shorten its timings; a source other than `default` names itself and its credentials. */
+export interface RuntimeOptions {
+  client?: Partial<ClientOptions>
+  streamBackoff?: Backoff
+  probeMs?: number
+  masterCheckMs?: number
+  masterTimeoutMs?: number
+  /** The salt source this runtime reads; `default` (the salt settings section) unless given. */
+  source?: string
+  /** The source's connection with its password; `default` reads the salt settings section. */
+  credentials?: () => SaltCreds
+  /** Only these pollers, and none of the fleet-wide work (batches, held returns, newcomers): a source beyond `default`. */
+  only?: readonly string[]
+}
+
+/** The salt side of one service: the `default` source's, which also does the fleet-wide work, or another source's. */
 export class SaltRuntime implements SaltSide {
   readonly client: SaltClient
+  /** The salt source it reads. */
+  readonly source: string
+  /** Whether it does the fleet-wide work too (the `default` source's runtime). */
+  readonly fleetWide: boolean
+  /** The other sources' running sides, kept by the registry (source-registry.ts). */
+  others: () => SourceSide[] = () => []
+  private credentials: () => SaltCreds
   readonly scheduler: Scheduler
   readonly stream: EventStream
   /** Whether inventory answers are read on a worker thread (tests turn it off to cover the main-thread reader). */
@@ -64,8 +96,11 @@ export class SaltRuntime implements SaltSide {
   private batching: ReturnType<typeof setInterval> | null = null
   private batchRun: Promise<unknown> | null = null
 
-  constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number; masterCheckMs?: number; masterTimeoutMs?: number } = {}) {
-    this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
+  constructor(readonly deps: AppDeps, opts: RuntimeOptions = {}) {
+    this.source = opts.source ?? 'default'
+    this.fleetWide = !opts.only
+    this.credentials = opts.credentials ?? (() => saltCredentials(deps))
+    this.client = new SaltClient(() => this.credentials(), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
     this.inventoryBatch = deps.config.inventoryBatch
     this.probeMs = opts.probeMs ?? 2000
     this.masterCheckMs = opts.masterCheckMs ?? MASTER_CHECK_MS
@@ -75,7 +110,8 @@ export class SaltRuntime implements SaltSide {
       streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(), presenceHold: () => this.presenceHold(),
       presenceDeadlineMs: () => this.presenceDeadlineMs,
     }
-    this.scheduler = new Scheduler(deps, definePollers(context))
+    const only = opts.only
+    this.scheduler = new Scheduler(deps, definePollers(context).filter((p) => !only || only.includes(p.name)))
     this.newcomers = new Newcomers(context, (name) => this.scheduler.enabled(name))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
@@ -212,6 +248,18 @@ export class SaltRuntime implements SaltSide {
     }
   }
 
+  /** Whether the connection is complete: URL, username and a password that decrypts. */
+  configured() {
+    if (this.source === 'default') return settingsStatus(this.deps).configured
+    const c = this.credentials()
+    return !!(c.url && c.username && c.password)
+  }
+
+  /** Every running source's side, this one first. */
+  sources(): SourceSide[] {
+    return [this, ...this.others()]
+  }
+
   /** The pollers, for the HTTP side. */
   get pollers() {
     return this.scheduler
@@ -229,12 +277,15 @@ export class SaltRuntime implements SaltSide {
 
   /** Starts the pollers and, when enabled, the event stream. */
   async start() {
-    const abandoned = await closeAbandonedRefreshes(this.deps)
-    if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
+    if (this.fleetWide) {
+      const abandoned = await closeAbandonedRefreshes(this.deps)
+      if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
+    }
     this.scheduler.start()
     if (this.stream.enabled()) void this.stream.start()
     this.watchReachability()
     this.watchMaster()
+    if (!this.fleetWide) return
     this.confirming ??= setInterval(() => this.confirmHeld(), CONFIRM_EVERY_MS)
     this.watchKeys()
     // Batches advance every second; running ones left by a stop resume from the tables (features/batches/service.ts).

@@ -16,6 +16,7 @@ import { bootstrap } from './features/users/bootstrap'
 import { applyEnvSalt, readSection } from './features/settings/service'
 import { MAX_BODY } from './http/security'
 import { SaltRuntime } from './runtime'
+import { SourceRegistry } from './source-registry'
 import { SearchIndexer } from './features/activity/search-indexer'
 import { DeliverySender } from './features/alerts/sender'
 import { send } from './features/alerts/send'
@@ -107,8 +108,15 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)
   deps.salt = salt
-  deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
+  // Every other salt source runs beside it, each with its own client, stream and pollers (contract §15).
+  const sources = new SourceRegistry(deps, salt)
+  deps.onSettingsChanged = (section) => {
+    void salt.settingsChanged(section)
+    void sources.settingsChanged(section)
+  }
+  deps.onSaltSourceChanged = (name) => void sources.changed(name)
   await salt.start()
+  await sources.start()
   // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
   // search.db; PostgreSQL's trigram index is kept by the database itself).
   const search = deps.db.engine === 'sqlite' ? new SearchIndexer(deps) : null
@@ -153,6 +161,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       const late = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)])
       if (late) await server.stop(true)
       // Pollers finish their tick and the event stream writes its pending batch before the WAL checkpoint.
+      await sources.stop()
       await salt.stop()
       await alerts.stop()
       await search?.stop()

@@ -41,7 +41,7 @@ for (const m of modules()) {
 
 /** A module's layer: its folder under src/, or the file itself for a module at the top (`server.ts`). */
 const layerOf = (r: string) => (r.includes('/') ? r.split('/')[0]! : r)
-const WIRING = ['main.ts', 'cli.ts', 'commands.ts', 'server.ts', 'runtime.ts', 'app.ts']
+const WIRING = ['main.ts', 'cli.ts', 'commands.ts', 'server.ts', 'runtime.ts', 'source-registry.ts', 'app.ts']
 /** The layer table's "may import" column (besides its own folder); the wiring may import everything. */
 const MAY_IMPORT: Record<string, string[]> = {
   'deps.ts': ['db', 'lib', 'salt', 'features', 'config.ts'], // types only: checked below
