@@ -37,12 +37,11 @@ const MASTER_CHECK_MS = 15_000
 const GRACE_INTERVALS = 2
 
 /**
- * The pollers a salt source other than `default` runs: those whose facts concern only what they name (jobs, returns,
- * grains). The keys and presence pollers read full lists (every key, every present minion) whose absences mean "deleted"
- * and "offline"; until those lists are kept per source, one master's list would unmark the other's minions, so they
- * run for `default` only (its stream's key events and minion starts still come from every source).
+ * The pollers a salt source other than `default` runs: the salt ones (keys, presence, grains, jobs, fleet). The keys and
+ * presence lists speak only for the minions no other source has seen (minions/ingest.ts). The inventory refresh, alert
+ * ticks, schedules and retention are fleet-wide and run once, with `default`'s runtime.
  */
-export const SOURCE_POLLERS = ['grains', 'jobs', 'fleet'] as const
+export const SOURCE_POLLERS = ['keys', 'presence', 'grains', 'jobs', 'fleet'] as const
 
 /** How a runtime is built: tests shorten its timings; a source other than `default` names itself and its credentials. */
 export interface RuntimeOptions {
@@ -106,7 +105,7 @@ export class SaltRuntime implements SaltSide {
     this.masterCheckMs = opts.masterCheckMs ?? MASTER_CHECK_MS
     this.masterWatch = new MasterWatch(this.client, () => deps.clock.now(), opts.masterTimeoutMs)
     const context = {
-      deps, client: this.client, inventory: () => this.inventoryOptions(),
+      deps, source: this.source, client: this.client, inventory: () => this.inventoryOptions(),
       streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(), presenceHold: () => this.presenceHold(),
       presenceDeadlineMs: () => this.presenceDeadlineMs,
     }
@@ -117,7 +116,7 @@ export class SaltRuntime implements SaltSide {
       client: this.client, clock: deps.clock, log: deps.log,
       // Presence from the bus is a hint (a presence tick, which keeps the master's hold), never a fact (contract §17).
       store: async (batch) => {
-        await applyFacts(deps, batch)
+        await applyFacts(deps, batch, null, this.source)
         for (const f of batch) for (const h of f.hints ?? []) this.hint(h)
       },
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,

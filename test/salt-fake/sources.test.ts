@@ -8,11 +8,12 @@ import { until } from '../helpers/until'
 import { SourceRegistry } from '../../src/source-registry'
 import { SOURCE_POLLERS } from '../../src/runtime'
 import { watchTime } from '../../src/features/alerts/watch'
+import { sql } from '../../src/db/sql'
 
 /** A world on the fake `default` master plus a second fake master and the registry, as serve wires them. */
 async function twoMasters() {
-  const w = await saltWorld(['web-01'])
-  const east = new FakeSalt().start().addMinions(['east-01', 'east-02'])
+  const w = await saltWorld(['web-01', 'shared-01'])
+  const east = new FakeSalt().start().addMinions(['east-01', 'shared-01'])
   const registry = new SourceRegistry(w.deps, w.rt, { client: { backoffMs: 1, sleep: async () => {} }, streamBackoff: { firstMs: 10, maxMs: 40, probeMs: 20, brokenRetryMs: 200 }, probeMs: 50, masterTimeoutMs: 5000 })
   w.deps.onSaltSourceChanged = (n) => void registry.changed(n)
   const add = async (name: string, salt: FakeSalt) => {
@@ -97,7 +98,7 @@ describe('salt sources at runtime', () => {
       const text = String((await call(t.w, 'GET', '/metrics')).body)
       expect(text).toContain('\nsaltdeck_salt_api_up{source="east"} 0\n')
       expect(text).toContain('saltdeck_poller_errors_total{source="east",poller="jobs"} 1\n')
-      expect(text).not.toContain('saltdeck_poller_runs_total{source="east",poller="keys"}')
+      expect(text).not.toContain('saltdeck_poller_runs_total{source="east",poller="inventory"}')
     } finally {
       await t.close()
     }
@@ -132,6 +133,113 @@ describe('salt sources at runtime', () => {
       await t.registry.changed('east')
       await watchTime(t.w.deps)
       expect(await firing()).toEqual([])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('what each master reports is recorded with its source; a minion of both masters is one minion with both', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      const east = t.registry.runtime('east')!
+      await t.w.rt.scheduler.run('keys')
+      await east.scheduler.run('keys')
+      const list = async (q = '') => (await call(t.w, 'GET', `/api/minions${q}`)).body
+      expect((await list()).minions.map((m: any) => [m.id, m.key_state, m.sources])).toEqual([
+        ['east-01', 'accepted', ['east']], ['shared-01', 'accepted', ['default', 'east']], ['web-01', 'accepted', ['default']],
+      ])
+      expect((await call(t.w, 'GET', '/api/minions/shared-01')).body.sources).toEqual(['default', 'east'])
+      expect((await list('?source=east')).minions.map((m: any) => m.id)).toEqual(['east-01', 'shared-01'])
+      expect((await list('?source=default')).minions.map((m: any) => m.id)).toEqual(['shared-01', 'web-01'])
+      // An unknown source is an empty list, not an error.
+      expect(await list('?source=nowhere')).toEqual({ total: 0, minions: [] })
+      // Key events came through the master that listed them: the very first list is quiet (contract §6's keys poller),
+      // east's first list then accepts east-01 (new to Saltdeck) and leaves shared-01 (already accepted) alone.
+      const acts = (await call(t.w, 'GET', '/api/activity?event_type=key.accept&limit=50')).body.events
+      expect(acts.map((e: any) => [e.minion_id, e.source])).toEqual([['east-01', 'east']])
+      // The filter: east's events only (its key change, and whatever its presence ticks saw of its two minions).
+      const fromEast = (await call(t.w, 'GET', '/api/activity?source=east&limit=500')).body.events
+      expect(fromEast.map((e: any) => e.source)).toEqual(fromEast.map(() => 'east'))
+      expect(fromEast.some((e: any) => e.event_type === 'key.accept' && e.minion_id === 'east-01')).toBe(true)
+      expect(fromEast.filter((e: any) => e.minion_id === 'web-01')).toEqual([])
+      const all = (await call(t.w, 'GET', '/api/activity?limit=500')).body
+      expect((await call(t.w, 'GET', '/api/activity?source=default&limit=500')).body.total + fromEast.length).toBe(all.total)
+      expect((await call(t.w, 'GET', '/api/activity?source=nowhere')).body).toEqual({ total: 0, events: [] })
+      // One master's list does not speak for the other's minions: each tick again, nothing is deleted.
+      await t.w.rt.scheduler.run('keys')
+      await east.scheduler.run('keys')
+      expect((await list()).minions.map((m: any) => m.key_state)).toEqual(['accepted', 'accepted', 'accepted'])
+      // A key gone from east: deleted for the minion only east knows, kept for the one default still holds.
+      t.east.minions.delete('east-01')
+      t.east.minions.delete('shared-01')
+      await east.scheduler.run('keys')
+      expect((await list()).minions.map((m: any) => [m.id, m.key_state])).toEqual([['east-01', null], ['shared-01', 'accepted'], ['web-01', 'accepted']])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test("presence from one master marks offline only the minions no other master has seen", async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      const east = t.registry.runtime('east')!
+      await t.w.rt.scheduler.run('keys')
+      await east.scheduler.run('keys')
+      await t.w.rt.scheduler.run('presence')
+      await east.scheduler.run('presence')
+      const online = async () => Object.fromEntries((await call(t.w, 'GET', '/api/minions')).body.minions.map((m: any) => [m.id, m.online]))
+      expect(await online()).toEqual({ 'east-01': true, 'shared-01': true, 'web-01': true })
+      t.east.minions.get('east-01')!.online = false
+      t.w.salt.minions.get('web-01')!.online = false
+      await east.scheduler.run('presence')
+      await t.w.rt.scheduler.run('presence')
+      expect(await online()).toEqual({ 'east-01': false, 'shared-01': true, 'web-01': false })
+      const offline = (await call(t.w, 'GET', '/api/activity?event_type=minion.offline')).body.events
+      expect(offline.map((e: any) => [e.minion_id, e.source]).sort()).toEqual([['east-01', 'east'], ['web-01', 'default']])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test("jobs, returns and runs from a master's bus carry its source; the jobs list filters by it", async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await t.registry.runtime('east')!.scheduler.run('keys')
+      await until(() => t.east.streamCount > 0, "east's event stream")
+      const jid = newJid()
+      t.east.publish(`salt/job/${jid}/new`, { jid, fun: 'state.apply', tgt: 'east-01', tgt_type: 'glob', user: 'root', arg: [], minions: ['east-01'] })
+      t.east.publish(`salt/job/${jid}/ret/east-01`, {
+        id: 'east-01', jid, fun: 'state.apply', fun_args: [], retcode: 0, success: true,
+        return: { 'file_|-motd_|-/etc/motd_|-managed': { result: true, changes: {}, comment: 'ok', duration: 1.5, __run_num__: 0, __sls__: 'motd' } },
+      })
+      await until(async () => (await call(t.w, 'GET', '/api/minions/east-01/runs')).body.total === 1, 'the run from east stored')
+      const jobs = async (q: string) => (await call(t.w, 'GET', `/api/jobs${q}`)).body
+      expect((await jobs('?source=east')).jobs.map((j: any) => [j.jid, j.source])).toEqual([[jid, 'east']])
+      expect((await jobs('?source=default')).jobs.map((j: any) => j.jid)).not.toContain(jid)
+      expect(await jobs('?source=nowhere')).toEqual({ total: 0, jobs: [] })
+      expect((await call(t.w, 'GET', `/api/jobs/${jid}`)).body.source).toBe('east')
+      expect(await t.w.deps.db.rows(sql`SELECT source FROM runs WHERE jid = ${jid}`)).toEqual([{ source: 'east' }])
+      const ev = (await call(t.w, 'GET', `/api/activity?jid=${jid}`)).body.events
+      expect(ev.map((e: any) => [e.event_type, e.source]).sort()).toEqual([['job.new', 'east'], ['job.ret', 'east']])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a removed source no longer counts among its minions\' sources, and the remaining lists speak for them again', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await t.w.rt.scheduler.run('keys')
+      await t.registry.runtime('east')!.scheduler.run('keys')
+      await call(t.w, 'DELETE', '/api/admin/salt-sources/east')
+      await t.registry.changed('east')
+      expect((await call(t.w, 'GET', '/api/minions/shared-01')).body.sources).toEqual(['default'])
+      await t.w.rt.scheduler.run('keys')
+      expect((await call(t.w, 'GET', '/api/minions')).body.minions.map((m: any) => [m.id, m.key_state])).toEqual([['east-01', null], ['shared-01', 'accepted'], ['web-01', 'accepted']])
     } finally {
       await t.close()
     }

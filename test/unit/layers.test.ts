@@ -148,7 +148,7 @@ const OWNER: Record<string, string> = {
   runs: 'runs', run_details: 'runs', state_idents: 'runs', state_texts: 'runs', run_trend: 'runs', state_failures: 'runs',
   activity_events: 'activity', activity_counts: 'activity',
   users: 'users', user_roles: 'users', roles: 'roles', role_permissions: 'roles', sessions: 'auth', auth_version: 'auth',
-  identity_providers: 'identity', identity_mappings: 'identity', settings: 'settings', salt_sources: 'salt-sources', audit_log: 'audit', user_preferences: 'preferences',
+  identity_providers: 'identity', identity_mappings: 'identity', settings: 'settings', salt_sources: 'salt-sources', minion_sources: 'minions', audit_log: 'audit', user_preferences: 'preferences',
   job_templates: 'templates', schedules: 'templates', schedule_firings: 'templates', batches: 'batches', batch_slices: 'batches',
   alert_rules: 'alerts', alerts: 'alerts', alert_silences: 'alerts', alert_channels: 'alerts', alert_transitions: 'alerts',
   alert_notifications: 'alerts', alert_deliveries: 'alerts', alert_attempts: 'alerts',

@@ -7,6 +7,7 @@ import type { AppDeps } from '../../deps'
 import { Conflict, NotFound } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { credentialsOf, mergeSalt, readSettings, saltOut, updateSection } from '../settings/service'
+import { forgetMinionSource } from '../minions/service'
 import { DEFAULT_SOURCE } from './schema'
 import { allSourceRows, insertSource, removeSource, sourceRow, writeSource, type SaltSourceRow } from './store'
 
@@ -70,10 +71,14 @@ export async function updateSource(deps: AppDeps, name: string, patch: Dict) {
   return getSource(deps, name)
 }
 
-/** Deletes a source; `default` cannot be deleted (Conflict). What it recorded stays, marked with its name. */
+/**
+ * Deletes a source; `default` cannot be deleted (Conflict). The jobs, runs and events it recorded keep its name; its
+ * minions are no longer seen through it, so the other sources' key and presence lists speak for them again.
+ */
 export async function deleteSource(deps: AppDeps, name: string) {
   if (name === DEFAULT_SOURCE) throw new Conflict('Cannot delete the default salt source')
   if (!(await removeSource(deps.db, name))) throw notFound()
+  await forgetMinionSource(deps, name)
   deps.onSaltSourceChanged?.(name)
 }
 
