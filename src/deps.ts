@@ -22,6 +22,8 @@ export interface PollerControl {
 export interface SourceSide {
   /** The source's name (`default`: the salt settings section). */
   readonly source: string
+  /** Its salt-api client. */
+  client: SaltClient
   /** Whether its connection is complete (URL, username and password stored). */
   configured(): boolean
   pollers: PollerControl

@@ -244,4 +244,31 @@ describe('salt sources at runtime', () => {
       await t.close()
     }
   })
+
+  test('a job goes to the master(s) whose minions the target matches, once per minion, under one jid', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await t.w.rt.scheduler.run('keys')
+      await t.registry.runtime('east')!.scheduler.run('keys')
+      const preview = await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*', tgt_type: 'glob' } })
+      expect(preview.body).toMatchObject({ count: 3, minions: ['east-01', 'shared-01', 'web-01'] })
+      const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(r.status).toBe(202)
+      expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
+      const published = (salt: FakeSalt) => salt.calls.filter((c) => c.client === 'local_async').map((c) => c.tgt)
+      // shared-01 answers to both masters: it gets the job once, through default.
+      expect(published(t.w.salt)).toEqual([['shared-01', 'web-01']])
+      expect(published(t.east)).toEqual([['east-01']])
+      expect(t.w.salt.jobs.has(r.body.jid)).toBe(true)
+      expect(t.east.jobs.has(r.body.jid)).toBe(true)
+      // A target only east's master matches goes to east alone.
+      const only = await call(t.w, 'POST', '/api/run', { body: { tgt: 'east-*', fun: 'test.ping' } })
+      expect(only.body.minions).toEqual(['east-01'])
+      expect(published(t.w.salt)).toHaveLength(1)
+      expect(published(t.east)).toEqual([['east-01'], ['east-01']])
+    } finally {
+      await t.close()
+    }
+  })
 })

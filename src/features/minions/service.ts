@@ -144,6 +144,11 @@ export async function listMinions(deps: AppDeps, q: { q?: string; status?: (type
   return { total, minions: rows.map((r) => ({ ...minionOut(r, known), sources: sources.get(r.id) ?? [] })) }
 }
 
+/** The salt sources each of these minions has been seen through, by name. */
+export function minionSourcesOf(deps: AppDeps, ids: string[]) {
+  return sourcesOf(deps.db, ids)
+}
+
 /** A salt source was removed: its minions are no longer seen through it (their jobs, runs and events keep its name). */
 export async function forgetMinionSource(deps: AppDeps, source: string) {
   await forgetSource(deps.db, source)
