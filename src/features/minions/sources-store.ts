@@ -6,13 +6,16 @@ import { minions as m, minionSources as ms } from '../../db/schema'
 
 /** Rows per INSERT: well under either engine's limit of bound parameters. */
 const CHUNK = 500
+/** last_seen_at moves at most this often: every ingest batch names its minions, and a row rewritten per batch is waste. */
+const SEEN_RESOLUTION_MS = 3_600_000
 
-/** Notes that these minions were seen through `source` at `now` (first time: both times; again: the last). */
+/** Notes that these minions were seen through `source` at `now` (first time: both times; again: the last, to the hour). */
 export async function noteSeenThrough(q: Queryable, ids: string[], source: string, now: number) {
   for (let i = 0; i < ids.length; i += CHUNK) {
     const values = ids.slice(i, i + CHUNK).map((id) => sql`(${id}, ${source}, ${now}, ${now})`)
     await q.exec(sql`INSERT INTO ${ms} (minion_id, source, first_seen_at, last_seen_at) VALUES ${sql.join(values, sql`, `)}
-      ON CONFLICT (minion_id, source) DO UPDATE SET last_seen_at = excluded.last_seen_at`)
+      ON CONFLICT (minion_id, source) DO UPDATE SET last_seen_at = excluded.last_seen_at
+      WHERE ${ms.lastSeenAt} < excluded.last_seen_at - ${SEEN_RESOLUTION_MS}`)
   }
 }
 
