@@ -19,8 +19,22 @@ export interface PollerControl {
   runNow(name: string): Promise<void>
 }
 
-/** What routes and /metrics use of a running salt side. */
-export interface SaltSide {
+/** One salt source's running side as Salt health, /metrics and the alert rules see it (contract §15 "Several masters"). */
+export interface SourceSide {
+  /** The source's name (`default`: the salt settings section). */
+  readonly source: string
+  /** Its salt-api client. */
+  client: SaltClient
+  /** Whether its connection is complete (URL, username and password stored). */
+  configured(): boolean
+  pollers: PollerControl
+  stream: { status(): StreamStatus }
+  health(): SaltHealthSnapshot
+  presenceKnown(): boolean
+}
+
+/** What routes and /metrics use of a running salt side (the `default` source's, which also does the fleet-wide work). */
+export interface SaltSide extends SourceSide {
   client: SaltClient
   pollers: PollerControl
   /** The event stream's status, and the frames it refused by reason. */
@@ -31,6 +45,8 @@ export interface SaltSide {
   health(): SaltHealthSnapshot
   /** Whether the stored online flags are current: false while salt-api does not answer (presence is then unknown). */
   presenceKnown(): boolean
+  /** Every running source's side, `default` (this one) first. */
+  sources(): SourceSide[]
 }
 
 /** The dependencies of createApp; tests build them around a `:memory:` database. */
@@ -43,6 +59,8 @@ export interface AppDeps {
   secretKey: Uint8Array
   /** Called after a settings section changes, so pollers and clients pick it up without a restart. */
   onSettingsChanged?: (section: string) => void
+  /** Called after a salt source other than `default` is added, changed or removed (its name), so its salt side follows. */
+  onSaltSourceChanged?: (name: string) => void
   /** The salt side of a running service; absent in tests of the core and in CLI commands. */
   salt?: SaltSide
   /** Request counters for /metrics; createApp makes one when absent. */

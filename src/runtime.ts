@@ -12,7 +12,9 @@ import { versionOf } from './salt/replies'
 import type { PresenceHold, SaltHealthSnapshot } from './lib/poller-status'
 import { MasterWatch } from './salt/master'
 import { applyFacts } from './features/ingest/apply'
-import { presenceMethod, readSection, saltCredentials } from './features/settings/service'
+import { presenceMethod, readSection, saltCredentials, settingsStatus } from './features/settings/service'
+import type { SaltCreds } from './salt/client'
+import type { SourceSide } from './deps'
 import type { Hint } from './salt/facts'
 import { refreshOptions, startInventoryRefresh } from './features/inventory/refresh'
 import { closeAbandonedRefreshes, lastRefreshLostSalt } from './features/inventory/service'
@@ -37,9 +39,38 @@ const GRACE_INTERVALS = 2
 /** The pollers of fleet-wide work, run by the fleet leader (contract §15); every other poller is its salt source's. */
 export const FLEET_POLLERS = ['retention']
 
-/** The salt side of one service. */
+/**
+ * The pollers a salt source other than `default` runs: the salt ones (keys, presence, grains, jobs, fleet). The keys and
+ * presence lists speak only for the minions no other source has seen (minions/ingest.ts). The inventory refresh, alert
+ * ticks, schedules and retention are fleet-wide and run once, with `default`'s runtime.
+ */
+export const SOURCE_POLLERS = ['keys', 'presence', 'grains', 'jobs', 'fleet'] as const
+
+/** How a runtime is built: tests shorten its timings; a source other than `default` names itself and its credentials. */
+export interface RuntimeOptions {
+  client?: Partial<ClientOptions>
+  streamBackoff?: Backoff
+  probeMs?: number
+  masterCheckMs?: number
+  masterTimeoutMs?: number
+  /** The salt source this runtime reads; `default` (the salt settings section) unless given. */
+  source?: string
+  /** The source's connection with its password; `default` reads the salt settings section. */
+  credentials?: () => SaltCreds
+  /** Only these pollers, and none of the fleet-wide work (batches, held returns, newcomers): a source beyond `default`. */
+  only?: readonly string[]
+}
+
+/** The salt side of one service: the `default` source's, which also does the fleet-wide work, or another source's. */
 export class SaltRuntime implements SaltSide {
   readonly client: SaltClient
+  /** The salt source it reads. */
+  readonly source: string
+  /** Whether it does the fleet-wide work too (the `default` source's runtime). */
+  readonly fleetWide: boolean
+  /** The other sources' running sides, kept by the registry (source-registry.ts). */
+  others: () => SourceSide[] = () => []
+  private credentials: () => SaltCreds
   readonly scheduler: Scheduler
   readonly stream: EventStream
   /** Whether inventory answers are read on a worker thread (tests turn it off to cover the main-thread reader). */
@@ -71,24 +102,28 @@ export class SaltRuntime implements SaltSide {
   /** Whether another instance leads the salt source (follow, unlead): the salt side then asks salt nothing on its own. */
   private follower = false
 
-  constructor(readonly deps: AppDeps, opts: { client?: Partial<ClientOptions>; streamBackoff?: Backoff; probeMs?: number; masterCheckMs?: number; masterTimeoutMs?: number } = {}) {
-    this.client = new SaltClient(() => saltCredentials(deps), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
+  constructor(readonly deps: AppDeps, opts: RuntimeOptions = {}) {
+    this.source = opts.source ?? 'default'
+    this.fleetWide = !opts.only
+    this.credentials = opts.credentials ?? (() => saltCredentials(deps))
+    this.client = new SaltClient(() => this.credentials(), { outboundAllow: deps.config.outboundAllow, ...opts.client }, () => deps.clock.now())
     this.inventoryBatch = deps.config.inventoryBatch
     this.probeMs = opts.probeMs ?? 2000
     this.masterCheckMs = opts.masterCheckMs ?? MASTER_CHECK_MS
     this.masterWatch = new MasterWatch(this.client, () => deps.clock.now(), opts.masterTimeoutMs)
     const context = {
-      deps, client: this.client, inventory: () => this.inventoryOptions(),
+      deps, source: this.source, client: this.client, inventory: () => this.inventoryOptions(),
       streamDown: () => this.stream.down, masterVersion: () => this.masterVersion(), presenceHold: () => this.presenceHold(),
       presenceDeadlineMs: () => this.presenceDeadlineMs,
     }
-    this.scheduler = new Scheduler(deps, definePollers(context))
+    const only = opts.only
+    this.scheduler = new Scheduler(deps, definePollers(context).filter((p) => !only || only.includes(p.name)))
     this.newcomers = new Newcomers(context, (name) => this.scheduler.enabled(name))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
       // Presence from the bus is a hint (a presence tick, which keeps the master's hold), never a fact (contract §17).
       store: async (batch) => {
-        await applyFacts(deps, batch)
+        await applyFacts(deps, batch, null, this.source)
         for (const f of batch) for (const h of f.hints ?? []) this.hint(h)
       },
       enabled: () => readSection(deps, 'pollers').event_stream_enabled === true,
@@ -221,6 +256,18 @@ export class SaltRuntime implements SaltSide {
     }
   }
 
+  /** Whether the connection is complete: URL, username and a password that decrypts. */
+  configured() {
+    if (this.source === 'default') return settingsStatus(this.deps).configured
+    const c = this.credentials()
+    return !!(c.url && c.username && c.password)
+  }
+
+  /** Every running source's side, this one first. */
+  sources(): SourceSide[] {
+    return [this, ...this.others()]
+  }
+
   /** The pollers, for the HTTP side. */
   get pollers() {
     return this.scheduler
@@ -240,7 +287,7 @@ export class SaltRuntime implements SaltSide {
   async start() {
     this.startWatching()
     await this.lead()
-    this.leadFleet()
+    if (this.fleetWide) this.leadFleet()
   }
 
   /** Starts what every instance runs, leader or not: salt-api's reachability and the master's watch (Salt health). */
@@ -250,22 +297,28 @@ export class SaltRuntime implements SaltSide {
   }
 
   /**
-   * Starts the salt source's work on gaining its leadership: the pollers, the event stream, held returns' lookups,
-   * newcomers and batches. A `takeover` (another instance led it until now) reads salt's job cache at once, so what
-   * salt holds of the gap is stored now rather than at the jobs poller's next tick.
+   * Starts the salt source's work on gaining its leadership: the pollers, the event stream and, for `default`'s
+   * runtime, held returns' lookups, newcomers and batches. A `takeover` (another instance led it until now) reads
+   * salt's job cache at once, so what salt holds of the gap is stored now rather than at the jobs poller's next tick.
    */
   async lead(opts: { takeover?: boolean } = {}) {
     if (this.working) return
     this.working = true
     this.follower = false
-    // A refresh left open by a dead leader (or a crash) is closed as failed; failing to read that starts the work anyway.
-    const abandoned = await closeAbandonedRefreshes(this.deps).catch((e) => {
-      this.deps.log.warn('open inventory refreshes unreadable', { error: e instanceof Error ? e.message : String(e) })
-      return 0
-    })
-    if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
+    if (this.fleetWide) {
+      // A refresh left open by a dead leader (or a crash) is closed as failed; failing to read that starts the work anyway.
+      const abandoned = await closeAbandonedRefreshes(this.deps).catch((e) => {
+        this.deps.log.warn('open inventory refreshes unreadable', { error: e instanceof Error ? e.message : String(e) })
+        return 0
+      })
+      if (abandoned) this.deps.log.warn('inventory refresh left open by a crash closed as failed', { refreshes: abandoned })
+    }
     this.scheduler.start(this.scheduler.names.filter((n) => !FLEET_POLLERS.includes(n)))
     if (this.stream.enabled()) void this.stream.start()
+    if (!this.fleetWide) {
+      if (opts.takeover) void this.scheduler.run('jobs')
+      return
+    }
     this.confirming ??= setInterval(() => this.confirmHeld(), CONFIRM_EVERY_MS)
     this.watchKeys()
     // Batches advance every second; running ones left by a stop resume from the tables (features/batches/service.ts).

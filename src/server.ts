@@ -18,6 +18,7 @@ import { applyEnvSalt, loadSettings, readSection } from './features/settings/ser
 import { checkSecretKey } from './features/settings/key-check'
 import { MAX_BODY } from './http/security'
 import { SaltRuntime } from './runtime'
+import { SourceRegistry } from './source-registry'
 import { SearchIndexer } from './features/activity/search-indexer'
 import { DeliverySender } from './features/alerts/sender'
 import { send } from './features/alerts/send'
@@ -27,7 +28,8 @@ import { startMemoryGuard } from './lib/memory'
 import { removeStaleStaging } from './features/vulns/staging'
 import { ClusterNode } from './cluster/node'
 import { clusterEngine } from './cluster/engine'
-import { FLEET, saltSourceNames } from './cluster/sources'
+import { FLEET } from './cluster/sources'
+import { DEFAULT_SOURCE } from './features/salt-sources/schema'
 
 /** Seconds a connection may stay idle before the server closes it (Bun's default is 10). */
 export const IDLE_TIMEOUT_S = 30
@@ -155,18 +157,35 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   const node = new ClusterNode(deps, clusterEngine(deps.db))
   // The salt side starts with serve only, never with createApp (tests and CLI commands start no timers).
   const salt = new SaltRuntime(deps)
+  // Every other salt source runs beside it, each with its own client, stream and pollers (contract §15), its work on
+  // the instance that leads that source.
+  const sources = new SourceRegistry(deps, salt, {}, {
+    run(name, rt) {
+      rt.startWatching()
+      rt.follow()
+      node.compete(name, { gained: (takeover) => rt.lead({ takeover }), lost: () => rt.unlead() })
+    },
+    withdraw: (name) => node.withdraw(name),
+  })
   // Each stops once, whether a newer schema (watchSchema) or the service's stop asks first.
   const stopNode = once(() => node.stop())
-  const stopSalt = once(() => salt.stop())
+  const stopSalt = once(async () => {
+    await sources.stop()
+    await salt.stop()
+  })
   if (!ahead) {
     await node.start()
     deps.salt = salt
-    deps.onSettingsChanged = (section) => void salt.settingsChanged(section)
+    deps.onSettingsChanged = (section) => {
+      void salt.settingsChanged(section)
+      void sources.settingsChanged(section)
+    }
+    deps.onSaltSourceChanged = (name) => void sources.changed(name)
     salt.startWatching()
     salt.follow()
-    // Each salt source's work runs on its leader only; today one source, `default`, whose runtime is this one.
-    for (const source of saltSourceNames(deps))
-      if (source === 'default') node.compete(source, { gained: (takeover) => salt.lead({ takeover }), lost: () => salt.unlead() })
+    // Each salt source's work runs on its leader only: `default`'s runtime is this one, the others the registry's.
+    node.compete(DEFAULT_SOURCE, { gained: (takeover) => salt.lead({ takeover }), lost: () => salt.unlead() })
+    await sources.start()
   }
   // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
   // search.db; PostgreSQL's trigram index is kept by the database itself).

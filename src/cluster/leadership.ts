@@ -44,6 +44,20 @@ export class Leadership {
     this.seats.set(name, { work, lock: null, busy: null })
   }
 
+  /** Stops competing for `name` (a salt source removed): its work stops if held here, and its lock is given back. */
+  async withdraw(name: string) {
+    await this.ticking
+    const seat = this.seats.get(name)
+    this.seats.delete(name)
+    if (!seat?.lock) return
+    const lock = seat.lock
+    seat.lock = null
+    await seat.work.lost()
+    await lock.release().catch(() => {})
+    this.log.info('leadership given back', { lead: name })
+    this.onChange()
+  }
+
   /** The names this instance leads now, sorted. */
   leads(): string[] {
     return [...this.seats].filter(([, s]) => s.lock).map(([n]) => n).sort()

@@ -46,6 +46,11 @@ export class ClusterNode {
     this.leadership.compete(name, w)
   }
 
+  /** Stops competing for `name` (its salt source was removed). */
+  withdraw(name: string) {
+    return this.leadership.withdraw(name)
+  }
+
   /** Writes the row, listens on the bus and applies what other instances tell; `deps.bus` publishes from here on. */
   async start() {
     await this.heartbeat()
@@ -55,6 +60,8 @@ export class ClusterNode {
     on('settings', (section) => reloadSection(deps, section))
     on('auth', () => authChangedElsewhere(deps))
     on('totals', () => forgetTotalsHere(deps))
+    // A salt source added, changed or removed through another instance: this one's registry follows.
+    on('salt-source', (name) => deps.onSaltSourceChanged?.(name))
     on('activity', async (range) => {
       const [from, to] = range.split('-').map(Number)
       if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to! < from! || to! - from! > MAX_NOTICE_SPAN) return

@@ -33,6 +33,8 @@ import { RefreshBusy } from '../lib/errors'
 /** What the pollers use: the service's dependencies, the salt client, how an inventory refresh runs and the salt side's state. */
 export interface PollerContext {
   deps: AppDeps
+  /** The salt source these pollers read (what they store is marked with it). */
+  source: string
   client: SaltClient
   inventory(): RefreshOptions
   /** Whether the event stream is wanted but not delivering (the jobs and fleet pollers then cover for it). */
@@ -97,12 +99,12 @@ async function syncJobCache(c: PollerContext, onlyRuns: boolean): Promise<number
     const d = cachedJob(jid, await c.client.runner('jobs.list_job', { jid }), now)
     if (d) whole.set(jid, d)
   }
-  await applyFacts(c.deps, [{ ...noFacts(), jobs: jobs.map((j) => ({ ...j, minions: whole.get(j.jid)?.job.minions ?? j.minions })) }])
+  await applyFacts(c.deps, [{ ...noFacts(), jobs: jobs.map((j) => ({ ...j, minions: whole.get(j.jid)?.job.minions ?? j.minions })) }], null, c.source)
   let backfilled = 0
   for (const [jid, d] of whole) {
     const have = await returnedMinions(c.deps, jid)
     const returns = d.returns.filter((r) => !have.has(r.minionId))
-    await applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }])
+    await applyFacts(c.deps, [{ ...noFacts(), jobs: [d.job], returns }], null, c.source)
     backfilled += returns.length
   }
   return backfilled
@@ -129,7 +131,7 @@ export async function collectGrains(c: PollerContext, ids: string[]): Promise<st
   for (let i = 0; i < ids.length; i += GRAINS_BATCH) {
     const batch = ids.slice(i, i + GRAINS_BATCH)
     const facts = grainsOf(await c.client.local(batch, 'grains.items', { tgt_type: 'list', jid: await internalJid(c.deps) }), batch)
-    if (facts.length) await applyFacts(c.deps, [{ ...noFacts(), grains: facts }])
+    if (facts.length) await applyFacts(c.deps, [{ ...noFacts(), grains: facts }], null, c.source)
     answered.push(...facts.map((f) => f.id))
   }
   return answered
@@ -142,12 +144,12 @@ const POLLERS = {
    */
   keys: timed('keys', 'minion_state_keys_interval_seconds', FIRST_DELAY, async (c) => {
     const list = keyList(await c.client.wheel('key.list_all'), c.deps.clock.now())
-    await applyFacts(c.deps, [{ ...noFacts(), keyList: list }])
+    await applyFacts(c.deps, [{ ...noFacts(), keyList: list }], null, c.source)
     const missing = await keysWithoutFingerprint(c.deps)
     for (let i = 0; i < missing.length; i += FINGER_BATCH) {
       const batch = missing.slice(i, i + FINGER_BATCH)
       const fps = keyFingerprints(await c.client.wheel('key.finger', { match: batch.map(literalGlob) }), batch)
-      if (fps.length) await applyFacts(c.deps, [{ ...noFacts(), keyFingerprints: fps }])
+      if (fps.length) await applyFacts(c.deps, [{ ...noFacts(), keyFingerprints: fps }], null, c.source)
     }
     return list.keys.length
   }),
@@ -160,8 +162,8 @@ const POLLERS = {
     if (c.presenceHold() === 'down') return 0
     const ids = await within(presentMinions(c), c.presenceDeadlineMs(), 'presence')
     const ts = c.deps.clock.now()
-    if (c.presenceHold() !== null) await applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }])
-    else await applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }])
+    if (c.presenceHold() !== null) await applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }], null, c.source)
+    else await applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }], null, c.source)
     return ids.length
   }),
   /**
@@ -170,7 +172,7 @@ const POLLERS = {
    * 3008's split minion-data cache answers it empty after an upgrade until each minion re-syncs (#69775).
    */
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
-    await applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }])
+    await applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }], null, c.source)
     return (await collectGrains(c, await acceptedMinionIds(c.deps))).length
   }),
   /** jobs: job index, job.new / job.ret backfill. */

@@ -18,7 +18,7 @@ type World = Awaited<ReturnType<typeof testWorld>>
 type Query = Record<string, string>
 const MIN = 60_000
 const DAY = 86_400_000
-const FIELDS = ['id', 'ts', 'category', 'event_type', 'minion_id', 'jid', 'fun', 'success', 'changed', 'initiator', 'target', 'duration_ms', 'summary']
+const FIELDS = ['id', 'ts', 'category', 'event_type', 'minion_id', 'jid', 'fun', 'success', 'changed', 'initiator', 'target', 'duration_ms', 'summary', 'source']
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** A user whose only role grants (view, key:*); returns its bearer token. */
@@ -281,7 +281,7 @@ describe('GET /api/activity', () => {
     const pend = r.body.events.find((e: EventOut) => e.event_type === 'key.pend')
     expect(pend).toEqual({
       id: pend.id, ts: new Date(now - 120 * MIN).toISOString(), category: 'key', event_type: 'key.pend', minion_id: 'new_host',
-      jid: null, fun: null, success: null, changed: null, initiator: null, target: null, duration_ms: null, summary: 'new_host key pending',
+      jid: null, fun: null, success: null, changed: null, initiator: null, target: null, duration_ms: null, summary: 'new_host key pending', source: 'default',
     })
   })
 

@@ -14,7 +14,7 @@ import { sql } from '../../src/db/sql'
 import { users } from '../../src/db/schema'
 import { TEST_ENGINE } from '../helpers/migrations'
 
-/** The value of one sample line, e.g. `saltdeck_poller_runs_total{poller="keys"}`. */
+/** The value of one sample line, e.g. `saltdeck_poller_runs_total{source="default",poller="keys"}`. */
 function sample(text: string, prefix: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(prefix + ' '))
   return line === undefined ? undefined : Number(line.slice(prefix.length + 1))
@@ -93,10 +93,10 @@ describe('content', async () => {
     const before = sample(await (await get('/metrics')).text(), 'saltdeck_events_ingested_total')!
     await applyFacts(w.deps, [{ ...noFacts(), keys: [{ minionId: 'new-1', act: 'pend', ts: Date.now() }] }])
     const text = await (await get('/metrics')).text()
-    expect(sample(text, 'saltdeck_poller_runs_total{poller="keys"}')).toBe(1)
-    expect(sample(text, 'saltdeck_poller_errors_total{poller="keys"}')).toBe(0)
-    expect(sample(text, 'saltdeck_poller_errors_total{poller="presence"}')).toBe(1)
+    expect(sample(text, 'saltdeck_poller_runs_total{source="default",poller="keys"}')).toBe(1)
+    expect(sample(text, 'saltdeck_poller_errors_total{source="default",poller="keys"}')).toBe(0)
+    expect(sample(text, 'saltdeck_poller_errors_total{source="default",poller="presence"}')).toBe(1)
     expect(sample(text, 'saltdeck_events_ingested_total')).toBe(before + 1)
-    expect(sample(text, 'saltdeck_event_stream_connected')).toBe(0)
+    expect(sample(text, 'saltdeck_event_stream_connected{source="default"}')).toBe(0)
   })
 })

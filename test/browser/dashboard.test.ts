@@ -5,7 +5,7 @@ import { missingTool } from '../helpers/tools'
 import { fakeFingerprint } from '../helpers/fake-salt'
 import { until } from '../helpers/until'
 import { startSlapd } from '../helpers/slapd'
-import { newJid } from '../helpers/fake-salt'
+import { FakeSalt, newJid } from '../helpers/fake-salt'
 import { CHROMIUM, DB_STATES, HOSTILE_COMMENT, HOSTILE_ID, HOSTILE_PKG, HOSTILE_STATE, PATIENT, PENDING_ID, SHOT_DIR, System, saltStamp, launchChromium, shot, watchedContext, type Browser, type Page } from './harness'
 
 // Like test:salt: without the browser the suite says why and skips, except under CI=true (.ci/run installs it).
@@ -13,7 +13,7 @@ const noBrowser = missingTool(CHROMIUM, 'apt-get install chromium', 'browser tes
 
 const NEW_PASSWORD = 'browser-test-pw-2'
 /** Every page of the side navigation, in order (issue brief: the link texts are exactly these). */
-const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Templates', 'Schedules', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Vulnerabilities', 'Feeds', 'Settings', 'Pollers', 'Identity', 'Users', 'Roles', 'API tokens', 'Audit log']
+const NAV = ['Overview', 'Minions', 'Activity', 'Packages', 'Jobs', 'Templates', 'Schedules', 'Keys', 'Salt health', 'Alerts', 'Rules', 'Channels', 'Silences', 'Deliveries', 'Vulnerabilities', 'Feeds', 'Settings', 'Salt sources', 'Pollers', 'Identity', 'Users', 'Roles', 'API tokens', 'Audit log']
 
 let sys: System
 let browser: Browser
@@ -1230,4 +1230,55 @@ describe.skipIf(noBrowser)('dashboard', () => {
     expect(sys.salt.calls.filter((c) => c.client === 'local_async' && c.fun === 'test.ping').length).toBe(pings)
     await expectClean('run preview')
   }, 120_000)
+
+  test('several masters: a salt source added on its page; its minions and jobs show their Source', async () => {
+    const east = new FakeSalt().start().addMinions(['east-01'])
+    try {
+      await nav('Salt sources')
+      const table = page.getByRole('table', { name: 'Salt sources' })
+      await table.getByRole('cell', { name: 'default', exact: true }).waitFor()
+      const form = page.getByRole('form', { name: 'New salt source' })
+      await form.getByLabel('Name', { exact: true }).fill('east')
+      await form.getByLabel('salt-api URL').fill(east.url)
+      await form.getByLabel('Username').fill('saltdeck')
+      await form.getByLabel('Password').fill('s3cr3t')
+      await form.getByLabel('Authentication back end (eauth)').selectOption('sharedsecret')
+      await form.getByRole('button', { name: 'Add source' }).click()
+      await page.getByRole('status').filter({ hasText: 'Salt source east added.' }).waitFor()
+      await table.getByRole('cell', { name: 'east', exact: true }).waitFor()
+      expect(await page.content()).not.toContain('s3cr3t')
+      // default cannot be deleted: only east's row offers it.
+      expect(await table.getByRole('button', { name: 'Delete default' }).count()).toBe(0)
+      expect(await table.getByRole('button', { name: 'Delete east' }).count()).toBe(1)
+      await shot(page, '30-salt-sources')
+      // East's own runtime: its keys poller records east-01 through east, and the minions list gains a Source column.
+      await until(() => east.calls.some((c) => c.fun === 'key.list_all'), "east's keys poller", { ms: 60_000, every: 250 })
+      await until(async () => {
+        await nav('Minions')
+        return (await page.getByRole('link', { name: 'east-01', exact: true }).count()) === 1
+      }, 'east-01 listed', { ms: 30_000, every: 500 })
+      const minions = page.getByRole('table', { name: 'Minions' })
+      await minions.getByRole('columnheader', { name: 'Source' }).waitFor()
+      const row = minions.getByRole('row').filter({ has: page.getByRole('link', { name: 'east-01', exact: true }) })
+      await row.getByRole('link', { name: 'east', exact: true }).click()
+      await page.getByRole('table', { name: 'Minions of salt source east' }).waitFor()
+      expect(await page.getByRole('table', { name: 'Minions of salt source east' }).getByRole('link', { name: /^web-/ }).count()).toBe(0)
+      // A job on east's bus: the jobs list shows where it came from.
+      await until(() => east.streamCount > 0, "east's event stream", PATIENT)
+      const jid = newJid()
+      east.publish(`salt/job/${jid}/new`, { jid, fun: 'test.ping', tgt: 'east-01', tgt_type: 'glob', user: 'root', arg: [], minions: ['east-01'] })
+      await until(async () => {
+        await nav('Jobs')
+        return (await page.getByRole('link', { name: jid, exact: true }).count()) === 1
+      }, 'the job from east listed', { ms: 30_000, every: 500 })
+      const jobs = page.getByRole('table', { name: 'Jobs' })
+      await jobs.getByRole('columnheader', { name: 'Source' }).waitFor()
+      const jobRow = jobs.getByRole('row').filter({ has: page.getByRole('link', { name: jid, exact: true }) })
+      expect(await jobRow.getByRole('link', { name: 'east', exact: true }).count()).toBe(1)
+      await shot(page, '31-jobs-with-source')
+      await expectClean('salt sources')
+    } finally {
+      east.stop()
+    }
+  }, 180_000)
 })

@@ -53,7 +53,7 @@ describe('master health', () => {
     expect(h.presence_known).toBe(false)
     expect(h.problems.some((p: string) => p.startsWith('The salt-master does not answer through salt-api'))).toBe(true)
     expect(await presence()).toEqual({ 'db-01': 'unknown', 'web-01': 'unknown', 'web-02': 'unknown' })
-    expect(String((await call(w, 'GET', '/metrics')).body)).toContain('\nsaltdeck_salt_master_up 0\n')
+    expect(String((await call(w, 'GET', '/metrics')).body)).toContain('\nsaltdeck_salt_master_up{source="default"} 0\n')
     // The presence tick asks nothing of a master known down, and ends at once.
     const hung = w.salt.hung
     const t0 = Date.now()
@@ -75,8 +75,8 @@ describe('master health', () => {
     expect(await alertsOf('master_unreachable', 'firing')).toEqual([])
     expect(await alertsOf('master_unreachable', 'resolved')).toHaveLength(1)
     const metrics = String((await call(w, 'GET', '/metrics')).body)
-    expect(metrics).toContain('\nsaltdeck_salt_master_up 1\n')
-    expect(metrics).toContain('\nsaltdeck_presence_held 1\n')
+    expect(metrics).toContain('\nsaltdeck_salt_master_up{source="default"} 1\n')
+    expect(metrics).toContain('\nsaltdeck_presence_held{source="default"} 1\n')
   })
 })
 

@@ -41,7 +41,7 @@ for (const m of modules()) {
 
 /** A module's layer: its folder under src/, or the file itself for a module at the top (`server.ts`). */
 const layerOf = (r: string) => (r.includes('/') ? r.split('/')[0]! : r)
-const WIRING = ['main.ts', 'cli.ts', 'commands.ts', 'server.ts', 'runtime.ts', 'app.ts']
+const WIRING = ['main.ts', 'cli.ts', 'commands.ts', 'server.ts', 'runtime.ts', 'source-registry.ts', 'app.ts']
 /** The layer table's "may import" column (besides its own folder); the wiring may import everything. */
 const MAY_IMPORT: Record<string, string[]> = {
   'deps.ts': ['db', 'lib', 'salt', 'features', 'cluster', 'config.ts'], // types only: checked below
@@ -150,7 +150,7 @@ const OWNER: Record<string, string> = {
   activity_events: 'activity', activity_counts: 'activity',
   users: 'users', user_roles: 'users', roles: 'roles', role_permissions: 'roles', sessions: 'auth', auth_version: 'auth',
   login_failures: 'auth', instances: 'instances',
-  identity_providers: 'identity', identity_mappings: 'identity', settings: 'settings', audit_log: 'audit', user_preferences: 'preferences',
+  identity_providers: 'identity', identity_mappings: 'identity', settings: 'settings', salt_sources: 'salt-sources', minion_sources: 'minions', audit_log: 'audit', user_preferences: 'preferences',
   job_templates: 'templates', schedules: 'templates', schedule_firings: 'templates', batches: 'batches', batch_slices: 'batches',
   alert_rules: 'alerts', alerts: 'alerts', alert_silences: 'alerts', alert_channels: 'alerts', alert_transitions: 'alerts',
   alert_notifications: 'alerts', alert_deliveries: 'alerts', alert_attempts: 'alerts',

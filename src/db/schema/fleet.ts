@@ -25,6 +25,17 @@ export const minions = sqliteTable('minions', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('minions_key_state').on(t.keyState, t.id), index('minions_key_last_status').on(t.keyState, t.lastRunStatus)])
 
+/**
+ * The salt sources a minion has been seen through (contract §15 "Several masters"): one row per (minion, source). A
+ * minion of salt's multi-master answers to two masters and is one minion with both sources here.
+ */
+export const minionSources = sqliteTable('minion_sources', {
+  minionId: text('minion_id').notNull(),
+  source: text('source').notNull(),
+  firstSeenAt: integer('first_seen_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.minionId, t.source] }), index('minion_sources_source').on(t.source, t.minionId)])
+
 /** The job index: one row per salt job seen on the stream or in the job cache. */
 export const jobs = sqliteTable('jobs', {
   jid: text('jid').primaryKey(),
@@ -41,7 +52,9 @@ export const jobs = sqliteTable('jobs', {
   internal: integer('internal', { mode: 'boolean' }).notNull().default(false),
   killedAt: integer('killed_at'),
   killedBy: text('killed_by'),
-}, (t) => [index('jobs_started').on(t.startedAt, t.jid), index('jobs_fun').on(t.fun, t.startedAt), index('jobs_user').on(t.user, t.startedAt)])
+  /** The salt source (salt-api) the job was first seen through (contract §15 "Several masters"). */
+  source: text('source').notNull().default('default'),
+}, (t) => [index('jobs_started').on(t.startedAt, t.jid), index('jobs_fun').on(t.fun, t.startedAt), index('jobs_user').on(t.user, t.startedAt), index('jobs_source').on(t.source, t.startedAt)])
 
 /** What Saltdeck knows of a job before salt reports it: who dispatched it, or that Saltdeck runs it for itself. */
 export const jobMarks = sqliteTable('job_marks', {
@@ -79,6 +92,8 @@ export const runs = sqliteTable('runs', {
   test: integer('test', { mode: 'boolean' }).notNull().default(false),
   /** The state files the run applied (JSON list, from each state's __sls__). */
   sls: text('sls').notNull().default('[]'),
+  /** The salt source the run's return came through. */
+  source: text('source').notNull().default('default'),
 }, (t) => [
   uniqueIndex('runs_minion_jid').on(t.minionId, t.jid),
   // Covering: a minion's newest runs are read from the index alone, not from ~20 scattered table pages.
@@ -101,6 +116,8 @@ export const activityEvents = sqliteTable('activity_events', {
   target: text('target'),
   durationMs: integer('duration_ms'),
   summary: text('summary').notNull(),
+  /** The salt source the event came through (Saltdeck's own key actions: the source holding the key). */
+  source: text('source').notNull().default('default'),
 }, (t) => [
   index('activity_ts').on(t.ts, t.id),
   index('activity_category_ts').on(t.category, t.ts, t.id),

@@ -8,6 +8,18 @@ export const settings = sqliteTable('settings', {
   updatedAt: integer('updated_at').notNull(),
 })
 
+/**
+ * The salt sources beyond `default` (contract §15 "Several masters"), one row per salt-api. `default` is the settings'
+ * salt section and has no row here. value is the same JSON document as that section (url, username, password_enc,
+ * verify, eauth, presence_method), so one merge rule (settings/service.ts `mergeSalt`) serves both.
+ */
+export const saltSources = sqliteTable('salt_sources', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
 /** Who did what, when; newest first by id. */
 export const auditLog = sqliteTable('audit_log', {
   id: integer('id').primaryKey({ autoIncrement: true }),

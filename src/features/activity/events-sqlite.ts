@@ -9,8 +9,8 @@ import type { activityEvents } from '../../db/schema'
 /** One event to insert, as stored (booleans 0/1, duration rounded). */
 export type EventValues = Omit<Row<typeof activityEvents>, 'id'>
 
-const INSERT = `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`
+const INSERT = `INSERT INTO activity_events (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary, source)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`
 
 /** Inserts the events in order on `client` (inside the caller's transaction); returns their ids. */
 export function insertEventsSqlite(client: Database, rows: EventValues[]): number[] {
@@ -18,6 +18,6 @@ export function insertEventsSqlite(client: Database, rows: EventValues[]): numbe
   const ins = client.query(INSERT)
   const ids: number[] = []
   for (const e of rows)
-    ids.push(Number(ins.run(e.ts, e.category, e.event_type, e.minion_id, e.jid, e.fun, e.success, e.changed, e.initiator, e.target, e.duration_ms, e.summary).lastInsertRowid))
+    ids.push(Number(ins.run(e.ts, e.category, e.event_type, e.minion_id, e.jid, e.fun, e.success, e.changed, e.initiator, e.target, e.duration_ms, e.summary, e.source).lastInsertRowid))
   return ids
 }

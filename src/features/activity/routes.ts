@@ -18,6 +18,7 @@ export const activityFilters = {
   search: T.Optional(T.String({ maxLength: 200 })),
   hide_dispatch: Default(T.Boolean(), false),
   hide_routine: Default(T.Boolean(), false),
+  source: T.Optional(T.String({ maxLength: 64, description: 'Only events that came through this salt source (an unknown one matches nothing)' })),
   success: T.Optional(T.Boolean({ description: 'Only events that succeeded (true) or failed (false); events with no outcome (job.new, keys, presence) match neither' })),
 }
 

@@ -28,6 +28,8 @@ export interface EventInput {
   target?: string | null
   duration_ms?: number | null
   summary: string
+  /** The salt source it came through; `default` when not given. */
+  source?: string
 }
 
 /** A stored event as the API returns it. */
@@ -43,6 +45,7 @@ export function eventOut(r: EventRow): EventOut {
   return {
     id: r.id, ts: iso(r.ts), category: r.category, event_type: r.event_type, minion_id: r.minion_id, jid: r.jid, fun: r.fun,
     success: bool(r.success), changed: bool(r.changed), initiator: r.initiator, target: r.target, duration_ms: r.duration_ms, summary: r.summary,
+    source: r.source,
   }
 }
 
@@ -65,11 +68,12 @@ export async function recordEvents(deps: AppDeps, events: EventInput[], tx?: Que
     return {
       ts: e.ts, category: e.category, event_type: e.event_type, minion_id: e.minion_id ?? null, jid: e.jid ?? null, fun: e.fun ?? null, success: b(e.success),
       changed: b(e.changed), initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: e.duration_ms == null ? null : Math.round(e.duration_ms), summary: e.summary,
+      source: e.source ?? 'default',
     }
   })
   const ids = tx ? await insertEvents(tx, rows, perCategory) : await deps.db.tx((t) => insertEvents(t, rows, perCategory))
   return events.map((e, i) => ({ ...e, id: ids[i]!, ts: iso(e.ts), minion_id: e.minion_id ?? null, jid: e.jid ?? null, fun: e.fun ?? null, success: e.success ?? null,
-    changed: e.changed ?? null, initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: rows[i]!.duration_ms }))
+    changed: e.changed ?? null, initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: rows[i]!.duration_ms, source: rows[i]!.source }))
 }
 
 /** The events with ids from..to (another instance stored them), in id order. */

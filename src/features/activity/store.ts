@@ -18,7 +18,7 @@ export type EventRow = Row<typeof ev>
 
 export type { EventValues }
 
-const COLS = sql`${ev.id}, ${ev.ts}, ${ev.category}, ${ev.eventType}, ${ev.minionId}, ${ev.jid}, ${ev.fun}, ${ev.success}, ${ev.changed}, ${ev.initiator}, ${ev.target}, ${ev.durationMs}, ${ev.summary}`
+const COLS = sql`${ev.id}, ${ev.ts}, ${ev.category}, ${ev.eventType}, ${ev.minionId}, ${ev.jid}, ${ev.fun}, ${ev.success}, ${ev.changed}, ${ev.initiator}, ${ev.target}, ${ev.durationMs}, ${ev.summary}, ${ev.source}`
 
 /**
  * Inserts events in order and adds them to their categories' counters; returns their ids. SQLite: one prepared
@@ -37,8 +37,8 @@ async function insertEventsPortable(q: Queryable, rows: EventValues[]): Promise<
   const ids: number[] = []
   for (let i = 0; i < rows.length; i += 1000) {
     const values = rows.slice(i, i + 1000).map((e) =>
-      sql`(${e.ts}, ${e.category}, ${e.event_type}, ${e.minion_id}, ${e.jid}, ${e.fun}, ${e.success}, ${e.changed}, ${e.initiator}, ${e.target}, ${e.duration_ms}, ${e.summary})`)
-    const got = await q.rows<{ id: number }>(sql`INSERT INTO ${ev} (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary)
+      sql`(${e.ts}, ${e.category}, ${e.event_type}, ${e.minion_id}, ${e.jid}, ${e.fun}, ${e.success}, ${e.changed}, ${e.initiator}, ${e.target}, ${e.duration_ms}, ${e.summary}, ${e.source})`)
+    const got = await q.rows<{ id: number }>(sql`INSERT INTO ${ev} (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary, source)
       VALUES ${sql.join(values, sql`, `)} RETURNING id`)
     for (const r of got.sort((a, b) => a.id - b.id)) ids.push(r.id)
   }
@@ -95,6 +95,8 @@ export interface WhereFilter {
   hide_routine?: boolean
   /** Only events with this outcome (an event without one matches neither). */
   success?: boolean
+  /** Only events that came through this salt source. */
+  source?: string
 }
 
 /** The columns the activity search looks in. */
@@ -118,6 +120,7 @@ export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: bo
   // PostgreSQL text holds no NUL (nor may a parameter carry one): no stored id there contains it.
   if (f.minion) conds.push(twin(q, { sqlite: sql`instr(${ev.minionId}, ${f.minion}) > 0`, postgres: f.minion.includes('\0') ? sql`1 = 0` : sql`strpos(${ev.minionId}, ${f.minion}) > 0` }))
   if (f.jid) conds.push(sql`${ev.jid} = ${f.jid}`)
+  if (f.source !== undefined) conds.push(q.engine === 'postgres' && f.source.includes('\0') ? sql`1 = 0` : sql`${ev.source} = ${f.source}`)
   if (f.hide_dispatch) conds.push(sql`${ev.eventType} <> 'job.new'`)
   // coalesce: an unknown success is not routine, and NOT(NULL) would otherwise drop the row.
   if (f.hide_routine) conds.push(sql`NOT (${ev.eventType} = 'job.ret' AND coalesce(${ev.success}, 0) = 1 AND coalesce(${ev.changed}, 0) = 0)`)

@@ -143,22 +143,45 @@ export async function watchTime(deps: AppDeps) {
     })
   }
   const rules = await enabledRules(db, ['salt_unreachable'])
-  // Asked only when a rule needs it: the health snapshot may ask salt for its version.
-  const reach = rules.length ? deps.salt?.health().reachability : undefined
+  // Asked only when a rule needs it: the health snapshot may ask salt for its version. Each salt source is its own subject.
+  const sides = rules.length || masterRules.length ? deps.salt?.sources() ?? [] : []
+  const snaps = sides.map((side) => ({ source: side.source, h: side === deps.salt && snap ? snap : side.health() }))
   for (const rule of rules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 5) * 60_000
-    if (reach?.up === false && reach.since !== null && now - Math.max(reach.since, rule.created_at) >= forMs)
-      await db.tx((tx) => fire(tx, rule, 'salt-api', `salt-api does not answer (${reach.error ?? 'no answer'})`, { since: reach.since, error: reach.error }, now))
-    else if (reach?.up) await db.tx((tx) => resolve(tx, rule, 'salt-api', now, 'salt-api answers again'))
+    for (const { source, h } of snaps) {
+      const reach = h.reachability
+      const subject = sourceSubject('salt-api', source)
+      if (reach.up === false && reach.since !== null && now - Math.max(reach.since, rule.created_at) >= forMs)
+        await db.tx((tx) => fire(tx, rule, subject, `${named(source)}salt-api does not answer (${reach.error ?? 'no answer'})`, { source, since: reach.since, error: reach.error }, now))
+      else if (reach.up) await db.tx((tx) => resolve(tx, rule, subject, now, `${named(source)}salt-api answers again`))
+    }
   }
-  const master = snap?.master
   for (const rule of masterRules) {
     const forMs = Number(paramsOf(rule).for_minutes ?? 2) * 60_000
-    if (master?.up === false && master.since !== null && now - Math.max(master.since, rule.created_at) >= forMs)
-      await db.tx((tx) => fire(tx, rule, MASTER_SUBJECT, `salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { since: master.since, error: master.error }, now))
-    else if (master?.up) await db.tx((tx) => resolve(tx, rule, MASTER_SUBJECT, now, 'salt-master answers again'))
+    for (const { source, h } of snaps) {
+      const master = h.master
+      const subject = sourceSubject(MASTER_SUBJECT, source)
+      if (master.up === false && master.since !== null && now - Math.max(master.since, rule.created_at) >= forMs)
+        await db.tx((tx) => fire(tx, rule, subject, `${named(source)}salt-master does not answer through salt-api (${master.error ?? 'no answer'})`, { source, since: master.since, error: master.error }, now))
+      else if (master.up) await db.tx((tx) => resolve(tx, rule, subject, now, `${named(source)}salt-master answers again`))
+    }
+  }
+  // A source removed while its alert fires: nothing will answer again for it, so the alert resolves now.
+  if (deps.salt) {
+    const live = new Set(snaps.flatMap(({ source }) => [sourceSubject('salt-api', source), sourceSubject(MASTER_SUBJECT, source)]))
+    for (const rule of [...rules, ...masterRules])
+      for (const s of await firingSubjects(db, rule.id))
+        if (!live.has(s)) await db.tx((tx) => resolve(tx, rule, s, now, `${s}: the salt source was removed`))
   }
 }
+
+/**
+ * The subject of a salt source's salt_unreachable or master_unreachable alert: `salt-api` and `salt-master` for the
+ * `default` source (as contract §11 and §17 name them), `salt-api:<source>` and `salt-master:<source>` for the others.
+ */
+export const sourceSubject = (base: string, source: string) => (source === 'default' ? base : `${base}:${source}`)
+/** The prefix of an alert's summary that names a source other than `default`. */
+const named = (source: string) => (source === 'default' ? '' : `salt source ${source}: `)
 
 /** The subject of master_unreachable: the one salt source's master. */
 export const MASTER_SUBJECT = 'salt-master'

@@ -16,7 +16,7 @@ import { recordReturnedJobs, recordStartedJobs } from '../jobs/ingest'
 import { jobArgs } from '../jobs/service'
 import { recordRun, type StoredRun } from '../runs/service'
 import { watchEvents, watchRuns } from '../alerts/watch'
-import { recordGrains } from '../minions/service'
+import { noteMinionSources, recordGrains } from '../minions/service'
 import { watchGrains } from '../vulns/watch'
 import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence, recordPresentList, recordStart } from '../minions/ingest'
 import { confirmHeld, countHints, countRefusals, heldOf, notePublishedJobs, trustedReturns } from '../jobs/trust'
@@ -62,11 +62,25 @@ async function storableReturns(deps: AppDeps, tx: Queryable, batch: SaltFacts[])
   return out
 }
 
+/** The minions a batch shows a master knows: its stored returns, keys, presence, starts and grains (not a job's target list). */
+function seenIds(batch: SaltFacts[], returns: JobReturned[]): string[] {
+  const ids = new Set<string>(returns.map((r) => r.minionId))
+  for (const b of batch) {
+    for (const k of b.keys) ids.add(k.minionId)
+    for (const k of b.keyList?.keys ?? []) ids.add(k.minionId)
+    for (const p of b.presence) ids.add(p.minionId)
+    for (const id of b.presentList?.ids ?? []) ids.add(id)
+    for (const s of b.starts) ids.add(s.minionId)
+    if (!b.bus) for (const g of b.grains ?? []) ids.add(g.id)
+  }
+  return [...ids]
+}
+
 /**
  * Records a batch of facts in one transaction (`tx`, handed to every part); returns the activity events stored.
  * `initiator`: the acting user.
  */
-export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string | null = null): Promise<EventOut[]> {
+export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: string | null = null, source = 'default'): Promise<EventOut[]> {
   let runFuns = runFunsOf.get(deps)
   if (!runFuns) runFunsOf.set(deps, (runFuns = runFunctions(deps.config)))
   const funs = runFuns
@@ -78,22 +92,22 @@ export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: s
     }
     const jobs = batch.flatMap((b) => (b.bus ? b.jobs : b.jobs.map((j) => scheduleLabel(deps, j))))
     notePublishedJobs(deps, jobs)
-    await recordStartedJobs(tx, deps, jobs, events)
+    await recordStartedJobs(tx, deps, jobs, events, source)
     const returns = await storableReturns(deps, tx, batch)
     const runs: StoredRun[] = []
     for (const r of returns) {
       if (!funs.has(r.fun) || isQueuedNotice(r.ret)) continue
-      const run = await recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? (await jobArgs(tx, r.jid)) }, tx)
+      const run = await recordRun(deps, { minionId: r.minionId, jid: r.jid, fun: r.fun, ret: r.ret, stampMs: r.stampMs, jobStartMs: jidTime(r.jid), args: r.funArgs ?? (await jobArgs(tx, r.jid)), source }, tx)
       if (run) runs.push(run)
     }
     await recordReturnedJobs(tx, deps, returns, funs, events)
     await confirmHeld(deps, returns)
     for (const b of batch) {
-      if (b.keyList) await recordKeyList(deps, tx, b.keyList, events)
+      if (b.keyList) await recordKeyList(deps, tx, b.keyList, events, source)
       await recordKeyChanges(deps, tx, b.keys, initiator, events)
       if (b.keyFingerprints) await recordKeyFingerprints(deps, tx, b.keyFingerprints)
       for (const p of b.presence) await recordPresence(deps, tx, p.minionId, p.online, p.ts, events)
-      if (b.presentList) await recordPresentList(deps, tx, b.presentList, events)
+      if (b.presentList) await recordPresentList(deps, tx, b.presentList, events, source)
       for (const s of b.starts) await recordStart(deps, tx, s.minionId, s.ts, events)
     }
     // Grains are salt's own replies (a bus claim carries none): stored, then the findings of minions whose ecosystem moved.
@@ -102,6 +116,9 @@ export async function applyFacts(deps: AppDeps, batch: SaltFacts[], initiator: s
       await recordGrains(deps, grains, tx)
       await watchGrains(deps, tx, grains.map((g) => g.id))
     }
+    // Every minion this batch names through salt's own word or a trusted return was seen through this source.
+    await noteMinionSources(deps, tx, seenIds(batch, returns), source)
+    for (const e of events) e.source = source
     // A stable sort: events of one time keep the order in which they were made.
     events.sort((a, b) => a.ts - b.ts)
     const out = await recordEvents(deps, events, tx)

@@ -37,11 +37,11 @@ export function describeReturn(minionId: string, fun: string, ret: unknown, runF
  * none for Saltdeck's own jobs. The initiator is the Saltdeck user who dispatched it, else salt's user. Runs on `tx`,
  * the ingest's transaction.
  */
-export async function recordStartedJobs(tx: Queryable, deps: AppDeps, jobs: JobStarted[], out: EventInput[]) {
+export async function recordStartedJobs(tx: Queryable, deps: AppDeps, jobs: JobStarted[], out: EventInput[], source = 'default') {
   if (!jobs.length) return
   // manage.status publishes Saltdeck's presence ping under a jid of its own: known by its target, it is internal too.
   for (const j of jobs) if (isPresencePing(j)) await putMark(tx, j.jid, null, true, deps.clock.now())
-  const fresh = new Set(await upsertJobs(tx, jobs))
+  const fresh = new Set(await upsertJobs(tx, jobs, source))
   const internal = await internalJids(tx, jobs.map((j) => j.jid))
   for (const j of jobs) {
     if (!fresh.delete(j.jid) || internal.has(j.jid)) continue

@@ -9,7 +9,8 @@ import { listKeys } from '../minions/service'
 export const jobRoutes = [
   route({
     method: 'GET', path: '/api/jobs', tag: 'jobs', summary: 'Jobs, newest first', access: { verb: 'view', resource: 'job:*' },
-    query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })), include_internal: Default(T.Boolean(), false), ...paging(500, 100) }),
+    query: T.Object({ fun: T.Optional(T.String({ maxLength: 255 })), user: T.Optional(T.String({ maxLength: 255 })),
+      source: T.Optional(T.String({ maxLength: 64, description: 'Only jobs seen through this salt source (an unknown one matches nothing)' })), include_internal: Default(T.Boolean(), false), ...paging(500, 100) }),
     response: JobListOut,
     handler: ({ deps, query }) => listJobs(deps, query),
     csv: {

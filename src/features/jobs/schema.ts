@@ -16,6 +16,8 @@ export const JobOut = T.Object({
   status: T.Union([T.Literal('running'), T.Literal('finished'), T.Literal('killed')], {
     description: '`killed` once killed through Saltdeck (whatever returned after), else `running` while returns are waited for, else `finished`',
   }),
+  /** The salt source (master) the job was first seen through (contract §15 "Several masters"). */
+  source: T.String(),
 })
 /** GET /api/jobs. */
 export const JobListOut = T.Object({ total: T.Integer(), jobs: T.Array(JobOut) })

@@ -53,13 +53,13 @@ export const MAX_RETURN_CHARS = 64 * 1024
  * Inserts jobs not yet indexed and fills fields still unknown on known ones; returns the jids that were new. Run it in
  * a transaction (the ingest's) so the jobs land together.
  */
-export async function upsertJobs(q: Queryable, jobs: JobInput[]): Promise<string[]> {
+export async function upsertJobs(q: Queryable, jobs: JobInput[], source = 'default'): Promise<string[]> {
   const fresh: string[] = []
   for (const j of jobs) {
     const known = await jobKnown(q, j.jid)
     await upsertJob(q, {
       jid: j.jid, fun: j.fun, target: j.target, tgt_type: j.tgtType, user: j.user, arg: j.arg === undefined ? null : JSON.stringify(j.arg),
-      minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt,
+      minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt, source,
     })
     if (!known) fresh.push(j.jid)
   }
@@ -149,13 +149,13 @@ function jobOut(deps: AppDeps, r: CountedJobRow) {
     jid: r.jid, fun: r.fun, target: r.target, tgt_type: r.tgt_type, user: r.user, initiator: r.initiator ?? r.user, internal: r.internal === 1,
     started_at: iso(r.started_at), arg, ...splitArgs(arg), minions, returned, failed: r.failed, sls: r.fun ? slsArgs(r.fun, arg) : [],
     killed_at: r.killed_at === null ? null : iso(r.killed_at), killed_by: r.killed_by,
-    running, status: jobStatus(r.killed_at !== null, running),
+    running, status: jobStatus(r.killed_at !== null, running), source: r.source,
   }
 }
 
 /** Jobs newest first, filtered by function and user; Saltdeck's own jobs only when asked for. */
-export async function listJobs(deps: AppDeps, q: { fun?: string; user?: string; include_internal?: boolean; limit: number; offset: number }) {
-  const f = { fun: q.fun, user: q.user, includeInternal: !!q.include_internal }
+export async function listJobs(deps: AppDeps, q: { fun?: string; user?: string; source?: string; include_internal?: boolean; limit: number; offset: number }) {
+  const f = { fun: q.fun, user: q.user, source: q.source, includeInternal: !!q.include_internal }
   const total = await countJobs(deps.db, f)
   const rows = await jobPage(deps.db, f, q.limit, q.offset)
   return { total, jobs: rows.map((r) => jobOut(deps, r)) }

@@ -41,7 +41,7 @@ export async function jobKnown(q: Queryable, jid: string): Promise<boolean> {
 }
 
 /** A job as the stream or the job cache describes it, in stored form. */
-export type JobWrite = Pick<JobRow, 'jid' | 'fun' | 'target' | 'tgt_type' | 'user' | 'arg' | 'minions' | 'started_at'>
+export type JobWrite = Pick<JobRow, 'jid' | 'fun' | 'target' | 'tgt_type' | 'user' | 'arg' | 'minions' | 'started_at' | 'source'>
 
 /**
  * Indexes a job, or fills the fields still unknown of a known one. Who dispatched it through Saltdeck, or that
@@ -49,8 +49,9 @@ export type JobWrite = Pick<JobRow, 'jid' | 'fun' | 'target' | 'tgt_type' | 'use
  */
 export async function upsertJob(q: Queryable, j: JobWrite) {
   const mark = (col: SQL) => sql`(SELECT ${col} FROM ${jobMarks} WHERE ${jobMarks.jid} = ${j.jid})`
-  await q.exec(sql`INSERT INTO ${jobs} (jid, fun, target, tgt_type, "user", arg, minions, started_at, initiator, internal)
-    VALUES (${j.jid}, ${j.fun}, ${j.target}, ${j.tgt_type}, ${j.user}, ${j.arg}, ${j.minions}, ${j.started_at}, ${mark(sql`${jobMarks.initiator}`)}, coalesce(${mark(sql`${jobMarks.internal}`)}, 0))
+  // The source is the first one the job was seen through: a jid is one master's, and never changes hands.
+  await q.exec(sql`INSERT INTO ${jobs} (jid, fun, target, tgt_type, "user", arg, minions, started_at, initiator, internal, source)
+    VALUES (${j.jid}, ${j.fun}, ${j.target}, ${j.tgt_type}, ${j.user}, ${j.arg}, ${j.minions}, ${j.started_at}, ${mark(sql`${jobMarks.initiator}`)}, coalesce(${mark(sql`${jobMarks.internal}`)}, 0), ${j.source})
     ON CONFLICT (jid) DO UPDATE SET fun = coalesce(${jobs.fun}, excluded.fun), target = coalesce(${jobs.target}, excluded.target),
       tgt_type = coalesce(${jobs.tgtType}, excluded.tgt_type), "user" = coalesce(${jobs.user}, excluded."user"), arg = coalesce(${jobs.arg}, excluded.arg),
       minions = coalesce(${jobs.minions}, excluded.minions)`)
@@ -93,6 +94,8 @@ const COUNTS = sql`(SELECT count(*) FROM ${jobReturns} WHERE ${jobReturns.jid} =
 export interface JobFilter {
   fun?: string
   user?: string
+  /** Only jobs seen through this salt source. */
+  source?: string
   includeInternal: boolean
 }
 
@@ -101,6 +104,8 @@ const where = (f: JobFilter) => {
   if (f.fun) w.push(sql`${jobs.fun} = ${f.fun}`)
   if (f.user) w.push(sql`coalesce(${jobs.initiator}, ${jobs.user}) = ${f.user}`)
   if (!f.includeInternal) w.push(sql`${jobs.internal} = 0`)
+  // No stored source holds a NUL (PostgreSQL could not even take it as a parameter): such a filter matches nothing.
+  if (f.source !== undefined) w.push(f.source.includes('\0') ? sql`1 = 0` : sql`${jobs.source} = ${f.source}`)
   return w.length ? sql`WHERE ${sql.join(w, sql` AND `)}` : sql.empty()
 }
 

@@ -22,27 +22,29 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   x.family('saltdeck_http_requests_total', 'counter', 'HTTP requests answered, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.count]))
   x.family('saltdeck_http_request_duration_seconds_total', 'counter', 'Time spent answering HTTP requests, by route pattern, method and status.', reqs.map((r) => [{ route: r.route, method: r.method, status: r.status }, r.seconds]))
   x.family('saltdeck_sign_ins_total', 'counter', 'Sign-in attempts, by provider (local, ldap, oidc) and outcome.', (deps.metrics?.signInRows() ?? []).map((r) => [{ provider: r.provider, outcome: r.outcome }, r.count]))
-  const pollers = deps.salt?.pollers.stats() ?? []
-  x.family('saltdeck_poller_runs_total', 'counter', 'Poller ticks finished.', pollers.map((p) => [{ poller: p.name }, p.runs]))
-  x.family('saltdeck_poller_errors_total', 'counter', 'Poller ticks that failed.', pollers.map((p) => [{ poller: p.name }, p.errors]))
-  x.family('saltdeck_poller_duration_seconds_total', 'counter', 'Time spent in poller ticks.', pollers.map((p) => [{ poller: p.name }, p.totalMs / 1000]))
-  x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick.', pollers.map((p) => [{ poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
+  // Each salt source's series carry its name (contract §15 "Several masters"); without a salt side, `default`'s stay empty.
+  const sides = deps.salt?.sources() ?? []
+  const pollers = sides.flatMap((side) => side.pollers.stats().map((p) => ({ source: side.source, p })))
+  x.family('saltdeck_poller_runs_total', 'counter', 'Poller ticks finished, by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, p.runs]))
+  x.family('saltdeck_poller_errors_total', 'counter', 'Poller ticks that failed, by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, p.errors]))
+  x.family('saltdeck_poller_duration_seconds_total', 'counter', 'Time spent in poller ticks, by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, p.totalMs / 1000]))
+  x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick, by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
   x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, activityStored(deps)]])
   // The cluster bus (contract §15): news told to other instances on the database, and heard from them.
   if (deps.bus) {
-    x.family('saltdeck_cluster_notifications_sent_total', 'counter', 'Notices this instance sent on the cluster bus (settings, credentials, activity, totals).', [[{}, deps.bus.stats.sent]])
+    x.family('saltdeck_cluster_notifications_sent_total', 'counter', 'Notices this instance sent on the cluster bus (settings, credentials, activity, totals, salt sources).', [[{}, deps.bus.stats.sent]])
     x.family('saltdeck_cluster_notifications_received_total', 'counter', 'Notices this instance received from other instances on the cluster bus.', [[{}, deps.bus.stats.received]])
   }
-  x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected.', [[{}, deps.salt?.stream.status().connected ? 1 : 0]])
-  const health = deps.salt?.health()
-  if (health) {
-    const state = health.stream.state
-    x.family('saltdeck_event_stream_state', 'gauge', 'The event stream\'s state: 1 for the current one.', STREAM_STATES.map((s) => [{ state: s }, s === state ? 1 : 0]))
-    x.family('saltdeck_event_stream_polling_covers', 'gauge', '1 while the jobs and fleet pollers run at their catch-up interval for a stream that is down.', [[{}, health.covering ? 1 : 0]])
-    x.family('saltdeck_salt_api_up', 'gauge', '1 while salt-api answers, 0 while it does not (absent before the first exchange).', health.reachability.up === null ? [] : [[{}, health.reachability.up ? 1 : 0]])
-    x.family('saltdeck_salt_master_up', 'gauge', '1 while the salt-master answers through salt-api, 0 while it does not (absent while unknown).', health.master.up === null ? [] : [[{}, health.master.up ? 1 : 0]])
-    x.family('saltdeck_presence_held', 'gauge', '1 while presence is held back because of the master (not answering, or the grace after it answers again).', [[{}, health.master.hold ? 1 : 0]])
-    x.family('saltdeck_poller_lag_seconds', 'gauge', 'Seconds since the poller last succeeded (absent until it has).', health.pollers.filter((p) => p.lagSeconds !== null).map((p) => [{ poller: p.name }, p.lagSeconds!]))
+  x.family('saltdeck_event_stream_connected', 'gauge', '1 while the salt-api event stream is connected, by salt source.',
+    (sides.length ? sides : [null]).map((side) => [{ source: side?.source ?? 'default' }, side?.stream.status().connected ? 1 : 0]))
+  const healths = sides.map((side) => ({ source: side.source, health: side.health() }))
+  if (healths.length) {
+    x.family('saltdeck_event_stream_state', 'gauge', 'The event stream\'s state, by salt source: 1 for the current one.', healths.flatMap(({ source, health }) => STREAM_STATES.map((s) => [{ source, state: s }, s === health.stream.state ? 1 : 0] as const)))
+    x.family('saltdeck_event_stream_polling_covers', 'gauge', '1 while the jobs and fleet pollers run at their catch-up interval for a stream that is down, by salt source.', healths.map(({ source, health }) => [{ source }, health.covering ? 1 : 0]))
+    x.family('saltdeck_salt_api_up', 'gauge', '1 while salt-api answers, 0 while it does not (absent before the first exchange), by salt source.', healths.filter(({ health }) => health.reachability.up !== null).map(({ source, health }) => [{ source }, health.reachability.up ? 1 : 0]))
+    x.family('saltdeck_salt_master_up', 'gauge', '1 while the salt-master answers through salt-api, 0 while it does not (absent while unknown), by salt source.', healths.filter(({ health }) => health.master.up !== null).map(({ source, health }) => [{ source }, health.master.up ? 1 : 0]))
+    x.family('saltdeck_presence_held', 'gauge', '1 while presence is held back because of the master (not answering, or the grace after it answers again), by salt source.', healths.map(({ source, health }) => [{ source }, health.master.hold ? 1 : 0]))
+    x.family('saltdeck_poller_lag_seconds', 'gauge', 'Seconds since the poller last succeeded (absent until it has), by salt source.', healths.flatMap(({ source, health }) => health.pollers.filter((p) => p.lagSeconds !== null).map((p) => [{ source, poller: p.name }, p.lagSeconds!] as const)))
   }
   // Events from minions are claims (contract §17): what was refused, held back, confirmed, and the hints read.
   const t = trustStats(deps)

@@ -11,6 +11,7 @@ import { startRecordedNear, type EventInput } from '../activity/service'
 import {
   idsWithAnyKey, insertMinion, keyStateOf, markMissing, markSeen, markSeenMany, minionExists, onlineAccepted, onlineOf, onlineOfMany, setFingerprint, setKeyState,
 } from './store'
+import { seenElsewhere } from './sources-store'
 
 const KEY_STATE = { pend: 'pending', accept: 'accepted', reject: 'rejected', delete: null, denied: 'denied' } as const
 const KEY_WORD = { pend: 'is pending', accept: 'accepted', reject: 'rejected', delete: 'deleted', denied: 'denied' } as const
@@ -41,11 +42,13 @@ export async function recordKeyChanges(deps: AppDeps, tx: Queryable, keys: KeyCh
  * event each: those keys were not accepted now, and 5,000 such events would bury the feed (and fill every minion at
  * once). A pending key still says so: it waits for an operator.
  */
-export async function recordKeyList(deps: AppDeps, tx: Queryable, list: NonNullable<SaltFacts['keyList']>, out: EventInput[]) {
+export async function recordKeyList(deps: AppDeps, tx: Queryable, list: NonNullable<SaltFacts['keyList']>, out: EventInput[], source = 'default') {
   const listed = new Set(list.keys.map((k) => k.minionId))
   const changes: KeyChange[] = list.keys.map((k) => ({ ...k, ts: list.ts }))
   const stored = await idsWithAnyKey(tx)
-  for (const id of stored) if (!listed.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
+  // One master's list speaks only for the minions no other salt source has seen: another master may hold their key.
+  const elsewhere = await seenElsewhere(tx, source)
+  for (const id of stored) if (!listed.has(id) && !elsewhere.has(id)) changes.push({ minionId: id, act: 'delete', ts: list.ts })
   if (stored.length) return recordKeyChanges(deps, tx, changes, null, out)
   const first: EventInput[] = []
   await recordKeyChanges(deps, tx, changes, null, first)
@@ -74,14 +77,16 @@ export async function recordPresence(_deps: AppDeps, tx: Queryable, id: string, 
  * are read and marked seen a slice at a time (one statement per 500, not two per minion: 50,000 minions come in one
  * list), then minion.online is said for each that was not online, in the list's order.
  */
-export async function recordPresentList(deps: AppDeps, tx: Queryable, list: NonNullable<SaltFacts['presentList']>, out: EventInput[]) {
+export async function recordPresentList(deps: AppDeps, tx: Queryable, list: NonNullable<SaltFacts['presentList']>, out: EventInput[], source = 'default') {
   const present = new Set(list.ids)
   const ids = [...present]
   const before = await onlineOfMany(tx, ids)
   await markSeenMany(tx, ids, list.ts)
   for (const id of ids)
     if (before.get(id) !== 1) out.push({ ts: list.ts, category: 'minion', event_type: 'minion.online', minion_id: id, summary: `${id} came online` })
-  for (const id of await onlineAccepted(tx)) if (!present.has(id)) await recordPresence(deps, tx, id, false, list.ts, out)
+  // Missing from one master's list is offline only for a minion no other salt source has seen (see README "Several masters").
+  const elsewhere = await seenElsewhere(tx, source)
+  for (const id of await onlineAccepted(tx)) if (!present.has(id) && !elsewhere.has(id)) await recordPresence(deps, tx, id, false, list.ts, out)
 }
 
 /**

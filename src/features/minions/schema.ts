@@ -30,6 +30,8 @@ export const MinionSummaryOut = T.Object({
   presence: OneOf(['online', 'offline', 'unknown'] as const), last_seen: Nullable(T.String({ format: 'date-time' })), os: Nullable(T.String()),
   osrelease: Nullable(T.String()), ip: Nullable(T.String()), salt_version: Nullable(T.String()),
   last_run: Nullable(T.Object({ status: T.String(), completed_at: T.String({ format: 'date-time' }) })),
+  /** The salt sources (masters) the minion has been seen through, by name (contract §15 "Several masters"). */
+  sources: T.Array(T.String()),
 })
 /** GET /api/minions. */
 export const MinionListOut = T.Object({ total: T.Integer(), minions: T.Array(MinionSummaryOut) })

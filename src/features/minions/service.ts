@@ -5,6 +5,7 @@ import type { Queryable } from '../../db/engine'
 import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
 import { boundDepth, MAX_GRAIN_DEPTH } from './grains-depth'
+import { forgetSource, noteSeenThrough, seenThroughSql, sourcesOf } from './sources-store'
 import {
   acceptedOf, idsWithKey, idsWithoutFingerprint, insertMinion, keyRows, minionPage, minionRow, updateGrains, versionCounts, type MinionRow,
 } from './store'
@@ -70,20 +71,41 @@ function minionOut(r: MinionRow, known: boolean) {
 }
 
 /** Lists minions by id, filtered by `q` (minionQuery: substring, salt glob or grain) and by status. */
-export async function listMinions(deps: AppDeps, q: { q?: string; status?: MinionStatus; limit: number; offset: number }) {
+export async function listMinions(deps: AppDeps, q: { q?: string; status?: MinionStatus; source?: string; limit: number; offset: number }) {
   const where: SQL[] = []
   if (q.q) where.push(minionQuery(deps.db, q.q))
   if (q.status) where.push(statusCondition(q.status))
+  if (q.source !== undefined) where.push(seenThroughSql(q.source))
   const { total, rows } = await minionPage(deps.db, where, q.limit, q.offset)
   const known = presenceKnown(deps)
-  return { total, minions: rows.map((r) => minionOut(r, known)) }
+  const sources = await sourcesOf(deps.db, rows.map((r) => r.id))
+  return { total, minions: rows.map((r) => ({ ...minionOut(r, known), sources: sources.get(r.id) ?? [] })) }
+}
+
+/** The salt sources each of these minions has been seen through, by name. */
+export function minionSourcesOf(deps: AppDeps, ids: string[]) {
+  return sourcesOf(deps.db, ids)
+}
+
+/** A salt source was removed: its minions are no longer seen through it (their jobs, runs and events keep its name). */
+export async function forgetMinionSource(deps: AppDeps, source: string) {
+  await forgetSource(deps.db, source)
+}
+
+/**
+ * Notes that these minions were seen through a salt source (contract §15 "Several masters"): a minion of salt's
+ * multi-master, seen through two, is one minion with both. In the ingest's transaction.
+ */
+export async function noteMinionSources(deps: AppDeps, tx: Queryable, ids: string[], source: string) {
+  if (ids.length) await noteSeenThrough(tx, ids, source, deps.clock.now())
 }
 
 /** One minion with its grains; 404 when unknown. */
 export async function minionDetail(deps: AppDeps, id: string) {
   const r = await minionRow(deps.db, id)
   if (!r) throw new NotFound('Minion')
-  return { ...minionOut(r, presenceKnown(deps)), key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
+  const sources = (await sourcesOf(deps.db, [id])).get(id) ?? []
+  return { ...minionOut(r, presenceKnown(deps)), sources, key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
 }
 
 /** Accepted minions per Salt version (from their grains; null when grains have not arrived), most first. */

@@ -23,6 +23,8 @@ export interface RawRun {
   jobStartMs?: number | null
   /** The job's arguments (the return's fun_args, or the job's): test=True makes it a dry run. */
   args?: unknown
+  /** The salt source the return came through; `default` when not given. */
+  source?: string
 }
 
 const endOfDay = (ms: number) => Date.parse(`${dayOf(ms)}T00:00:00Z`) + 86_400_000
@@ -62,6 +64,7 @@ export async function recordRun(deps: AppDeps, raw: RawRun, tx?: Queryable): Pro
     const stored = await insertRun(q, {
       id, minion_id: raw.minionId, jid: raw.jid, fun: raw.fun, completed_at: completedAt, pass_count: c.pass_count, fail_count: c.fail_count, change_count: c.change_count,
       total_count: c.total_count, duration_ms: c.duration_ms, blocked: c.blocked ? 1 : 0, status, test: test ? 1 : 0, sls: JSON.stringify(sls),
+      source: raw.source ?? 'default',
     })
     if (!stored) return false
     await countRunOf(q, raw.minionId)

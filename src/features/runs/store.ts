@@ -17,9 +17,9 @@ const LIST = sql`${runs.id}, ${runs.jid}, ${runs.fun}, ${runs.completedAt}, ${ru
 
 /** Inserts a run unless the minion already has one of this jid; whether it was stored. */
 export async function insertRun(q: Queryable, r: Row<typeof runs>): Promise<boolean> {
-  const n = await q.exec(sql`INSERT INTO ${runs} (id, minion_id, jid, fun, completed_at, pass_count, fail_count, change_count, total_count, duration_ms, blocked, status, test, sls)
+  const n = await q.exec(sql`INSERT INTO ${runs} (id, minion_id, jid, fun, completed_at, pass_count, fail_count, change_count, total_count, duration_ms, blocked, status, test, sls, source)
     VALUES (${r.id}, ${r.minion_id}, ${r.jid}, ${r.fun}, ${r.completed_at}, ${r.pass_count}, ${r.fail_count}, ${r.change_count}, ${r.total_count}, ${r.duration_ms}, ${r.blocked},
-      ${r.status}, ${r.test}, ${r.sls}) ON CONFLICT (minion_id, jid) DO NOTHING`)
+      ${r.status}, ${r.test}, ${r.sls}, ${r.source}) ON CONFLICT (minion_id, jid) DO NOTHING`)
   return n > 0
 }
 

@@ -22,6 +22,14 @@ export const HealthOut = T.Object({
   pollers: T.Array(T.Object({
     name: T.String(), interval_seconds: T.Integer(), last_success_at: Time, lag_seconds: Nullable(T.Integer()), last_error: Nullable(T.String()), late: T.Boolean(),
   })),
+  /** Every salt source's own state (contract §15 "Several masters"), `default` first: the fields above are `default`'s. */
+  sources: T.Array(T.Object({
+    name: T.String(), configured: T.Boolean(), presence_known: T.Boolean(),
+    salt_api: T.Object({ reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()) }),
+    master: T.Object({ version: Nullable(T.String()), reachable: Nullable(T.Boolean()), since: Time, error: Nullable(T.String()) }),
+    event_stream: T.Object({ state: OneOf(['connected', 'reconnecting', 'broken', 'disabled'] as const), since: T.String({ format: 'date-time' }), last_error: Nullable(T.String()) }),
+    pollers: T.Array(T.Object({ name: T.String(), interval_seconds: T.Integer(), last_success_at: Time, last_error: Nullable(T.String()) })),
+  })),
   known_faults: T.Array(T.Object({ id: T.String(), versions: T.String(), issue: T.String(), summary: T.String(), handling: T.String() })),
   problems: T.Array(T.String()),
 })

@@ -60,6 +60,28 @@ export async function saltHealth(deps: AppDeps) {
     if (p.last_error) problems.push(`The ${p.name} poller failed: ${p.last_error}`)
     else if (p.late) problems.push(`The ${p.name} poller has not succeeded for ${p.lag_seconds} s (every ${p.interval_seconds} s).`)
   }
+  // The other sources' problems, each named (default's are the sentences above).
+  const sides = deps.salt?.sources() ?? []
+  const others = sides.slice(1).map((side) => ({ side, h: side.health() }))
+  for (const { side, h: o } of others) {
+    const name = side.source
+    if (!side.configured()) problems.push(`Salt source ${name}: its connection is not complete (URL, username and password).`)
+    if (o.reachability.up === false) problems.push(`Salt source ${name}: salt-api does not answer (${o.reachability.error ?? 'no answer'}) since ${isoOrNull(o.reachability.since)}.`)
+    else if (o.master.up === false) problems.push(`Salt source ${name}: the salt-master does not answer through salt-api (${o.master.error ?? 'no answer'}) since ${isoOrNull(o.master.since)}.`)
+    if (o.stream.state === 'broken') problems.push(`Salt source ${name}: the event stream fails at once (${o.stream.lastError ?? 'no detail'}).`)
+    for (const p of o.pollers) if (p.lastError) problems.push(`Salt source ${name}: the ${p.name} poller failed: ${p.lastError}`)
+  }
+  const sourceOf = (name: string, isConfigured: boolean, presenceKnown: boolean, s: SaltHealthSnapshot) => ({
+    name, configured: isConfigured, presence_known: presenceKnown,
+    salt_api: { reachable: s.reachability.up, since: isoOrNull(s.reachability.since), error: s.reachability.up === false ? s.reachability.error : null },
+    master: { version: s.masterVersion, reachable: s.master.up, since: isoOrNull(s.master.since), error: s.master.up === false ? s.master.error : null },
+    event_stream: { state: s.stream.state, since: iso(s.stream.since), last_error: s.stream.lastError },
+    pollers: s.pollers.map((p) => ({ name: p.name, interval_seconds: p.interval, last_success_at: isoOrNull(p.lastSuccess), last_error: p.lastError })),
+  })
+  const sources = [
+    sourceOf('default', configured, deps.salt?.presenceKnown() ?? true, h),
+    ...others.map(({ side, h: o }) => sourceOf(side.source, side.configured(), side.presenceKnown(), o)),
+  ]
   const ahead = versions.filter((v) => newer(v.version, master)).reduce((n, v) => n + v.minions, 0)
   if (ahead) problems.push(`${ahead} minion${ahead === 1 ? ' runs' : 's run'} a newer Salt than the master (${master}); Salt supports minions at or below the master's version.`)
   return {
@@ -77,6 +99,7 @@ export async function saltHealth(deps: AppDeps) {
       last_error: h.stream.lastError, polling_covers: h.covering, catch_up_interval_seconds: CATCH_UP_SECONDS,
     },
     pollers,
+    sources,
     known_faults: faultsOf(master).map((f) => ({ id: f.id, versions: f.to === f.from ? f.from : `${f.from}–${f.to ?? ''}`, issue: f.issue, summary: f.summary, handling: f.handling })),
     problems,
   }

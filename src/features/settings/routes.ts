@@ -1,4 +1,5 @@
 /** The settings API (interface.md and contract §5). */
+import type { AppDeps } from '../../deps'
 import { route } from '../../http/route'
 import { valueError } from '../../http/errors'
 import { allowedUrl } from '../../http/destination'
@@ -8,15 +9,20 @@ import { readSection, readSettings, settingsStatus, updateSection } from './serv
 const edit = { verb: 'edit', resource: 'settings:*' }
 
 /** The fields a partial update sets (absent and null leave a field alone). */
-const changedFields = (b: Record<string, unknown>) => Object.keys(b).filter((k) => b[k] !== null && b[k] !== undefined)
+export const changedFields = (b: Record<string, unknown>) => Object.keys(b).filter((k) => b[k] !== null && b[k] !== undefined)
+
+/** The salt section's own rules on a partial update (also a salt source's): at least one field, and a URL Saltdeck may call. */
+export async function checkSaltPatch(deps: AppDeps, b: Record<string, unknown>) {
+  if (!changedFields(b).length) throw valueError('at least one salt field must be provided', b)
+  if (typeof b.url === 'string') await allowedUrl(b.url, deps.config.outboundAllow, ['body', 'url'])
+}
 
 const put = (section: Section, fields: Parameters<typeof patchBody>[0], summary: string) =>
   route({
     method: 'PUT', path: `/api/admin/settings/${section}`, tag: 'settings', summary, access: edit, body: patchBody(fields), response: SettingsOut,
     async handler({ deps, body }) {
       const b = body as Record<string, unknown>
-      if (section === 'salt' && !changedFields(b).length) throw valueError('at least one salt field must be provided', b)
-      if (section === 'salt' && typeof b.url === 'string') await allowedUrl(b.url, deps.config.outboundAllow, ['body', 'url'])
+      if (section === 'salt') await checkSaltPatch(deps, b)
       return updateSection(deps, section, b)
     },
     audit: {

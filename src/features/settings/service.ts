@@ -45,9 +45,8 @@ export function readSection<S extends Section>(deps: AppDeps, section: S): Secti
 /** The SettingsOut document, read from the database. */
 export async function readSettings(deps: AppDeps) {
   await loadSettings(deps)
-  const salt = readSection(deps, 'salt')
   return {
-    salt: { url: salt.url ?? null, username: salt.username ?? null, password_set: typeof salt.password_enc === 'string', verify: salt.verify, eauth: salt.eauth, presence_method: salt.presence_method },
+    salt: saltOut(readSection(deps, 'salt')),
     pollers: readSection(deps, 'pollers'),
     widget: readSection(deps, 'widget'),
     logging: readSection(deps, 'logging'),
@@ -55,25 +54,45 @@ export async function readSettings(deps: AppDeps) {
   }
 }
 
+/** A partial update over a stored document: absent or null properties leave the stored value alone. */
+function mergePatch(current: Dict, patch: Dict): Dict {
+  const next = { ...current }
+  for (const [k, v] of Object.entries(patch)) if (v !== null && v !== undefined) next[k] = v
+  return next
+}
+
 /**
- * Applies a partial update: absent or null properties leave the stored value alone. Returns SettingsOut.
- * A new salt-api URL without a new password forgets the stored password: it was given for the old address, and the
- * pollers' next login would carry it to the new one.
+ * A partial update of a salt connection's stored document (the salt section, and every salt source's row): the
+ * password is encrypted into `password_enc`, and a new salt-api URL without a new password forgets the stored password:
+ * it was given for the old address, and the pollers' next login would carry it to the new one.
  */
+export function mergeSalt(secretKey: Uint8Array, current: Dict, patch: Dict): Dict {
+  const next = { ...current }
+  const moved = typeof patch.url === 'string' && typeof current.url === 'string' && !sameUrl(current.url, patch.url)
+  if (moved && (patch.password === null || patch.password === undefined)) delete next.password_enc
+  const { password, ...rest } = patch
+  if (password !== null && password !== undefined) next.password_enc = encrypt(secretKey, String(password))
+  return mergePatch(next, rest)
+}
+
+/** A salt connection's stored document as answered: defaults filled in, the password only as `password_set`. */
+export function saltOut(stored: Dict) {
+  const s = { ...defaultsOf(SECTIONS.salt), ...stored }
+  return {
+    url: (s.url ?? null) as string | null, username: (s.username ?? null) as string | null, password_set: typeof s.password_enc === 'string',
+    verify: s.verify as boolean, eauth: s.eauth as string, presence_method: s.presence_method as string,
+  }
+}
+
+/** Applies a partial update (salt: `mergeSalt`). Returns SettingsOut. */
 export async function updateSection(deps: AppDeps, section: Section, patch: Dict) {
   const now = deps.clock.now()
   const written = await deps.db.tx(async (tx) => {
     const row = await sectionRow(tx, section)
     const current: Dict = row ? JSON.parse(row.value) : {}
-    const moved = section === 'salt' && typeof patch.url === 'string' && typeof current.url === 'string' && !sameUrl(current.url, patch.url)
-    if (moved && (patch.password === null || patch.password === undefined)) delete current.password_enc
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === null || v === undefined) continue
-      if (section === 'salt' && k === 'password') current.password_enc = encrypt(deps.secretKey, String(v))
-      else current[k] = v
-    }
-    await writeSection(tx, section, JSON.stringify(current), now)
-    return current
+    const next = section === 'salt' ? mergeSalt(deps.secretKey, current, patch) : mergePatch(current, patch)
+    await writeSection(tx, section, JSON.stringify(next), now)
+    return next
   })
   // Written through once committed: the salt side reads the new values from here on.
   const l = loaded.get(deps)
@@ -114,13 +133,18 @@ export async function resyncSettings(deps: AppDeps): Promise<string[]> {
 
 /** The salt connection with its decrypted password, for the salt client only. */
 export function saltCredentials(deps: AppDeps) {
-  const s = readSection(deps, 'salt')
+  return credentialsOf(deps, readSection(deps, 'salt'), 'default')
+}
+
+/** A salt connection's stored document with its password decrypted (for a salt client only; `source` names it in the log). */
+export function credentialsOf(deps: Pick<AppDeps, 'secretKey' | 'log'>, stored: Dict, source: string) {
+  const s = { ...defaultsOf(SECTIONS.salt), ...stored }
   let password: string | null = null
   if (typeof s.password_enc === 'string') {
     try {
       password = decrypt(deps.secretKey, s.password_enc)
     } catch {
-      deps.log.error('stored salt password cannot be decrypted with secret.key; set it again')
+      deps.log.error('stored salt password cannot be decrypted with secret.key; set it again', { source })
     }
   }
   return { url: s.url as string | null, username: s.username as string | null, password, verify: s.verify as boolean, eauth: s.eauth as string }

@@ -42,6 +42,13 @@ const columns: Column<Job>[] = [
   },
 ]
 
+/** The salt source a job came through, a link to that source's jobs. */
+const sourceColumn: Column<Job> = { label: 'Source', cell: (j) => <a href={href(`/jobs?source=${encodeURIComponent(j.source)}`)}>{j.source}</a> }
+
+/** With several masters (a job beyond `default` on the page, or a source filter) the list gains its Source column. */
+const withSources = (rows: Job[] | undefined, filtered: boolean) =>
+  filtered || rows?.some((j) => j.source !== 'default') ? [...columns.slice(0, 3), sourceColumn, ...columns.slice(3)] : columns
+
 /** Exact-match filters on function and user, applied together with the Search button. */
 function JobFilter({ fun, user, onApply }: { fun: string; user: string; onApply: (fun: string, user: string) => void }) {
   const [f, setF] = useState(fun)
@@ -68,7 +75,8 @@ export function Jobs({ query }: PageProps) {
   const internal = flagParam(query, 'internal')
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/jobs', query)
-  const r = useGet<JobList>(`/api/jobs${qs({ fun, user, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
+  const source = query.get('source') ?? ''
+  const r = useGet<JobList>(`/api/jobs${qs({ fun, user, source: source || undefined, include_internal: internal ? 'true' : undefined, limit: LIMIT, offset })}`)
   // A job shows the moment salt publishes it: each job.new on the activity stream reloads the first page.
   useActivityReload(offset === 0 ? { event_type: 'job.new' } : null, r.reload)
   return (
@@ -84,7 +92,7 @@ export function Jobs({ query }: PageProps) {
       <p><ExportCsv path="/api/jobs" filters={{ fun, user, include_internal: internal ? 'true' : undefined }} /></p>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide stack"><Table rows={r.data?.jobs} columns={columns} rowKey={(j) => j.jid} caption="Jobs" empty="No jobs match." /></div>
+      <div class="wide stack"><Table rows={r.data?.jobs} columns={withSources(r.data?.jobs, !!source)} rowKey={(j) => j.jid} caption={source ? `Jobs of salt source ${source}` : 'Jobs'} empty="No jobs match." /></div>
       <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
     </Page>
   )

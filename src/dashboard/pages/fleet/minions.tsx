@@ -29,13 +29,24 @@ const columns: Column<MinionSummary>[] = [
   { label: 'Last run', cell: (m) => (m.last_run ? <Badge tone={runTone(m.last_run.status)}>{m.last_run.status}</Badge> : '—') },
 ]
 
+/** Each source a minion was seen through, a link to the minions of that source. */
+const sourceColumn: Column<MinionSummary> = {
+  label: 'Source',
+  cell: (m) => (m.sources.length ? m.sources.map((s, i) => <>{i ? ', ' : ''}<a href={href(`/minions?source=${encodeURIComponent(s)}`)}>{s}</a></>) : '—'),
+}
+
+/** With several masters (a source beyond `default` on the page, or a source filter) the list gains its Source column. */
+const withSources = (rows: MinionSummary[] | undefined, filtered: boolean) =>
+  filtered || rows?.some((m) => m.sources.some((s) => s !== 'default')) ? [...columns.slice(0, 2), sourceColumn, ...columns.slice(2)] : columns
+
 /** The minions page at `/minions`. */
 export function Minions({ query }: PageProps) {
   const q = query.get('q') ?? ''
   const status = oneOf(query, 'status', MINION_STATUSES, '')
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav('/minions', query)
-  const r = useGet<MinionList>(`/api/minions${qs({ q, status, limit: LIMIT, offset })}`)
+  const source = query.get('source') ?? ''
+  const r = useGet<MinionList>(`/api/minions${qs({ q, status, source: source || undefined, limit: LIMIT, offset })}`)
   return (
     <Page title="Minions">
       <div class="toolbar">
@@ -51,7 +62,7 @@ export function Minions({ query }: PageProps) {
       </div>
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide"><Table rows={r.data?.minions} columns={columns} rowKey={(m) => m.id} caption="Minions" empty="No minion matches." /></div>
+      <div class="wide"><Table rows={r.data?.minions} columns={withSources(r.data?.minions, !!source)} rowKey={(m) => m.id} caption={source ? `Minions of salt source ${source}` : 'Minions'} empty="No minion matches." /></div>
       <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} />
     </Page>
   )

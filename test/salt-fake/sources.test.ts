@@ -1,0 +1,293 @@
+// Proves contract §15 "Several masters" at runtime: one registry of salt sources, each with its own client, event stream and
+// pollers (started, restarted and stopped with the source), Salt health, /metrics and the unreachable alerts per source.
+import { describe, expect, test } from 'bun:test'
+import { FakeSalt, newJid } from '../helpers/fake-salt'
+import { saltWorld } from '../helpers/salt-world'
+import { call } from '../helpers/app'
+import { until } from '../helpers/until'
+import { SourceRegistry } from '../../src/source-registry'
+import { SOURCE_POLLERS } from '../../src/runtime'
+import { watchTime } from '../../src/features/alerts/watch'
+import { sql } from '../../src/db/sql'
+import { PollerBusy } from '../../src/lib/errors'
+import type { SaltRuntime } from '../../src/runtime'
+
+/**
+ * Runs a poller of a runtime by hand. A source's runtime ticks presence, keys and jobs by itself the moment its salt-api
+ * first answers: a hand run meeting one of those waits for it to end rather than failing with PollerBusy.
+ */
+async function tick(rt: SaltRuntime, name: string) {
+  for (const end = Date.now() + 10_000; ; await Bun.sleep(20)) {
+    try {
+      return await rt.scheduler.run(name)
+    } catch (e) {
+      if (!(e instanceof PollerBusy) || Date.now() > end) throw e
+    }
+  }
+}
+
+/** A world on the fake `default` master plus a second fake master and the registry, as serve wires them. */
+async function twoMasters() {
+  const w = await saltWorld(['web-01', 'shared-01'])
+  const east = new FakeSalt().start().addMinions(['east-01', 'shared-01'])
+  const registry = new SourceRegistry(w.deps, w.rt, { client: { backoffMs: 1, sleep: async () => {} }, streamBackoff: { firstMs: 10, maxMs: 40, probeMs: 20, brokenRetryMs: 200 }, probeMs: 50, masterTimeoutMs: 5000 })
+  w.deps.onSaltSourceChanged = (n) => void registry.changed(n)
+  const add = async (name: string, salt: FakeSalt) => {
+    expect((await call(w, 'POST', '/api/admin/salt-sources', { body: { name, url: salt.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' } })).status).toBe(201)
+    await registry.changed(name)
+  }
+  return { w, east, registry, add, async close() { await registry.stop(); east.stop(); await w.close() } }
+}
+
+describe('salt sources at runtime', () => {
+  test('an added source runs its own client, stream and pollers against its own master; a removed one stops', async () => {
+    const t = await twoMasters()
+    try {
+      await t.registry.start()
+      expect(t.registry.sides().map((s) => s.source)).toEqual(['default'])
+      await t.add('east', t.east)
+      const rt = t.registry.runtime('east')!
+      expect(rt.source).toBe('east')
+      expect(rt.scheduler.names).toEqual([...SOURCE_POLLERS])
+      expect(t.registry.sides().map((s) => s.source)).toEqual(['default', 'east'])
+      // Its event stream: a job published on east's bus is stored.
+      await until(() => t.east.streamCount > 0, "east's event stream")
+      const jid = newJid()
+      t.east.publish(`salt/job/${jid}/new`, { jid, fun: 'test.ping', tgt: 'east-01', tgt_type: 'glob', user: 'root', minions: ['east-01'], arg: [] })
+      await until(async () => (await call(t.w, 'GET', `/api/jobs/${jid}`)).status === 200, 'the job from east stored')
+      // Its pollers ask east, not default.
+      const before = t.w.salt.calls.length
+      await tick(rt, 'jobs')
+      expect(t.east.calls.some((c) => c.fun === 'jobs.list_jobs')).toBe(true)
+      expect(t.w.salt.calls.slice(before).some((c) => c.fun === 'jobs.list_jobs')).toBe(false)
+      expect(rt.client.reachability().up).toBe(true)
+      // Removed: its runtime stops and its stream closes.
+      expect((await call(t.w, 'DELETE', '/api/admin/salt-sources/east')).status).toBe(204)
+      await t.registry.changed('east')
+      expect(t.registry.runtime('east')).toBeUndefined()
+      expect(t.registry.sides().map((s) => s.source)).toEqual(['default'])
+      await until(() => t.east.streamCount === 0, "east's stream closed")
+    } finally {
+      await t.close()
+    }
+  })
+
+  test("a changed source logs in again with its new connection; default's salt section never reaches it", async () => {
+    const t = await twoMasters()
+    const west = new FakeSalt().start().addMinions(['west-01'])
+    west.users.set('other', 'w3st')
+    try {
+      await t.add('east', t.east)
+      const rt = t.registry.runtime('east')!
+      await tick(rt, 'grains')
+      expect(t.east.calls.some((c) => c.fun === 'grains.items')).toBe(true)
+      expect((await call(t.w, 'PUT', '/api/admin/salt-sources/east', { body: { url: west.url, username: 'other', password: 'w3st' } })).status).toBe(200)
+      await t.registry.changed('east')
+      expect(t.registry.runtime('east')).toBe(rt)
+      await tick(rt, 'grains')
+      expect(west.calls.some((c) => c.fun === 'grains.items')).toBe(true)
+      expect(rt.client.reachability().up).toBe(true)
+      // The salt section is default's alone: changing it leaves east's connection as it is.
+      await call(t.w, 'PUT', '/api/admin/settings/salt', { body: { username: 'someone-else' } })
+      const westCalls = west.calls.length
+      await tick(rt, 'grains')
+      expect(west.calls.length).toBeGreaterThan(westCalls)
+    } finally {
+      west.stop()
+      await t.close()
+    }
+  })
+
+  test('Salt health and /metrics show every source by name', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      t.east.down = true
+      await tick(t.registry.runtime('east')!, 'jobs')
+      const h = (await call(t.w, 'GET', '/api/salt/health')).body
+      expect(h.sources.map((s: any) => s.name)).toEqual(['default', 'east'])
+      const east = h.sources[1]
+      expect(east).toMatchObject({ name: 'east', configured: true, salt_api: { reachable: false } })
+      expect(east.pollers.map((p: any) => p.name)).toEqual([...SOURCE_POLLERS])
+      expect(east.pollers.find((p: any) => p.name === 'jobs').last_error).not.toBeNull()
+      expect(h.problems.some((p: string) => p.startsWith('Salt source east: salt-api does not answer'))).toBe(true)
+      const text = String((await call(t.w, 'GET', '/metrics')).body)
+      expect(text).toContain('\nsaltdeck_salt_api_up{source="east"} 0\n')
+      // At least the tick run here (the stream going down retimes the jobs poller, which may tick again meanwhile).
+      const errors = Number(/\nsaltdeck_poller_errors_total\{source="east",poller="jobs"\} (\d+)\n/.exec(text)?.[1])
+      expect(errors).toBeGreaterThanOrEqual(1)
+      expect(text).toContain('\nsaltdeck_poller_errors_total{source="default",poller="jobs"} 0\n')
+      expect(text).not.toContain('saltdeck_poller_runs_total{source="east",poller="inventory"}')
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('salt_unreachable names the source that does not answer, and resolves when it answers or is removed', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      expect((await call(t.w, 'POST', '/api/alerts/rules', { body: { name: 'salt down', kind: 'salt_unreachable', params: { for_minutes: 1 } } })).status).toBe(201)
+      await tick(t.w.rt, 'keys')
+      t.east.down = true
+      await tick(t.registry.runtime('east')!, 'jobs')
+      t.w.clock.advance(61_000)
+      await watchTime(t.w.deps)
+      const firing = async () => (await call(t.w, 'GET', '/api/alerts?state=firing')).body.alerts
+      const [a, ...rest] = await firing()
+      expect(rest).toEqual([])
+      expect(a).toMatchObject({ kind: 'salt_unreachable', subject: 'salt-api:east', details: { source: 'east' } })
+      expect(a.summary).toStartWith('salt source east: salt-api does not answer')
+      t.east.down = false
+      await tick(t.registry.runtime('east')!, 'jobs')
+      await watchTime(t.w.deps)
+      expect(await firing()).toEqual([])
+      // Down again, then removed: nothing will answer for it any more.
+      t.east.down = true
+      await tick(t.registry.runtime('east')!, 'jobs')
+      t.w.clock.advance(61_000)
+      await watchTime(t.w.deps)
+      expect((await firing()).map((x: any) => x.subject)).toEqual(['salt-api:east'])
+      await call(t.w, 'DELETE', '/api/admin/salt-sources/east')
+      await t.registry.changed('east')
+      await watchTime(t.w.deps)
+      expect(await firing()).toEqual([])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('what each master reports is recorded with its source; a minion of both masters is one minion with both', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      const east = t.registry.runtime('east')!
+      await tick(t.w.rt, 'keys')
+      await tick(east, 'keys')
+      const list = async (q = '') => (await call(t.w, 'GET', `/api/minions${q}`)).body
+      expect((await list()).minions.map((m: any) => [m.id, m.key_state, m.sources])).toEqual([
+        ['east-01', 'accepted', ['east']], ['shared-01', 'accepted', ['default', 'east']], ['web-01', 'accepted', ['default']],
+      ])
+      expect((await call(t.w, 'GET', '/api/minions/shared-01')).body.sources).toEqual(['default', 'east'])
+      expect((await list('?source=east')).minions.map((m: any) => m.id)).toEqual(['east-01', 'shared-01'])
+      expect((await list('?source=default')).minions.map((m: any) => m.id)).toEqual(['shared-01', 'web-01'])
+      // An unknown source is an empty list, not an error.
+      expect(await list('?source=nowhere')).toEqual({ total: 0, minions: [] })
+      // Key events came through the master that listed them: the very first list is quiet (contract §6's keys poller),
+      // east's first list then accepts east-01 (new to Saltdeck) and leaves shared-01 (already accepted) alone.
+      const acts = (await call(t.w, 'GET', '/api/activity?event_type=key.accept&limit=50')).body.events
+      expect(acts.map((e: any) => [e.minion_id, e.source])).toEqual([['east-01', 'east']])
+      // The filter: east's events only (its key change, and whatever its presence ticks saw of its two minions).
+      const fromEast = (await call(t.w, 'GET', '/api/activity?source=east&limit=500')).body.events
+      expect(fromEast.map((e: any) => e.source)).toEqual(fromEast.map(() => 'east'))
+      expect(fromEast.some((e: any) => e.event_type === 'key.accept' && e.minion_id === 'east-01')).toBe(true)
+      expect(fromEast.filter((e: any) => e.minion_id === 'web-01')).toEqual([])
+      const all = (await call(t.w, 'GET', '/api/activity?limit=500')).body
+      expect((await call(t.w, 'GET', '/api/activity?source=default&limit=500')).body.total + fromEast.length).toBe(all.total)
+      expect((await call(t.w, 'GET', '/api/activity?source=nowhere')).body).toEqual({ total: 0, events: [] })
+      // One master's list does not speak for the other's minions: each tick again, nothing is deleted.
+      await tick(t.w.rt, 'keys')
+      await tick(east, 'keys')
+      expect((await list()).minions.map((m: any) => m.key_state)).toEqual(['accepted', 'accepted', 'accepted'])
+      // A key gone from east: deleted for the minion only east knows, kept for the one default still holds.
+      t.east.minions.delete('east-01')
+      t.east.minions.delete('shared-01')
+      await tick(east, 'keys')
+      expect((await list()).minions.map((m: any) => [m.id, m.key_state])).toEqual([['east-01', null], ['shared-01', 'accepted'], ['web-01', 'accepted']])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test("presence from one master marks offline only the minions no other master has seen", async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      const east = t.registry.runtime('east')!
+      await tick(t.w.rt, 'keys')
+      await tick(east, 'keys')
+      await tick(t.w.rt, 'presence')
+      await tick(east, 'presence')
+      const online = async () => Object.fromEntries((await call(t.w, 'GET', '/api/minions')).body.minions.map((m: any) => [m.id, m.online]))
+      expect(await online()).toEqual({ 'east-01': true, 'shared-01': true, 'web-01': true })
+      t.east.minions.get('east-01')!.online = false
+      t.w.salt.minions.get('web-01')!.online = false
+      await tick(east, 'presence')
+      await tick(t.w.rt, 'presence')
+      expect(await online()).toEqual({ 'east-01': false, 'shared-01': true, 'web-01': false })
+      const offline = (await call(t.w, 'GET', '/api/activity?event_type=minion.offline')).body.events
+      expect(offline.map((e: any) => [e.minion_id, e.source]).sort()).toEqual([['east-01', 'east'], ['web-01', 'default']])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test("jobs, returns and runs from a master's bus carry its source; the jobs list filters by it", async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await tick(t.registry.runtime('east')!, 'keys')
+      await until(() => t.east.streamCount > 0, "east's event stream")
+      const jid = newJid()
+      t.east.publish(`salt/job/${jid}/new`, { jid, fun: 'state.apply', tgt: 'east-01', tgt_type: 'glob', user: 'root', arg: [], minions: ['east-01'] })
+      t.east.publish(`salt/job/${jid}/ret/east-01`, {
+        id: 'east-01', jid, fun: 'state.apply', fun_args: [], retcode: 0, success: true,
+        return: { 'file_|-motd_|-/etc/motd_|-managed': { result: true, changes: {}, comment: 'ok', duration: 1.5, __run_num__: 0, __sls__: 'motd' } },
+      })
+      await until(async () => (await call(t.w, 'GET', '/api/minions/east-01/runs')).body.total === 1, 'the run from east stored')
+      const jobs = async (q: string) => (await call(t.w, 'GET', `/api/jobs${q}`)).body
+      expect((await jobs('?source=east')).jobs.map((j: any) => [j.jid, j.source])).toEqual([[jid, 'east']])
+      expect((await jobs('?source=default')).jobs.map((j: any) => j.jid)).not.toContain(jid)
+      expect(await jobs('?source=nowhere')).toEqual({ total: 0, jobs: [] })
+      expect((await call(t.w, 'GET', `/api/jobs/${jid}`)).body.source).toBe('east')
+      expect(await t.w.deps.db.rows(sql`SELECT source FROM runs WHERE jid = ${jid}`)).toEqual([{ source: 'east' }])
+      const ev = (await call(t.w, 'GET', `/api/activity?jid=${jid}`)).body.events
+      expect(ev.map((e: any) => [e.event_type, e.source]).sort()).toEqual([['job.new', 'east'], ['job.ret', 'east']])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a removed source no longer counts among its minions\' sources, and the remaining lists speak for them again', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await tick(t.w.rt, 'keys')
+      await tick(t.registry.runtime('east')!, 'keys')
+      await call(t.w, 'DELETE', '/api/admin/salt-sources/east')
+      await t.registry.changed('east')
+      expect((await call(t.w, 'GET', '/api/minions/shared-01')).body.sources).toEqual(['default'])
+      await tick(t.w.rt, 'keys')
+      expect((await call(t.w, 'GET', '/api/minions')).body.minions.map((m: any) => [m.id, m.key_state])).toEqual([['east-01', null], ['shared-01', 'accepted'], ['web-01', 'accepted']])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a job goes to the master(s) whose minions the target matches, once per minion, under one jid', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await tick(t.w.rt, 'keys')
+      await tick(t.registry.runtime('east')!, 'keys')
+      const preview = await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*', tgt_type: 'glob' } })
+      expect(preview.body).toMatchObject({ count: 3, minions: ['east-01', 'shared-01', 'web-01'] })
+      const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(r.status).toBe(202)
+      expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
+      const published = (salt: FakeSalt) => salt.calls.filter((c) => c.client === 'local_async').map((c) => c.tgt)
+      // shared-01 answers to both masters: it gets the job once, through default.
+      expect(published(t.w.salt)).toEqual([['shared-01', 'web-01']])
+      expect(published(t.east)).toEqual([['east-01']])
+      expect(t.w.salt.jobs.has(r.body.jid)).toBe(true)
+      expect(t.east.jobs.has(r.body.jid)).toBe(true)
+      // A target only east's master matches goes to east alone.
+      const only = await call(t.w, 'POST', '/api/run', { body: { tgt: 'east-*', fun: 'test.ping' } })
+      expect(only.body.minions).toEqual(['east-01'])
+      expect(published(t.w.salt)).toHaveLength(1)
+      expect(published(t.east)).toEqual([['east-01'], ['east-01']])
+    } finally {
+      await t.close()
+    }
+  })
+})
