@@ -45,7 +45,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /** Every route of the API, in document order. */
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
-    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...saltSourceRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...batchRoutes, ...saltHealthRoutes, ...runRoutes, ...templateRoutes, ...scheduleRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
+    ...authRoutes, ...preferenceRoutes, ...userRoutes, ...roleRoutes, ...settingsRoutes, ...saltSourceRoutes, ...identityRoutes, ...oidcRoutes, ...activityRoutes, ...minionRoutes, ...inventoryRoutes, ...jobRoutes, ...saltRoutes(POLLER_NAMES), ...batchRoutes, ...saltHealthRoutes, ...instanceRoutes, ...runRoutes, ...templateRoutes, ...scheduleRoutes, ...alertRoutes, ...vulnRoutes, ...auditRoutes, ...metricsRoutes,
   ]
   return [...systemRoutes(() => routes), ...routes]
 }
