@@ -2,7 +2,7 @@
 // a new minion's key fingerprint as the minion prints it, the minion filled at once after `salt-key -a`, and
 // Saltdeck's presence pings (presence method status) out of the jobs list and the feed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startServe, type Served } from '../helpers/serve'
 import { until, type Patience } from '../helpers/until'
@@ -109,7 +109,9 @@ describe.skipIf(unavailable)(`real salt ${VERSION}: a new minion, its fingerprin
     const t0 = Date.now()
     run([`${venv}/bin/salt-key`, '-c', join(bedDir, 'conf/master'), '-y', '-a', NEW])
     run([`${venv}/bin/salt-minion`, '-c', join(bedDir, `conf/${NEW}`), '-d'])
-    minionPid = Number(readFileSync(join(bedDir, `r/${NEW}/var/run/salt-minion.pid`), 'utf8').trim()) || null
+    // `-d` returns once the daemon forks; it writes its pid file a moment later (seconds on a loaded machine).
+    const pidFile = join(bedDir, `r/${NEW}/var/run/salt-minion.pid`)
+    minionPid = await until(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) || null : null), 'the new minion\'s pid file', { ms: 30_000, every: 100 })
     await until(async () => (await api('GET', `/api/activity?event_type=key.accept&minion_id=${NEW}`)).body.total === 1 || null, 'the key.accept event', BED)
     const filled = await until(async () => {
       const v = (await api('GET', `/api/minions/${NEW}/vulns`)).body
