@@ -326,11 +326,8 @@ export class SaltRuntime implements SaltSide {
     if (opts.takeover) void this.scheduler.run('jobs')
   }
 
-  /** Stops the salt source's work at once (its leadership is lost: another instance runs it now). */
-  async unlead() {
-    this.follower = true
-    if (!this.working) return
-    this.working = false
+  /** Clears what a leader runs on timers and watches: held-return lookups, batches, pending hints, the keys watch. */
+  private stopLeaderTimers() {
     if (this.confirming) clearInterval(this.confirming)
     this.confirming = null
     if (this.batching) clearInterval(this.batching)
@@ -339,6 +336,14 @@ export class SaltRuntime implements SaltSide {
     this.hinted.clear()
     this.unwatchKeys?.()
     this.unwatchKeys = null
+  }
+
+  /** Stops the salt source's work at once (its leadership is lost: another instance runs it now). */
+  async unlead() {
+    this.follower = true
+    if (!this.working) return
+    this.working = false
+    this.stopLeaderTimers()
     await this.scheduler.stopSome(this.scheduler.names.filter((n) => !FLEET_POLLERS.includes(n)))
     await this.stream.stop()
     await this.confirmRun
@@ -395,15 +400,8 @@ export class SaltRuntime implements SaltSide {
     if (this.probing) clearInterval(this.probing)
     if (this.masterChecking) clearInterval(this.masterChecking)
     this.probing = this.masterChecking = null
-    if (this.confirming) clearInterval(this.confirming)
-    this.confirming = null
-    if (this.batching) clearInterval(this.batching)
-    this.batching = null
-    for (const t of this.hinted.values()) clearTimeout(t)
-    this.hinted.clear()
+    this.stopLeaderTimers()
     await this.confirmRun
-    this.unwatchKeys?.()
-    this.unwatchKeys = null
     await this.newcomers.stop()
     await this.scheduler.stop()
     await this.stream.stop()

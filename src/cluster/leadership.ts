@@ -50,12 +50,17 @@ export class Leadership {
     const seat = this.seats.get(name)
     this.seats.delete(name)
     if (!seat?.lock) return
-    const lock = seat.lock
+    await this.giveBack(name, seat)
+    this.onChange()
+  }
+
+  /** Stops a held seat's work, then releases its lock for another instance. */
+  private async giveBack(name: string, seat: Seat) {
+    const lock = seat.lock!
     seat.lock = null
     await seat.work.lost()
     await lock.release().catch(() => {})
     this.log.info('leadership given back', { lead: name })
-    this.onChange()
   }
 
   /** The names this instance leads now, sorted. */
@@ -111,14 +116,7 @@ export class Leadership {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     await this.ticking
-    for (const [name, seat] of this.seats) {
-      if (!seat.lock) continue
-      const lock = seat.lock
-      seat.lock = null
-      await seat.work.lost()
-      await lock.release().catch(() => {})
-      this.log.info('leadership given back', { lead: name })
-    }
+    for (const [name, seat] of this.seats) if (seat.lock) await this.giveBack(name, seat)
     this.onChange()
   }
 }
