@@ -41,11 +41,20 @@ const login = await fetch(new Request(`${base}/api/auth/login`, { method: 'POST'
 if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`)
 const cookie = login.headers.get('set-cookie')!.split(';')[0]!
 
+// A package most minions hold, for the versions list (none on a fresh data dir: its case then lists an unknown name).
+const top = (await (await fetch(new Request(`${base}/api/inventory/packages?sort=minion_count&limit=1`, { headers: { cookie } }))).json()) as { items: { name: string }[] }
+const common = top.items[0]?.name ?? 'none'
 const cases: Record<string, () => Request> = {
   healthz: () => new Request(`${base}/healthz`),
   auth_me: () => new Request(`${base}/api/auth/me`, { headers: { cookie } }),
   runs: () => new Request(`${base}/api/minions/${encodeURIComponent(minionIds[(pick = (pick * 7919 + 1) % minionIds.length)]!)}/runs`, { headers: { cookie } }),
   activity: () => new Request(`${base}/api/activity?limit=20`, { headers: { cookie } }),
+  activity_default: () => new Request(`${base}/api/activity`, { headers: { cookie } }),
+  search: () => new Request(`${base}/api/activity?search=web`, { headers: { cookie } }),
+  hide_routine: () => new Request(`${base}/api/activity?hide_routine=true`, { headers: { cookie } }),
+  minions: () => new Request(`${base}/api/minions`, { headers: { cookie } }),
+  packages: () => new Request(`${base}/api/inventory/packages`, { headers: { cookie } }),
+  versions: () => new Request(`${base}/api/inventory/packages/${encodeURIComponent(common)}/versions`, { headers: { cookie } }),
 }
 const names = Object.keys(cases).filter((n) => !ONLY || ONLY.has(n))
 for (const n of names) {

@@ -11,10 +11,19 @@ export const TEMPLATE = Symbol('saltdeck.sql.template')
 /** A statement made by `sql`, carrying its template. */
 export type MarkedSQL = SQL & { [TEMPLATE]?: TemplateStringsArray }
 
+/** The text chunks of each template, made once: nothing changes a StringChunk, so every statement of a place shares them. */
+const chunksOf = new WeakMap<TemplateStringsArray, StringChunk[]>()
+function partsOf(strings: TemplateStringsArray): StringChunk[] {
+  let parts = chunksOf.get(strings)
+  if (!parts) chunksOf.set(strings, (parts = strings.map((s) => new StringChunk(s))))
+  return parts
+}
+
 /** Builds a statement as drizzle's `sql` does (a string chunk, a value, a string chunk, ...), marked with its template. */
 function tag<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): SQL<T> {
-  const chunks: unknown[] = [new StringChunk(strings[0]!)]
-  for (let i = 0; i < values.length; i++) chunks.push(values[i], new StringChunk(strings[i + 1]!))
+  const parts = partsOf(strings)
+  const chunks: unknown[] = [parts[0]]
+  for (let i = 0; i < values.length; i++) chunks.push(values[i], parts[i + 1])
   const q = new SQL<T>(chunks as never)
   ;(q as MarkedSQL)[TEMPLATE] = strings
   return q

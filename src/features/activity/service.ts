@@ -7,7 +7,7 @@ import { holds, type Grant } from '../roles/service'
 import { syncSearchIndex } from './search-index-sqlite'
 import { forgetTotals, keptTotal } from './totals'
 import {
-  conditionsKey, countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
+  countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
   startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type Where, type WhereFilter,
 } from './store'
 
@@ -130,6 +130,15 @@ export function filterWhere(q: Queryable, deps: AppDeps, f: ActivityFilter, visi
   return eventWhere(q, { ...f, since }, cats, cats.length >= Object.keys(CATEGORY_PERMISSION).length, afterId, scan)
 }
 
+/** Every field of a filter, in one order (a Record, so a field added to ActivityFilter and not here fails to compile). */
+const FILTER_FIELDS = Object.keys({
+  since_minutes: 1, category: 1, categories: 1, event_type: 1, minion_id: 1, minion: 1, jid: 1, search: 1, hide_dispatch: 1,
+  hide_routine: 1, source: 1, success: 1,
+} satisfies Record<keyof ActivityFilter, 1>) as (keyof ActivityFilter)[]
+
+/** A filter's identity: its fields and the categories the user may see (what filterWhere builds its conditions from). */
+const filterKey = (f: ActivityFilter, visible: string[]) => JSON.stringify([visible, FILTER_FIELDS.map((k) => f[k] ?? null)])
+
 /** Walks at most this many of the newest events for a page before asking the whole table (and the search index). */
 const WALK_MAX = 20_000
 
@@ -143,15 +152,17 @@ export async function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant
   if (w.onlyCategories) return { total: await countedIn(db, w.cats ?? Object.keys(CATEGORY_PERMISSION)), events: ((await categoriesPage(deps, w, limit, offset)) ?? (await page(w.conds))).map(eventOut) }
   // The total is kept per filter (totals.ts); a time window's lower bound moves, so it is kept apart from the rest.
   const timeless = { ...f, since_minutes: undefined }
-  const base = filterWhere(db, deps, timeless, visible)!.conds
-  const scan = filterWhere(db, deps, timeless, visible, undefined, true)!.conds
+  // Built again only where they differ from the page's conditions: a window adds its bound; a search's scan form drops
+  // the trigram narrowing.
+  const base = f.since_minutes ? filterWhere(db, deps, timeless, visible)!.conds : w.conds
+  const scan = f.search ? filterWhere(db, deps, timeless, visible, undefined, true)!.conds : base
   const cutoff = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : -Infinity
   // The total and the page start at the same cutoff.
   const inWindow = (c: SQL[]) => (f.since_minutes ? [...c, tsFrom(cutoff)] : c)
   // Each count walks the range it is about, whatever other index a filter could use: the new ids (by rowid), the
-  // window's time range (not all ids up to the top), the slice of time the window left. The key is the filter itself
-  // (the conditions rendered for this engine, with their arguments).
-  const key = `${f.since_minutes ?? ''}\0${conditionsKey(db, base)}`
+  // window's time range (not all ids up to the top), the slice of time the window left. The key is the filter itself:
+  // its fields and the categories the user may see decide the conditions.
+  const key = `${f.since_minutes ?? ''}\0${filterKey(timeless, visible)}`
   const total = await keptTotal(deps, key, await lastEventId(deps), cutoff, {
     upTo: (top) => countEvents(db, [...inWindow(base), idUpTo(top)], f.since_minutes ? 'ts' : null),
     since: (from, top) => countEvents(db, [...inWindow(scan), idBetween(from, top)], 'none'),

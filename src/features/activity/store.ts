@@ -6,8 +6,6 @@
 import type { SQL } from 'drizzle-orm'
 import { sql, limitOf } from '../../db/sql'
 import { twin, type Queryable } from '../../db/engine'
-import { renderSqlite } from '../../db/sqlite'
-import { renderPostgres } from '../../db/postgres'
 import type { Row } from '../../db/row'
 import { activityCounts, activityEvents as ev } from '../../db/schema'
 import { containsPattern } from '../../lib/sql'
@@ -151,11 +149,6 @@ export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: bo
 
 /** A WHERE clause of these conditions, or nothing. */
 const whereOf = (conds: SQL[]) => (conds.length ? sql` WHERE ${sql.join(conds, sql` AND `)}` : sql.empty())
-
-/** Conditions as this engine's text and arguments: the key a filter's kept total is found by. */
-export function conditionsKey(q: Queryable, conds: SQL[]): string {
-  return JSON.stringify(twin(q, { sqlite: renderSqlite, postgres: renderPostgres })(sql.join(conds, sql` AND `)))
-}
 
 /** How a count may walk the table (SQLite's planner hints; PostgreSQL plans alone). */
 export type Walk = 'ts' | 'none' | null

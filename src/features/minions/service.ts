@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/engine'
 import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
 import { boundDepth, MAX_GRAIN_DEPTH } from './grains-depth'
-import { forgetSource, noteSeenThrough, seenThroughSql, sourcesOf } from './sources-store'
+import { forgetSource, noteSeenThrough, seenThroughSql, sourceNames, sourcesOf } from './sources-store'
 import {
   acceptedOf, idsWithKey, idsWithoutFingerprint, insertMinion, keyRows, minionPage, minionRow, updateGrains, versionCounts, type MinionRow,
 } from './store'
@@ -78,8 +78,7 @@ export async function listMinions(deps: AppDeps, q: { q?: string; status?: Minio
   if (q.source !== undefined) where.push(seenThroughSql(q.source))
   const { total, rows } = await minionPage(deps.db, where, q.limit, q.offset)
   const known = presenceKnown(deps)
-  const sources = await sourcesOf(deps.db, rows.map((r) => r.id))
-  return { total, minions: rows.map((r) => ({ ...minionOut(r, known), sources: sources.get(r.id) ?? [] })) }
+  return { total, minions: rows.map((r) => ({ ...minionOut(r, known), sources: sourceNames(r.sources) })) }
 }
 
 /** The salt sources each of these minions has been seen through, by name. */

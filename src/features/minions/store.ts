@@ -9,6 +9,7 @@ import type { Row } from '../../db/row'
 import { minions as m } from '../../db/schema'
 import { $, prepare, type Pipeline, type Prepared } from '../../db/prepared'
 import { MultiRow } from '../../db/multi-row'
+import { sourcesColumn } from './sources-store'
 
 /** A row of the minion list. */
 export type MinionRow = Pick<Row<typeof m>, 'id' | 'key_state' | 'online' | 'last_seen' | 'os' | 'osrelease' | 'ip' | 'salt_version' | 'last_run_status' | 'last_run_completed_at'>
@@ -135,11 +136,11 @@ export async function minionExists(q: Queryable, id: string): Promise<boolean> {
   return !!(await q.row(sql`SELECT 1 AS n FROM ${m} WHERE ${m.id} = ${id}`))
 }
 
-/** How many minions match `where`, and a page of them by id. */
-export async function minionPage(q: Queryable, where: SQL[], limit: number, offset: number): Promise<{ total: number; rows: MinionRow[] }> {
+/** How many minions match `where`, and a page of them by id, each with its salt sources (sources-store.ts). */
+export async function minionPage(q: Queryable, where: SQL[], limit: number, offset: number): Promise<{ total: number; rows: (MinionRow & { sources: string | null })[] }> {
   const w = where.length ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql.empty()
   const total = (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${m}${w}`))!.n
-  const rows = await q.rows<MinionRow>(sql`SELECT ${SUMMARY} FROM ${m}${w} ORDER BY ${m.id} LIMIT ${limitOf(limit)} OFFSET ${offset}`)
+  const rows = await q.rows<MinionRow & { sources: string | null }>(sql`SELECT ${SUMMARY}, ${sourcesColumn} FROM ${m}${w} ORDER BY ${m.id} LIMIT ${limitOf(limit)} OFFSET ${offset}`)
   return { total, rows }
 }
 
