@@ -4,7 +4,7 @@
  * no fsync (the cluster dies with the run). One cluster per test process, started on first use and stopped at exit.
  */
 import { spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -40,9 +40,52 @@ function freePort(): number {
   return port
 }
 
+/** The file in a cluster's directory naming the test process that owns it. */
+const OWNER = 'owner.pid'
+
+/** Whether process `pid` is alive (signal 0 tests without sending). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Whether a cluster's postmaster runs (the first line of its pid file names it). */
+function running(dir: string): boolean {
+  const pidFile = join(dir, 'data', 'postmaster.pid')
+  return existsSync(pidFile) && alive(Number(readFileSync(pidFile, 'utf8').split('\n')[0]))
+}
+
+/**
+ * Stops and removes the clusters of test processes that died without their exit hook (killed by a timeout or by
+ * hand): each is a running postgres and a data directory under /tmp, and a few dozen filled the disk once. A
+ * directory without an owner file (made by something else, or being made now) goes only when no postgres runs in it
+ * and it is an hour old.
+ */
+export function sweepStaleClusters() {
+  const root = tmpdir()
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith('saltdeck-pg-')) continue
+    const dir = join(root, name)
+    try {
+      const ownerFile = join(dir, OWNER)
+      const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : null
+      if (owner !== null ? alive(owner) : running(dir) || Date.now() - statSync(dir).mtimeMs < 3_600_000) continue
+      stopCluster({ port: 0, dir, url: () => '' })
+    } catch {
+      // Gone meanwhile, or not ours to read: leave it.
+    }
+  }
+}
+
 /** Starts a new cluster (about 1-2 s); `stopCluster` or the process's exit ends it and removes its files. */
 export function startCluster(): PgCluster {
+  sweepStaleClusters()
   const dir = mkdtempSync(join(tmpdir(), 'saltdeck-pg-'))
+  writeFileSync(join(dir, OWNER), String(process.pid))
   if (process.getuid?.() === 0) {
     const pw = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' })
     const uid = Number(pw.stdout.trim())
