@@ -3,7 +3,8 @@
 // 2. salt/ knows nothing of features; 3. features know nothing of pollers (both part of the table, checked apart);
 // 4. HTTP statuses and request parts live at the edge; 5. each table has one owning feature, and the minion row's
 // columns one writer each; 6. SQL only in db/ and the features' stores; 7. DDL only in db/ (a store's per-engine
-// module may make its own TEMP and scratch tables).
+// module may make its own TEMP and scratch tables). Beside them, the doc's "dashboard's types": the dashboard imports
+// the server only as types, apart from library modules.
 import { expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -43,19 +44,22 @@ for (const m of modules()) {
 const layerOf = (r: string) => (r.includes('/') ? r.split('/')[0]! : r)
 const WIRING = ['main.ts', 'cli.ts', 'commands.ts', 'server.ts', 'runtime.ts', 'source-registry.ts', 'app.ts']
 /** The layer table's "may import" column (besides its own folder); the wiring may import everything. */
+const SHARED = ['deps.ts', 'config.ts', 'version.ts']
 const MAY_IMPORT: Record<string, string[]> = {
-  'deps.ts': ['db', 'lib', 'salt', 'features', 'cluster', 'config.ts'], // types only: checked below
+  'deps.ts': ['demo', 'cluster', 'pollers', 'http', 'features', 'salt', 'db', 'lib', 'config.ts', 'version.ts'], // types only: checked below
   'config.ts': ['lib'],
   'version.ts': [],
-  demo: ['features', 'salt', 'lib', 'server.ts', 'deps.ts', 'config.ts'],
-  pollers: ['salt', 'features', 'lib', 'deps.ts', 'config.ts'],
+  demo: ['features', 'salt', 'server.ts', ...SHARED, 'lib'],
   cluster: ['features', 'db', 'lib', 'deps.ts'],
-  http: ['features', 'salt', 'db', 'lib', 'deps.ts'],
-  features: ['http', 'salt', 'db', 'lib', 'deps.ts', 'config.ts', 'version.ts'],
+  pollers: ['salt', 'features', ...SHARED, 'lib'],
+  http: ['features', 'salt', 'db', ...SHARED, 'lib'],
+  features: ['http', 'salt', 'db', ...SHARED, 'lib'],
   salt: ['lib'],
   db: ['lib'],
   lib: [],
 }
+/** Where the table names single modules of a layer: http/ reaches salt/ only for its errors and db/ only for write failures. */
+const ONLY: Record<string, Record<string, string[]>> = { http: { salt: ['salt/errors.ts'], db: ['db/writable.ts'] } }
 /** A feature's edge modules: its route definitions, and the two that answer with a Response of their own. */
 const isEdge = (r: string) => /^features\/[^/]+\/([\w-]+-)?routes\.ts$/.test(r) || r === 'features/dashboard/serve.ts' || r === 'features/activity/stream.ts'
 /** The feature services the edge itself calls: authentication, the permission check, the audit entry. */
@@ -103,6 +107,7 @@ function againstTheGrain(): string[] {
       if (a === b) return false
       if (!(a in MAY_IMPORT)) return true // a new top-level module or folder: give it a row in the doc's table and here
       if (!MAY_IMPORT[a]!.includes(b)) return true
+      if (ONLY[a]?.[b] && !ONLY[a]![b]!.includes(rel(to))) return true
       if (a === 'features' && b === 'http') return !isEdge(rel(from))
       if (a === 'http' && b === 'features') return !EDGE_USES.test(rel(to)) || isEdge(rel(to))
       return false
@@ -162,21 +167,39 @@ const OWNER: Record<string, string> = {
 const RUN_COLUMNS = ['run_count', 'last_run_status', 'last_run_completed_at']
 const MINION_COLUMNS = ['id', 'key_state', 'key_fingerprint', 'online', 'last_seen', 'offline_since', 'os', 'osrelease', 'ip', 'salt_version', 'os_family', 'grains', 'last_run_status', 'last_run_completed_at', 'run_count', 'updated_at']
 
+/**
+ * The tables a module names in its SQL, by the name it uses: the schema's export names, and the local names it imports
+ * them under (`import { minions as m } from '../../db/schema'`, how the stores write `INSERT INTO ${m}`).
+ */
+function tableNames(t: string): Map<string, string> {
+  const names = new Map(TABLES)
+  for (const m of t.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*['"][./]*db\/schema(?:\/\w+)?['"]/g))
+    for (const part of m[1]!.split(',')) {
+      const x = /^\s*(\w+)(?:\s+as\s+(\w+))?\s*$/.exec(part)
+      if (x && TABLES.has(x[1]!)) names.set(x[2] ?? x[1]!, TABLES.get(x[1]!)!)
+    }
+  return names
+}
+
 /** Every write statement of src/ outside db/: [file, table, the minion columns an UPDATE of minions sets, or null for an INSERT or DELETE]. */
 function writes(): [string, string, string[] | null][] {
   const out: [string, string, string[] | null][] = []
-  const statement = /\b(INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:main\.)?(?:"?([a-z_]+)"?|\$\{(?:\w+\.)?(\w+)\})([\s\S]{0,400})/g
+  // `${name}` is a table by its export or local name; `${obj.name}` only by its export name (`${t.records}` is staging).
+  // What follows is looked at, not consumed: a statement right after another is found too.
+  const statement = /\b(INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:main\.)?(?:"?([a-z_]+)"?|\$\{(\w+\.)?(\w+)\})(?=([\s\S]{0,400}))/g
   const builder = /\.(?:insert|update|delete)\((\w+)\)/g
   for (const [r, t] of text) {
     if (r.startsWith('db/')) continue
+    const names = tableNames(t)
     for (const m of t.matchAll(statement)) {
-      const table = m[2] ?? TABLES.get(m[3]!)
+      const table = m[2] ?? (m[3] ? TABLES.get(m[4]!) : names.get(m[4]!))
       // Only the data model's tables: not TEMP, scratch, search index or lock tables.
       if (!table || ![...TABLES.values()].includes(table)) continue
-      const set = /^\s*SET\s+([\s\S]*?)(?:\bWHERE\b|$)/i.exec(m[4]!)?.[1] ?? ''
+      // The SET list ends at WHERE or at the statement's end (its template's closing backtick).
+      const set = /^\s*SET\s+([\s\S]*?)(?:\bWHERE\b|`|$)/i.exec(m[5]!)?.[1] ?? ''
       out.push([r, table, m[1] === 'UPDATE' ? MINION_COLUMNS.filter((c) => new RegExp(`\\b${c}\\b`).test(set)) : null])
     }
-    for (const m of t.matchAll(builder)) if (TABLES.has(m[1]!)) out.push([r, TABLES.get(m[1]!)!, null])
+    for (const m of t.matchAll(builder)) if (names.has(m[1]!)) out.push([r, names.get(m[1]!)!, null])
   }
   return out
 }
@@ -196,12 +219,16 @@ test('rule 5: each table is written only by its owning feature, and each minion 
   expect(bad).toEqual([])
 })
 
-test('rule 5 can fail: a write from another feature is caught', () => {
+test('rule 5 can fail: a write from another feature is caught, by the table\'s name or the name a store imports it under', () => {
   text.set('features/jobs/__w.ts', "db.query('UPDATE minions SET key_state = 1 WHERE id = ?1')")
+  text.set('features/jobs/__x.ts', "import { minions as m, runs } from '../../db/schema'\nq.exec(sql`UPDATE ${m} SET offline_since = 1`)\nq.exec(sql`DELETE FROM ${runs}`)")
   try {
     expect(writes().filter(([r]) => r === 'features/jobs/__w.ts')).toEqual([['features/jobs/__w.ts', 'minions', ['key_state']]])
+    // Two statements close together are both found.
+    expect(writes().filter(([r]) => r === 'features/jobs/__x.ts')).toEqual([['features/jobs/__x.ts', 'minions', ['offline_since']], ['features/jobs/__x.ts', 'runs', null]])
   } finally {
     text.delete('features/jobs/__w.ts')
+    text.delete('features/jobs/__x.ts')
   }
 })
 
@@ -240,20 +267,59 @@ test('rule 7: DDL only in db/; TEMP and scratch tables only in a store\'s per-en
   expect(DDL_NOT_YET_IN_AN_ENGINE_MODULE.filter((r) => !found.includes(r))).toEqual([])
 })
 
+/** The dashboard's imports of the server that are not type-only, as `from -> to`: only library modules may be among them. */
+function dashboardValueImports(files: [string, string][] = dashboardFiles()): string[] {
+  const DASH = join(SRC, 'dashboard')
+  const spec = /(?:^|\n)\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+  return files.flatMap(([file, t]) =>
+    [...t.matchAll(spec)].flatMap((x) => {
+      const to = resolveSpec(file, x[4] ?? x[5]!)
+      if (!to || to.startsWith(DASH + '/')) return []
+      // `import type { … }`, or `import { type A, type B }`: erased from the bundle.
+      const typeOnly = !!x[2] || /^\{\s*(?:type\s+\w+(?:\s+as\s+\w+)?\s*,?\s*)+\}$/.test(x[3] ?? '')
+      return typeOnly || rel(to).startsWith('lib/') ? [] : [`${relative(DASH, file)} -> ${rel(to)}`]
+    }),
+  )
+}
+
+function dashboardFiles(dir = join(SRC, 'dashboard')): [string, string][] {
+  return readdirSync(dir).flatMap((n): [string, string][] => {
+    const p = join(dir, n)
+    if (statSync(p).isDirectory()) return n === 'generated' ? [] : dashboardFiles(p)
+    return /\.tsx?$/.test(n) && !n.endsWith('.d.ts') ? [[p, readFileSync(p, 'utf8')]] : []
+  })
+}
+
+test('the dashboard imports the server only as types, apart from library modules (which import nothing above lib/)', () => {
+  const files = dashboardFiles()
+  expect(files.length).toBeGreaterThan(20)
+  expect(dashboardValueImports(files)).toEqual([])
+  // And it can fail: a value import of a feature's schema would put server code in the browser bundle.
+  const probe = join(SRC, 'dashboard/pages/__probe.tsx')
+  expect(dashboardValueImports([[probe, "import { MinionOut } from '../../features/minions/schema'\nimport type { X } from '../../features/jobs/schema'\nimport { globMatch } from '../../lib/glob'"]])).toEqual([
+    'pages/__probe.tsx -> features/minions/schema.ts',
+  ])
+})
+
 test('the checks can fail: a cycle, an import against the grain, a service naming a request part, SQL outside a store', () => {
   const a = join(SRC, 'salt/__a.ts')
   const b = join(SRC, 'features/__b.ts')
+  const h = join(SRC, 'http/__h.ts')
   graph.set(a, [b])
   graph.set(b, [a])
+  // http/ may reach salt/ for its errors only.
+  graph.set(h, [join(SRC, 'salt/errors.ts'), join(SRC, 'salt/client.ts'), join(SRC, 'db/writable.ts'), join(SRC, 'db/client.ts')])
   text.set('features/x/__c.ts', "throw new Invalid([{ loc: ['body', 'x'] }]); db.query('SELECT 1')")
   try {
     expect(cycles()).toEqual([['features/__b.ts', 'salt/__a.ts']])
     expect(againstTheGrain()).toContain('salt/__a.ts -> features/__b.ts')
+    expect(againstTheGrain().filter((e) => e.startsWith('http/__h.ts'))).toEqual(['http/__h.ts -> salt/client.ts', 'http/__h.ts -> db/client.ts'])
     expect(offenders([/\bloc\s*:/], () => false)).toContain('features/x/__c.ts')
     expect(offenders(SQL_MARKS, isStore)).toContain('features/x/__c.ts')
   } finally {
     graph.delete(a)
     graph.delete(b)
+    graph.delete(h)
     text.delete('features/x/__c.ts')
   }
 })
