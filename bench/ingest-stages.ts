@@ -57,7 +57,7 @@ for (let i = 0; i < intents.length; i += BATCH_MAX) {
 }
 const storeMs = performance.now() - t
 t = performance.now()
-while (indexActivity(deps, 20_000) > 0);
+while ((await indexActivity(deps, 20_000)) > 0);
 const indexMs = performance.now() - t
 const us = (ms: number) => Math.round((ms * 1000 / events) * 100) / 100
 const third = Math.floor(storeTimes.length / 3)

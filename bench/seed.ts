@@ -719,7 +719,7 @@ const fail = (msg: string): never => {
   // The search index, filled in bulk behind its watermark exactly as the ingest does; then one cross-check of the
   // service's search total (index + unindexed tail) against a plain LIKE count.
   let indexed = 0
-  for (let n; (n = indexActivity(deps, 500_000)) > 0; ) indexed += n
+  for (let n; (n = await indexActivity(deps, 500_000)) > 0; ) indexed += n
   const adminId = db.query<{ id: string }, []>("SELECT id FROM users WHERE username_key = 'admin'").get()!.id
   const viaService = (await listEvents(deps, { search: 'web' }, await grantsOf(deps, adminId), 1, 0)).total
   const viaLike = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM activity_events WHERE summary LIKE '%web%' OR minion_id LIKE '%web%' OR fun LIKE '%web%' OR initiator LIKE '%web%' OR target LIKE '%web%'`).get()!.n

@@ -188,8 +188,8 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
     await sources.start()
   }
   // The search index follows the activity table within a couple of seconds, whatever wrote the events (SQLite's
-  // search.db; PostgreSQL's trigram index is kept by the database itself).
-  const search = deps.db.engine === 'sqlite' && !ahead ? new SearchIndexer(deps) : null
+  // search.db; PostgreSQL's activity_search, from the queue every insert feeds).
+  const search = !ahead ? new SearchIndexer(deps) : null
   void search?.start()
   // Alert deliveries go out from the outbox whatever wrote it; they survive restarts in the database.
   const alerts = new DeliverySender(deps, send)

@@ -59,7 +59,8 @@ export function normalize(tag: string, data: Record<string, unknown>, now: numbe
     if (fromMinionRequest(data) || (data.id !== undefined && data.id !== minionId)) return refuse('forged')
     const fun = str(data.fun)
     if (!fun || NOISE_FUNS.has(fun)) return out
-    const retcode = typeof data.retcode === 'number' ? data.retcode : null
+    // An integer or nothing: a minion's float or huge retcode would not fit the column (PostgreSQL bigint refuses 1.5).
+    const retcode = Number.isSafeInteger(data.retcode) ? (data.retcode as number) : null
     const success = typeof data.success === 'boolean' ? data.success : null
     // A minion's own schedule (return_job) publishes no job: its return names the schedule, and the job cache holds the job.
     out.returns.push({ jid, minionId, fun, ret: data.return, retcode, success, ts, stampMs, funArgs: data.fun_args, schedule: str(data.schedule) })

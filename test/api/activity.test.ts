@@ -397,8 +397,8 @@ describe('search through the trigram index', () => {
     const folding = async () => [await ids('bÜRO-0'), await ids('BüRO-0'), (await ids('büro')).length]
     const before = await folding()
     expect(before).toEqual([[], ['Büro-01 started'], 2])
-    expect(indexActivity(w.deps)).toBe(SEPARATE_INDEX ? 3 : 0)
-    expect(indexActivity(w.deps)).toBe(0)
+    expect(await indexActivity(w.deps)).toBe(3)
+    expect(await indexActivity(w.deps)).toBe(0)
     // The index narrows the rows (it folds Ü to ü); LIKE decides, so indexing changes no answer.
     expect(await folding()).toEqual(before)
     expect(await ids('"hi"')).toEqual(['cmd.run dispatched to say "hi" (1 minion)'])
@@ -409,7 +409,7 @@ describe('search through the trigram index', () => {
     // A pruned row still in the index never comes back from a search; the next sync removes it.
     if (SEPARATE_INDEX) expect(inIndex()).toEqual({ n: 1 })
     expect(await ids('büro')).toEqual(['Büro-01 started'])
-    expect(indexActivity(w.deps)).toBe(0)
+    expect(await indexActivity(w.deps)).toBe(0)
     if (SEPARATE_INDEX) expect(inIndex()).toEqual({ n: 0 })
     expect(await ids('büro')).toEqual(['Büro-01 started'])
   })
@@ -419,11 +419,11 @@ describe('search through the trigram index', () => {
     const w = await testWorld()
     const db = w.deps.db.$client
     await recordEvents(w.deps, [{ ts: w.clock.now(), category: 'minion', event_type: 'minion.start', minion_id: 'alpha-01', summary: 'alpha-01 started' }])
-    expect(indexActivity(w.deps)).toBe(1)
+    expect(await indexActivity(w.deps)).toBe(1)
     // As if the index had seen ids 2..500 of another copy, one of them matching "ghost".
     db.exec("INSERT INTO search.activity_fts (rowid, summary, minion_id, fun, initiator, target) VALUES (2, 'ghost-01 started', 'ghost-01', NULL, NULL, NULL)")
     db.exec('UPDATE search.search_state SET watermark = 500')
-    expect(indexActivity(w.deps)).toBe(1)
+    expect(await indexActivity(w.deps)).toBe(1)
     expect(db.query('SELECT watermark FROM search.search_state').get()).toEqual({ watermark: 1 })
     expect(db.query("SELECT count(*) AS n FROM search.activity_fts WHERE activity_fts MATCH '\"ghost\"'").get()).toEqual({ n: 0 })
     expect((await call(w, 'GET', '/api/activity?search=alpha')).body.total).toBe(1)
@@ -489,7 +489,7 @@ describe('kept totals and newest-first pages agree with a recount', () => {
     await recordEvents(w.deps, events(500, 13, now + 1000))
     w.clock.advance(7 * MIN)
     await agree(w)
-    indexActivity(w.deps, 100_000)
+    await indexActivity(w.deps, 100_000)
     await recordEvents(w.deps, events(300, 17, now + 2000))
     w.clock.advance(25 * MIN)
     await agree(w)

@@ -35,6 +35,28 @@ test('jobs: indexed once, filled in later, listed newest first with filters and 
   expect(await call(w, 'GET', '/api/jobs/nope')).toMatchObject({ status: 404, body: { detail: 'Job not found' } })
 })
 
+test('returns: stored in chunks, only the new ones named; the first of a key wins; a NUL does not fail the batch', async () => {
+  const w = await testWorld()
+  const jid = '20261121080000000009'
+  await upsertJobs(w.deps.db, [{ jid, fun: 'test.ping', target: '*', tgtType: 'glob', user: 'alice', startedAt: T0 }])
+  const ret = (i: number, at: number) => ({ jid, minionId: `m-${String(i).padStart(4, '0')}`, success: true, retcode: 0, ret: { i, at }, receivedAt: T0 + at })
+  // 1,200 returns: more than one statement's chunk on PostgreSQL.
+  const first = await recordJobReturns(w.deps.db, Array.from({ length: 1200 }, (_, i) => ret(i, 1)))
+  expect(first.size).toBe(1200)
+  // Again with 300 new ones among them: only those are new, and the stored ones keep their first return.
+  const again = await recordJobReturns(w.deps.db, Array.from({ length: 1500 }, (_, i) => ret(i, 2)))
+  expect([...again].sort()).toEqual(Array.from({ length: 300 }, (_, i) => `${jid}|m-${1200 + i}`))
+  const d = (await call(w, 'GET', `/api/jobs/${jid}`)).body
+  expect(d.returns.length).toBe(1500)
+  expect(d.returns.find((r: any) => r.minion_id === 'm-0005').return).toEqual({ i: 5, at: 1 })
+  expect(d.returns.find((r: any) => r.minion_id === 'm-1205').return).toEqual({ i: 1205, at: 2 })
+  // A return whose text holds a NUL is stored (as U+FFFD on PostgreSQL, whose text has no NUL), with the rest of its batch.
+  const nul = await recordJobReturns(w.deps.db, [{ ...ret(9000, 3), ret: 'a\0b' }, ret(9001, 3)])
+  expect(nul.size).toBe(2)
+  const stored = (await call(w, 'GET', `/api/jobs/${jid}`)).body.returns.find((r: any) => r.minion_id === 'm-9000').return
+  expect(['a\0b', 'a\uFFFDb']).toContain(stored)
+})
+
 test("a job's positional and keyword arguments are answered apart (arguments, kwargs) beside salt's raw arg", async () => {
   const w = await testWorld()
   // As salt publishes `salt '*' state.apply mystate test=True pillar='{"a": 1}'`: the keywords ride in arg as one object.

@@ -28,7 +28,7 @@ function tool(name: string, args: string[]) {
   const bin = join(pgBinDir(), name)
   const root = process.getuid?.() === 0
   const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', bin, ...args], { encoding: 'utf8' }) : spawnSync(bin, args, { encoding: 'utf8' })
-  if (r.status !== 0) throw new Error(`${name} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`)
+  if (r.status !== 0) throw new Error(`${name} ${args.join(' ')} failed (${r.status ?? r.signal ?? r.error?.message}): ${r.stderr || r.stdout}`)
   return r.stdout
 }
 

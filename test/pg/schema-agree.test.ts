@@ -14,9 +14,12 @@ import * as schema from '../../src/db/schema'
 
 /** drizzle's record of applied SQLite migrations; saltdeck_migrations is PostgreSQL's. */
 const ONLY_SQLITE_TABLES = ['__drizzle_migrations']
-const ONLY_PG_TABLES = ['saltdeck_migrations']
-/** SQLite's activity search index lives in search.db (FTS5); PostgreSQL's is this pg_trgm index of activity_events. */
-const ONLY_PG_INDEXES = ['activity_search_trgm', 'minion_package_sets_num_unique']
+/**
+ * SQLite's activity search index lives in search.db (FTS5, its watermark there); PostgreSQL's is activity_search
+ * (pg_trgm over one text per event) fed from activity_search_queue (drizzle-pg 0006).
+ */
+const ONLY_PG_TABLES = ['saltdeck_migrations', 'activity_search', 'activity_search_queue']
+const ONLY_PG_INDEXES = ['minion_package_sets_num_unique']
 /**
  * A minion's number is its package-set row's rowid on SQLite; PostgreSQL has no rowid, so the row carries it in this
  * identity column (schema-pg.ts PG_ONLY_COLUMNS), with its unique index above.

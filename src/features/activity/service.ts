@@ -4,7 +4,8 @@ import type { AppDeps } from '../../deps'
 import type { Queryable } from '../../db/engine'
 import { iso } from '../../lib/clock'
 import { holds, type Grant } from '../roles/service'
-import { syncSearchIndex } from './search-index-sqlite'
+import { searchPending, syncSearchIndex } from './search-index-sqlite'
+import { searchPendingPostgres, syncSearchIndexPostgres } from './search-index-postgres'
 import { forgetTotals, keptTotal } from './totals'
 import {
   countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
@@ -91,9 +92,14 @@ export function lastEventId(deps: AppDeps): Promise<number> {
   return maxEventId(deps.db)
 }
 
-/** One step of the search index on this connection (tests, seeding; SQLite): drops pruned events, indexes up to `limit`. */
-export function indexActivity(deps: AppDeps, limit = 50_000): number {
-  return deps.db.native.engine === 'sqlite' ? syncSearchIndex(deps.db.native.client, limit) : 0
+/** One step of the search index on this connection (tests, seeding): indexes up to `limit` events; how many it took. */
+export async function indexActivity(deps: AppDeps, limit = 50_000): Promise<number> {
+  return deps.db.native.engine === 'sqlite' ? syncSearchIndex(deps.db.native.client, limit) : syncSearchIndexPostgres(deps.db, limit)
+}
+
+/** Events stored but not yet in the search index. */
+export async function searchBacklog(deps: AppDeps): Promise<number> {
+  return deps.db.native.engine === 'sqlite' ? searchPending(deps.db.native.client) : searchPendingPostgres(deps.db)
 }
 
 /** Deletes events older than `days` days; returns how many went. */

@@ -1,7 +1,7 @@
 /**
  * The activity feed's SQL: events and their per-category counters, the filter of the list and the stream as one WHERE
- * clause, and the search (SQLite: LIKE narrowed by the FTS5 trigram index of search.db; PostgreSQL: ILIKE, which the
- * pg_trgm GIN index serves). Everything runs on the Queryable it is handed (the engine or an open transaction).
+ * clause, and the search (LIKE, or PostgreSQL's ILIKE, decides; SQLite narrows it by the FTS5 trigram index of search.db,
+ * PostgreSQL by the pg_trgm index of activity_search: search-index-*.ts). Everything runs on the Queryable it is handed (the engine or an open transaction).
  */
 import type { SQL } from 'drizzle-orm'
 import { sql, limitOf } from '../../db/sql'
@@ -10,6 +10,8 @@ import type { Row } from '../../db/row'
 import { activityCounts, activityEvents as ev } from '../../db/schema'
 import { containsPattern } from '../../lib/sql'
 import { insertEventsSqlite, type EventValues } from './events-sqlite'
+import { insertEventsPostgres } from './events-postgres'
+import { searchCandidates, SEARCH_QUEUE, SEARCH_TABLE } from './search-index-postgres'
 
 /** A row of activity_events as the list and the stream read it. */
 export type EventRow = Row<typeof ev>
@@ -21,25 +23,12 @@ const COLS = sql`${ev.id}, ${ev.ts}, ${ev.category}, ${ev.eventType}, ${ev.minio
 /**
  * Inserts events in order and adds them to their categories' counters; returns their ids. SQLite: one prepared
  * statement run per event (events-sqlite.ts: its row id costs nothing, RETURNING several times more per row);
- * PostgreSQL: one multi-row INSERT ... RETURNING per 1,000 events.
+ * PostgreSQL: a JSON row set per 2,000 events, queued for the search index in the same statement (events-postgres.ts).
  */
 export async function insertEvents(q: Queryable, rows: EventValues[], perCategory: Map<string, number>): Promise<number[]> {
-  const ids = q.native.engine === 'sqlite' ? insertEventsSqlite(q.native.client, rows) : await insertEventsPortable(q, rows)
+  const ids = q.native.engine === 'sqlite' ? insertEventsSqlite(q.native.client, rows) : await insertEventsPostgres(q, rows)
   for (const [c, n] of perCategory)
     await q.exec(sql`INSERT INTO ${activityCounts} (category, n) VALUES (${c}, ${n}) ON CONFLICT (category) DO UPDATE SET n = ${activityCounts.n} + excluded.n`)
-  return ids
-}
-
-/** The portable insert: multi-row VALUES with RETURNING, in the order given (ids are issued in VALUES order). */
-async function insertEventsPortable(q: Queryable, rows: EventValues[]): Promise<number[]> {
-  const ids: number[] = []
-  for (let i = 0; i < rows.length; i += 1000) {
-    const values = rows.slice(i, i + 1000).map((e) =>
-      sql`(${e.ts}, ${e.category}, ${e.event_type}, ${e.minion_id}, ${e.jid}, ${e.fun}, ${e.success}, ${e.changed}, ${e.initiator}, ${e.target}, ${e.duration_ms}, ${e.summary}, ${e.source})`)
-    const got = await q.rows<{ id: number }>(sql`INSERT INTO ${ev} (ts, category, event_type, minion_id, jid, fun, success, changed, initiator, target, duration_ms, summary, source)
-      VALUES ${sql.join(values, sql`, `)} RETURNING id`)
-    for (const r of got.sort((a, b) => a.id - b.id)) ids.push(r.id)
-  }
   return ids
 }
 
@@ -55,8 +44,19 @@ export async function maxEventId(q: Queryable): Promise<number> {
 
 /** Deletes the events before `cutoff` and takes them off their counters; returns how many went. Run it in a tx. */
 export async function deleteEventsBefore(q: Queryable, cutoff: number): Promise<number> {
-  const gone = await q.rows<{ category: string; n: number }>(sql`SELECT ${ev.category} AS category, count(*) AS n FROM ${ev} WHERE ${ev.ts} < ${cutoff} GROUP BY ${ev.category}`)
-  await q.exec(sql`DELETE FROM ${ev} WHERE ${ev.ts} < ${cutoff}`)
+  const gone = await twin(q, {
+    sqlite: async () => {
+      const counts = await q.rows<{ category: string; n: number }>(sql`SELECT ${ev.category} AS category, count(*) AS n FROM ${ev} WHERE ${ev.ts} < ${cutoff} GROUP BY ${ev.category}`)
+      // search.db drops pruned events at its next step (search-index-sqlite.ts).
+      await q.exec(sql`DELETE FROM ${ev} WHERE ${ev.ts} < ${cutoff}`)
+      return counts
+    },
+    // One statement: the events, their search rows and any still queued go together.
+    postgres: () => q.rows<{ category: string; n: number }>(sql`WITH gone AS (DELETE FROM ${ev} WHERE ${ev.ts} < ${cutoff} RETURNING ${ev.id} AS id, ${ev.category} AS category),
+        searched AS (DELETE FROM ${SEARCH_TABLE} WHERE id IN (SELECT id FROM gone)),
+        queued AS (DELETE FROM ${SEARCH_QUEUE} WHERE id IN (SELECT id FROM gone))
+      SELECT category, count(*) AS n FROM gone GROUP BY category`),
+  })()
   let removed = 0
   for (const g of gone) {
     await q.exec(sql`UPDATE ${activityCounts} SET n = n - ${g.n} WHERE ${activityCounts.category} = ${g.category}`)
@@ -102,8 +102,8 @@ const SEARCHED = [ev.summary, ev.minionId, ev.fun, ev.initiator, ev.target]
 
 /**
  * The conditions of a filter over the categories `cats` (`all`: whether those are every category). With `scan`, a
- * search is decided by LIKE alone (for a few rows: the newest, or those stored since a count); without, the SQLite
- * trigram index first narrows the rows (PostgreSQL's ILIKE is served by its pg_trgm index directly).
+ * search is decided by LIKE alone (for a few rows: the newest, or those stored since a count); without, the engine's
+ * trigram index first narrows the rows (SQLite's search.db, PostgreSQL's activity_search).
  */
 export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: boolean, afterId?: number, scan = false): Where {
   const conds: SQL[] = []
@@ -133,9 +133,11 @@ export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: bo
       return { conds, cats: all ? null : cats, onlyCategories: false }
     }
     const p = containsPattern(f.search)
-    // LIKE is case-insensitive for ASCII on SQLite; ILIKE is PostgreSQL's twin (its trigram index serves it).
+    // LIKE is case-insensitive for ASCII on SQLite; ILIKE is PostgreSQL's twin.
     const op = twin(q, { sqlite: sql`LIKE`, postgres: sql`ILIKE` })
     conds.push(sql`(${sql.join(SEARCHED.map((c) => sql`${c} ${op} ${p} ESCAPE '\\'`), sql` OR `)})`)
+    // PostgreSQL's twin: its search table's candidates for the pattern, and every event it has not taken in yet.
+    if (!scan && [...f.search].length >= 3 && q.engine === 'postgres') conds.push(searchCandidates(p))
     if (!scan && [...f.search].length >= 3 && q.engine === 'sqlite') {
       // LIKE decides for every row, so an answer never depends on how far the index has come; the trigram index (a
       // quoted phrase: a case-insensitive substring, folding beyond ASCII, so it finds a superset) narrows the indexed

@@ -9,7 +9,7 @@ import { splitArgs } from '../../salt/args'
 import { newJid } from '../../lib/salt-time'
 import { childJobs } from '../../salt/runners'
 import {
-  countedJobRow, countJobs, initiatorOf, insertReturn, isInternal, jobArgText, jobKnown, jobOriginRow, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
+  countedJobRow, countJobs, initiatorOf, insertReturns, isInternal, jobArgText, jobKnown, jobOriginRow, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
   returnCount, returnMinionIds, returnRows, setKilled, setScheduled, upsertJob, type CountedJobRow, type JobRow,
 } from './store'
 
@@ -89,15 +89,13 @@ export interface JobReturnInput {
 export const returnKey = (jid: string, minionId: string) => `${jid}|${minionId}`
 
 /** Stores returns once per (jid, minion); returns the `jid|minion` keys of those that were new. Run it in a transaction. */
-export async function recordJobReturns(q: Queryable, rets: JobReturnInput[]): Promise<Set<string>> {
-  const fresh = new Set<string>()
-  for (const r of rets) {
+export function recordJobReturns(q: Queryable, rets: JobReturnInput[]): Promise<Set<string>> {
+  const rows = rets.map((r) => {
     let text = JSON.stringify(r.ret ?? null)
     if (text.length > MAX_RETURN_CHARS) text = JSON.stringify({ truncated: true, preview: text.slice(0, 1024) })
-    const stored = await insertReturn(q, { jid: r.jid, minion_id: r.minionId, success: r.success === null ? null : r.success ? 1 : 0, retcode: r.retcode, ret: text, received_at: r.receivedAt })
-    if (stored) fresh.add(returnKey(r.jid, r.minionId))
-  }
-  return fresh
+    return { jid: r.jid, minion_id: r.minionId, success: r.success === null ? null : r.success ? 1 : 0, retcode: r.retcode, ret: text, received_at: r.receivedAt }
+  })
+  return insertReturns(q, rows, returnKey)
 }
 
 /**

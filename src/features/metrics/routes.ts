@@ -6,8 +6,8 @@ import { VERSION } from '../../version'
 import type { AppDeps } from '../../deps'
 import { dbSizeBytes } from '../../db/client'
 import { Exposition } from './registry'
-import { searchPending } from '../activity/search-index-sqlite'
 import { activityStored } from '../activity/feed'
+import { searchBacklog } from '../activity/service'
 import { alertStats } from '../alerts/service'
 import { vulnStats } from '../vulns/service'
 import { trustStats } from '../jobs/trust'
@@ -62,7 +62,7 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   x.family('saltdeck_vuln_feed_records', 'gauge', 'OSV records imported, by ecosystem.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, f.records]))
   x.family('saltdeck_vuln_feed_age_seconds', 'gauge', 'Seconds since each ecosystem\'s feed was imported.', vs.feeds.map((f) => [{ ecosystem: f.ecosystem }, Math.max(0, Math.round((deps.clock.now() - f.imported_at) / 1000))]))
   x.family('saltdeck_vulnerable_minions', 'gauge', 'Minions with at least one finding, by the severity of their worst.', vs.minions.map((m) => [{ severity: m.severity }, m.n]))
-  x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, deps.db.native.engine === 'sqlite' ? searchPending(deps.db.native.client) : 0]])
+  x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, await searchBacklog(deps)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the database (SQLite: the file and its WAL).', [[{}, await dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
   x.family('saltdeck_memory_collections_total', 'counter', 'Full garbage collections run because resident memory passed the soft limit.', [[{}, deps.metrics?.memoryCollections ?? 0]])
