@@ -16,12 +16,13 @@ import * as schema from '../../src/db/schema'
 const ONLY_SQLITE_TABLES = ['__drizzle_migrations']
 const ONLY_PG_TABLES = ['saltdeck_migrations']
 /** SQLite's activity search index lives in search.db (FTS5); PostgreSQL's is this pg_trgm index of activity_events. */
-const ONLY_PG_INDEXES = ['activity_search_trgm', 'minion_package_sets_num_unique']
+const ONLY_PG_INDEXES = ['activity_search_trgm', 'minion_package_sets_num_unique', 'activity_xid']
 /**
  * A minion's number is its package-set row's rowid on SQLite; PostgreSQL has no rowid, so the row carries it in this
- * identity column (schema-pg.ts PG_ONLY_COLUMNS), with its unique index above.
+ * identity column (schema-pg.ts PG_ONLY_COLUMNS), with its unique index above. An activity event's inserting
+ * transaction (drizzle-pg/0006): PostgreSQL commits ids out of order, SQLite's one writer never does; indexed above.
  */
-const ONLY_PG_COLUMNS = ['minion_package_sets.num']
+const ONLY_PG_COLUMNS = ['minion_package_sets.num', 'activity_events.xid']
 
 /** The PostgreSQL type a SQLite declared type becomes (schema-pg.ts); integer is bigint, or smallint for booleans. */
 const TYPE_CLASS: Record<string, string[]> = { text: ['text'], integer: ['bigint', 'smallint'], real: ['double precision'], blob: ['bytea'], numeric: ['bigint', 'smallint'] }

@@ -7,8 +7,8 @@ import { holds, type Grant } from '../roles/service'
 import { syncSearchIndex } from './search-index-sqlite'
 import { forgetTotals, keptTotal } from './totals'
 import {
-  conditionsKey, countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
-  startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type Where, type WhereFilter,
+  conditionsKey, countedIn, countedTop, countEvents, cursorAt, deleteEventsBefore, eventsAfterCursor, eventsInRuns, eventsPage, eventWhere, insertEvents, maxEventId,
+  newestOfCategory, seenBetween, seenBy, startBetween, tsAtDepth, tsBetween, tsFrom, unseenBy, type EventRow, type StreamCursor, type Where, type WhereFilter,
 } from './store'
 
 /** Event categories and the permission that makes each visible. */
@@ -76,9 +76,9 @@ export async function recordEvents(deps: AppDeps, events: EventInput[], tx?: Que
     changed: e.changed ?? null, initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: rows[i]!.duration_ms, source: rows[i]!.source }))
 }
 
-/** The events with ids from..to (another instance stored them), in id order. */
-export async function eventsBetween(deps: AppDeps, from: number, to: number): Promise<EventOut[]> {
-  return (await eventsInIdOrder(deps.db, [idBetween(from - 1, to)], Math.max(0, to - from + 1))).map(eventOut)
+/** The events with ids in the inclusive runs `runs` (another instance stored exactly these), in id order. */
+export async function eventsIn(deps: AppDeps, runs: [number, number][]): Promise<EventOut[]> {
+  return runs.length ? (await eventsInRuns(deps.db, runs)).map(eventOut) : []
 }
 
 /** Whether a minion.start of this minion is stored within `windowMs` of `ts`. */
@@ -121,13 +121,13 @@ export function visibleCategories(grants: Grant[]): string[] {
  * is decided by LIKE alone (for a few rows: the newest, or those stored since a count); without, the trigram index
  * first narrows the rows.
  */
-export function filterWhere(q: Queryable, deps: AppDeps, f: ActivityFilter, visible: string[], afterId?: number, scan = false): Where | null {
+export function filterWhere(q: Queryable, deps: AppDeps, f: ActivityFilter, visible: string[], scan = false): Where | null {
   let cats = visible
   const asked = [...(f.category ? [f.category] : []), ...(f.categories ? f.categories.split(',').map((s) => s.trim()).filter(Boolean) : [])]
   if (asked.length) cats = cats.filter((c) => asked.includes(c))
   if (!cats.length) return null
   const since = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : undefined
-  return eventWhere(q, { ...f, since }, cats, cats.length >= Object.keys(CATEGORY_PERMISSION).length, afterId, scan)
+  return eventWhere(q, { ...f, since }, cats, cats.length >= Object.keys(CATEGORY_PERMISSION).length, scan)
 }
 
 /** Walks at most this many of the newest events for a page before asking the whole table (and the search index). */
@@ -144,7 +144,7 @@ export async function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant
   // The total is kept per filter (totals.ts); a time window's lower bound moves, so it is kept apart from the rest.
   const timeless = { ...f, since_minutes: undefined }
   const base = filterWhere(db, deps, timeless, visible)!.conds
-  const scan = filterWhere(db, deps, timeless, visible, undefined, true)!.conds
+  const scan = filterWhere(db, deps, timeless, visible, true)!.conds
   const cutoff = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : -Infinity
   // The total and the page start at the same cutoff.
   const inWindow = (c: SQL[]) => (f.since_minutes ? [...c, tsFrom(cutoff)] : c)
@@ -152,11 +152,15 @@ export async function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant
   // window's time range (not all ids up to the top), the slice of time the window left. The key is the filter itself
   // (the conditions rendered for this engine, with their arguments).
   const key = `${f.since_minutes ?? ''}\0${conditionsKey(db, base)}`
-  const total = await keptTotal(deps, key, await lastEventId(deps), cutoff, {
-    upTo: (top) => countEvents(db, [...inWindow(base), idUpTo(top)], f.since_minutes ? 'ts' : null),
-    since: (from, top) => countEvents(db, [...inWindow(scan), idBetween(from, top)], 'none'),
-    left: (from, to, upTo) => countEvents(db, [...scan, tsBetween(from, to, upTo)], 'ts'),
+  const top = await countedTop(db)
+  const kept = await keptTotal(deps, key, top, cutoff, {
+    upTo: (top) => countEvents(db, [...inWindow(base), seenBy(db, top)], f.since_minutes ? 'ts' : null),
+    since: (from, top) => countEvents(db, [...inWindow(scan), seenBetween(db, from, top)], 'none'),
+    left: (from, to, upTo) => countEvents(db, [...scan, tsBetween(db, from, to, upTo)], 'ts'),
   })
+  // PostgreSQL: the kept total stops at the horizon (store.ts countedTop); the events committed past it, by
+  // transactions newer than one still open, are counted now (a few, but for a long transaction's minutes).
+  const total = db.engine === 'postgres' ? kept + (await countEvents(db, [...inWindow(scan), unseenBy(top)])) : kept
   if (total <= offset) return { total, events: [] as EventOut[] }
   // Substring filters have no index to walk in time order: their page is first looked for among the newest events;
   // the others' indexes give it directly.
@@ -194,9 +198,20 @@ async function newestPage(deps: AppDeps, scan: SQL[], total: number, limit: numb
   return rows.length === limit || offset + rows.length === total ? rows : null
 }
 
-/** Events after `afterId` in id order, for SSE replay. */
-export async function eventsAfter(deps: AppDeps, f: ActivityFilter, grants: Grant[], afterId: number, limit = 500): Promise<EventOut[]> {
-  const w = filterWhere(deps.db, deps, f, visibleCategories(grants), afterId)
-  if (!w) return []
-  return (await eventsInIdOrder(deps.db, w.conds, limit)).map(eventOut)
+export type { StreamCursor }
+
+/** Where a live stream starts: after the event `afterId` (Last-Event-ID, after_id), or after what is stored now (null). */
+export function streamCursor(deps: AppDeps, afterId: number | null): Promise<StreamCursor> {
+  return cursorAt(deps.db, afterId)
+}
+
+/**
+ * The events a live stream delivers next after `cursor`, with the cursor after them; `held` when committed events
+ * wait behind an older transaction still open (PostgreSQL, several writers: store.ts eventsAfterCursor).
+ */
+export async function eventsAfter(deps: AppDeps, f: ActivityFilter, grants: Grant[], cursor: StreamCursor, limit = 500) {
+  const w = filterWhere(deps.db, deps, f, visibleCategories(grants))
+  if (!w) return { events: [] as EventOut[], next: cursor, more: false, held: false }
+  const r = await eventsAfterCursor(deps.db, w.conds, cursor, limit)
+  return { events: r.rows.map(eventOut), next: r.next, more: r.more, held: r.held }
 }
