@@ -91,7 +91,12 @@ export class ClusterNode {
   heartbeat(): Promise<void> {
     // Queued behind a write under way: a change of leads made meanwhile is written after it, never overwritten by it.
     const next: Promise<void> = (this.beat ?? Promise.resolve())
-      .then(() => heartbeat(this.deps, this.me, this.leadership.leads()))
+      .then(() => {
+        const leads = this.leadership.leads()
+        // The state of each salt source led here: followers' Salt health shows it (features/salt-health).
+        const health = Object.fromEntries((this.deps.salt?.sources() ?? []).filter((s) => s.leads && leads.includes(s.source)).map((s) => [s.source, s.health()]))
+        return heartbeat(this.deps, this.me, leads, health)
+      })
       .catch((e) => this.deps.log.warn('instance heartbeat failed', { error: e instanceof Error ? e.message : String(e) }))
       .finally(() => {
         if (this.beat === next) this.beat = null

@@ -145,6 +145,28 @@ describe('any instance serves any request', () => {
   })
 })
 
+describe('Salt health on a follower', () => {
+  test("B, which does not lead, shows A's event stream and pollers and says A leads; A says it leads", async () => {
+    const [leader] = await leadersOf(a, 'default')
+    const idA = await idOf(a)
+    expect(leader).toBe(idA)
+    // A's heartbeat (every 5 s) carries its salt side's state once its stream is up and its pollers have run.
+    const onB = await until(async () => {
+      const h = (await api(b, 'GET', '/api/salt/health')).body
+      return h.event_stream.state === 'connected' && h.pollers.some((p: any) => p.last_success_at !== null) ? h : null
+    }, "A's stream and pollers on B's Salt health", { ms: 15_000, every: 200 })
+    expect(onB.leader).toMatchObject({ instance_id: idA, here: false, hostname: expect.any(String) })
+    expect(Date.parse(onB.leader.reported_at)).toBeGreaterThan(Date.now() - 60_000)
+    expect(onB.sources[0].leader).toEqual(onB.leader)
+    const onA = (await api(a, 'GET', '/api/salt/health')).body
+    expect(onA.leader).toMatchObject({ instance_id: idA, here: true })
+    // The same pollers as the leader's own, and none of B's idle ones: B schedules none (scheduled(b) is empty).
+    expect(onB.pollers.map((p: any) => p.name).sort()).toEqual(onA.pollers.map((p: any) => p.name).sort())
+    expect(await scheduled(b)).toEqual([])
+    expect(onB.problems.filter((p: string) => /event stream|poller/.test(p))).toEqual([])
+  }, 30_000)
+})
+
 describe('one leader per salt source', () => {
   test('kill -9 of the leader: B leads within 15 s and stores the job salt ran during the gap', async () => {
     const [leader] = await leadersOf(b, 'default')
