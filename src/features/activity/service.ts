@@ -8,7 +8,7 @@ import { syncSearchIndex } from './search-index-sqlite'
 import { forgetTotals, keptTotal } from './totals'
 import {
   conditionsKey, countedIn, countedTop, countEvents, cursorAt, deleteEventsBefore, eventsAfterCursor, eventsInRuns, eventsPage, eventWhere, insertEvents, maxEventId,
-  newestOfCategory, seenBetween, seenBy, startBetween, tsAtDepth, tsBetween, tsFrom, unseenBy, type EventRow, type StreamCursor, type Where, type WhereFilter,
+  newestOfCategory, seenBetween, seenBy, startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type StreamCursor, type Where, type WhereFilter,
 } from './store'
 
 /** Event categories and the permission that makes each visible. */
@@ -152,15 +152,15 @@ export async function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant
   // window's time range (not all ids up to the top), the slice of time the window left. The key is the filter itself
   // (the conditions rendered for this engine, with their arguments).
   const key = `${f.since_minutes ?? ''}\0${conditionsKey(db, base)}`
-  const top = await countedTop(db)
+  // PostgreSQL: the total is kept up to the horizon (store.ts countedTop) and the events committed past it, by
+  // transactions newer than one still open, are counted now, in the same statement.
+  const { top, beyond } = await countedTop(db, inWindow(scan))
   const kept = await keptTotal(deps, key, top, cutoff, {
     upTo: (top) => countEvents(db, [...inWindow(base), seenBy(db, top)], f.since_minutes ? 'ts' : null),
     since: (from, top) => countEvents(db, [...inWindow(scan), seenBetween(db, from, top)], 'none'),
     left: (from, to, upTo) => countEvents(db, [...scan, tsBetween(db, from, to, upTo)], 'ts'),
   })
-  // PostgreSQL: the kept total stops at the horizon (store.ts countedTop); the events committed past it, by
-  // transactions newer than one still open, are counted now (a few, but for a long transaction's minutes).
-  const total = db.engine === 'postgres' ? kept + (await countEvents(db, [...inWindow(scan), unseenBy(top)])) : kept
+  const total = kept + beyond
   if (total <= offset) return { total, events: [] as EventOut[] }
   // Substring filters have no index to walk in time order: their page is first looked for among the newest events;
   // the others' indexes give it directly.

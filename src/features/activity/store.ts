@@ -66,12 +66,16 @@ const XID = sql.raw('"xid"')
 const HORIZON = sql`pg_snapshot_xmin(pg_current_snapshot())`
 
 /**
- * Where a kept total stands now: the newest id on SQLite (one writer, ids committed in order); on PostgreSQL the
- * horizon as a number (xid8 values stay far below 2^53), under which no event will appear any more.
+ * Where a kept total stands now, and how many events matching `conds` it does not count yet. SQLite: the newest id
+ * (one writer, ids committed in order), none beyond it. PostgreSQL: the horizon as a number (xid8 values stay far
+ * below 2^53), under which no event will appear any more, and the committed events at or past it (a few, but for a
+ * long transaction's minutes), in one statement.
  */
-export async function countedTop(q: Queryable): Promise<number> {
-  if (q.engine === 'sqlite') return maxEventId(q)
-  return Number((await q.row<{ h: string }>(sql`SELECT ${HORIZON}::text AS h`))!.h)
+export async function countedTop(q: Queryable, conds: SQL[]): Promise<{ top: number; beyond: number }> {
+  if (q.engine === 'sqlite') return { top: await maxEventId(q), beyond: 0 }
+  const r = await q.row<{ h: string; n: number }>(sql`WITH h AS (SELECT ${HORIZON} AS x)
+    SELECT (SELECT x FROM h)::text AS h, (SELECT count(*) FROM ${ev}${whereOf([...conds, sql`${XID} >= (SELECT x FROM h)`])}) AS n`)
+  return { top: Number(r!.h), beyond: Number(r!.n) }
 }
 
 /** The events a total kept at `top` counts: SQLite `id <= top` in a form no index is chosen for (unary plus); PostgreSQL those inserted under the horizon `top`. */
@@ -79,8 +83,6 @@ export const seenBy = (q: Queryable, top: number) => twin(q, { sqlite: sql`+${ev
 /** The events a total kept at `top` counts and one kept at `from` does not. */
 export const seenBetween = (q: Queryable, from: number, top: number) =>
   twin(q, { sqlite: sql`${ev.id} > ${from} AND ${ev.id} <= ${top}`, postgres: sql`${XID} >= ${String(from)}::xid8 AND ${XID} < ${String(top)}::xid8` })
-/** The committed events a total kept at `top` does not count (PostgreSQL: those of transactions at or past the horizon). */
-export const unseenBy = (top: number) => sql`${XID} >= ${String(top)}::xid8`
 
 /**
  * Where a live stream stands: after the event `id` (SQLite), or after (xid, id) in PostgreSQL's (xid, id) order
