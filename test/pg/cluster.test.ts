@@ -164,6 +164,16 @@ describe('Salt health on a follower', () => {
     expect(onB.pollers.map((p: any) => p.name).sort()).toEqual(onA.pollers.map((p: any) => p.name).sort())
     expect(await scheduled(b)).toEqual([])
     expect(onB.problems.filter((p: string) => /event stream|poller/.test(p))).toEqual([])
+    // Someone who may see Salt health but not list the instances (view setting:*) learns only that another leads.
+    const role = (await api(a, 'POST', '/api/roles', { name: 'minion-viewers' })).body
+    expect((await api(a, 'POST', `/api/roles/${role.id}/permissions`, { verb: 'view', resource_glob: 'minion:*' })).status).toBe(201)
+    expect((await api(a, 'POST', '/api/users', { username: 'minionviewer', password: 'minionviewer-pw', must_change_pw: false, roles: [role.id] })).status).toBe(201)
+    const viewer = (await login(b, 'minionviewer', 'minionviewer-pw')).headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]!
+    expect((await api(b, 'GET', '/api/cluster', undefined, viewer)).status).toBe(403)
+    const seen = await api(b, 'GET', '/api/salt/health', undefined, viewer)
+    expect(seen.status).toBe(200)
+    expect(seen.body.leader).toMatchObject({ instance_id: null, hostname: null, here: false })
+    expect(seen.body.event_stream.state).toBe('connected')
   }, 30_000)
 })
 

@@ -6,7 +6,8 @@ const Time = Nullable(T.String({ format: 'date-time' }))
 
 /**
  * The Saltdeck instance leading a salt source (contract §15): `here` this one; otherwise the event stream and pollers
- * shown are that instance's, as of `reported_at` (its last heartbeat, every 5 s). Null: no instance leads it now.
+ * shown are that instance's, as of `reported_at` (its last heartbeat, every 5 s). Null: no instance leads it now. Its
+ * id and hostname only for holders of view setting:* (who may list the instances), else null.
  */
 const Leader = Nullable(T.Object({ instance_id: Nullable(T.String()), hostname: Nullable(T.String()), here: T.Boolean(), reported_at: Time }))
 

@@ -52,11 +52,12 @@ function viewOf(now: number, side: SourceSide, own: SaltHealthSnapshot, views: M
   return { h: { ...own, masterVersion: own.masterVersion ?? t.masterVersion, stream: t.stream, covering: t.covering, pollers }, leader }
 }
 
-/** GET /api/salt/health. */
-export async function saltHealth(deps: AppDeps) {
+/** GET /api/salt/health; `namesInstances`: whether the leader's id and hostname are shown (else only whether it is this instance). */
+export async function saltHealth(deps: AppDeps, { namesInstances = true }: { namesInstances?: boolean } = {}) {
   const now = deps.clock.now()
   const views = deps.salt ? await leaderViews(deps) : new Map<string, LeaderView>()
-  const mine = deps.salt ? viewOf(now, deps.salt, deps.salt.health(), views) : { h: idle(deps), leader: null }
+  const named = (v: { h: SaltHealthSnapshot; leader: Leader }) => (namesInstances || !v.leader ? v : { ...v, leader: { ...v.leader, instance_id: null, hostname: null } })
+  const mine = deps.salt ? named(viewOf(now, deps.salt, deps.salt.health(), views)) : { h: idle(deps), leader: null }
   const h = mine.h
   const configured = settingsStatus(deps).configured
   const versions = await minionVersions(deps)
@@ -85,7 +86,7 @@ export async function saltHealth(deps: AppDeps) {
   }
   // The other sources' problems, each named (default's are the sentences above).
   const sides = deps.salt?.sources() ?? []
-  const others = sides.slice(1).map((side) => ({ side, ...viewOf(now, side, side.health(), views) }))
+  const others = sides.slice(1).map((side) => ({ side, ...named(viewOf(now, side, side.health(), views)) }))
   for (const { side, h: o } of others) {
     const name = side.source
     if (!side.configured()) problems.push(`Salt source ${name}: its connection is not complete (URL, username and password).`)

@@ -70,7 +70,8 @@ function InstancesPanel() {
 function LeaderLine({ leader }: { leader: SaltHealth['leader'] }) {
   if (!leader) return <><Badge tone="warn">no instance leads it now</Badge> (another takes over within 15 s)</>
   if (leader.here) return <>this instance</>
-  return <>instance {leader.hostname ?? '?'} <span class="muted">({leader.instance_id})</span>: its stream and pollers as of <When ts={leader.reported_at} /></>
+  const who = leader.hostname ? <>instance {leader.hostname} <span class="muted">({leader.instance_id})</span></> : 'another instance'
+  return <>{who}: its stream and pollers as of <When ts={leader.reported_at} /></>
 }
 
 /** The overview's panel: the problems and a link to the page; nothing while all is well. */
