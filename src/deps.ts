@@ -31,6 +31,8 @@ export interface SourceSide {
   stream: { status(): StreamStatus }
   health(): SaltHealthSnapshot
   presenceKnown(): boolean
+  /** Whether this instance runs the source's work now (its leader; on SQLite always once started). */
+  readonly leads: boolean
 }
 
 /** What routes and /metrics use of a running salt side (the `default` source's, which also does the fleet-wide work). */

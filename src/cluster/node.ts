@@ -8,8 +8,9 @@ import { newId } from '../lib/ids'
 import { forgetInstance, heartbeat, type Me } from '../features/instances/service'
 import { reloadSection, resyncSettings } from '../features/settings/service'
 import { authChangedElsewhere } from '../features/auth/changes'
-import { publishStoredElsewhere } from '../features/activity/feed'
-import { eventsBetween } from '../features/activity/service'
+import { activityMayBeMissed, publishStoredElsewhere } from '../features/activity/feed'
+import { eventsIn } from '../features/activity/service'
+import { parseIdRuns } from '../features/activity/id-runs'
 import { forgetTotalsHere } from '../features/activity/totals'
 import { Bus } from './bus'
 import { Leadership, LEADERSHIP_TICK_MS, type LeaderWork } from './leadership'
@@ -17,7 +18,7 @@ import type { ClusterEngine } from './engine'
 
 /** How often an instance writes its row: well inside the minute after which it is no longer listed. */
 export const HEARTBEAT_MS = 5000
-/** The most events one activity notice is read back by (a batch is at most 2,000; a wider range is a bug's). */
+/** The most events one activity notice names (a batch is at most 2,000; more is a bug's). */
 const MAX_NOTICE_SPAN = 10_000
 
 /** One instance: its identity, bus and leaderships. */
@@ -62,16 +63,17 @@ export class ClusterNode {
     on('totals', () => forgetTotalsHere(deps))
     // A salt source added, changed or removed through another instance: this one's registry follows.
     on('salt-source', (name) => deps.onSaltSourceChanged?.(name))
-    on('activity', async (range) => {
-      const [from, to] = range.split('-').map(Number)
-      if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to! < from! || to! - from! > MAX_NOTICE_SPAN) return
-      publishStoredElsewhere(deps, await eventsBetween(deps, from!, to!))
+    // Exactly the events that instance stored (id runs): a listener hears each once, however ids interleave.
+    on('activity', async (text) => {
+      const runs = parseIdRuns(text, MAX_NOTICE_SPAN)
+      if (runs) publishStoredElsewhere(deps, await eventsIn(deps, runs))
     })
     // The listening connection came back: what was said meanwhile is lost, so everything it could have said is re-read.
     this.unsubscribe.push(this.bus.onResync(() => {
       void resyncSettings(deps).catch((e) => deps.log.warn('settings not re-read after the bus reconnected', { error: String(e) }))
       authChangedElsewhere(deps)
       forgetTotalsHere(deps)
+      activityMayBeMissed(deps)
     }))
     await this.bus.start()
     deps.bus = this.bus
@@ -89,7 +91,12 @@ export class ClusterNode {
   heartbeat(): Promise<void> {
     // Queued behind a write under way: a change of leads made meanwhile is written after it, never overwritten by it.
     const next: Promise<void> = (this.beat ?? Promise.resolve())
-      .then(() => heartbeat(this.deps, this.me, this.leadership.leads()))
+      .then(() => {
+        const leads = this.leadership.leads()
+        // The state of each salt source led here: followers' Salt health shows it (features/salt-health).
+        const health = Object.fromEntries((this.deps.salt?.sources() ?? []).filter((s) => s.leads && leads.includes(s.source)).map((s) => [s.source, s.health()]))
+        return heartbeat(this.deps, this.me, leads, health)
+      })
       .catch((e) => this.deps.log.warn('instance heartbeat failed', { error: e instanceof Error ? e.message : String(e) }))
       .finally(() => {
         if (this.beat === next) this.beat = null

@@ -107,9 +107,6 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
     }
     const wrong = result.filter((r) => r.source !== r.copied)
     if (wrong.length) throw new CopyError(`counts differ after the copy: ${wrong.map((r) => `${r.table} ${r.source} → ${r.copied}`).join(', ')}`)
-    // The search index is derived data (SQLite's search.db is not copied): every copied event waits in the queue the
-    // indexer takes from, and a search finds queued events meanwhile (drizzle-pg 0006).
-    await tx.unsafe('INSERT INTO activity_search_queue (id) SELECT id FROM activity_events ON CONFLICT DO NOTHING')
     return result
   }) as Promise<TableCopy[]>
 }

@@ -145,6 +145,38 @@ describe('any instance serves any request', () => {
   })
 })
 
+describe('Salt health on a follower', () => {
+  test("B, which does not lead, shows A's event stream and pollers and says A leads; A says it leads", async () => {
+    const [leader] = await leadersOf(a, 'default')
+    const idA = await idOf(a)
+    expect(leader).toBe(idA)
+    // A's heartbeat (every 5 s) carries its salt side's state once its stream is up and its pollers have run.
+    const onB = await until(async () => {
+      const h = (await api(b, 'GET', '/api/salt/health')).body
+      return h.event_stream.state === 'connected' && h.pollers.some((p: any) => p.last_success_at !== null) ? h : null
+    }, "A's stream and pollers on B's Salt health", { ms: 15_000, every: 200 })
+    expect(onB.leader).toMatchObject({ instance_id: idA, here: false, hostname: expect.any(String) })
+    expect(Date.parse(onB.leader.reported_at)).toBeGreaterThan(Date.now() - 60_000)
+    expect(onB.sources[0].leader).toEqual(onB.leader)
+    const onA = (await api(a, 'GET', '/api/salt/health')).body
+    expect(onA.leader).toMatchObject({ instance_id: idA, here: true })
+    // The same pollers as the leader's own, and none of B's idle ones: B schedules none (scheduled(b) is empty).
+    expect(onB.pollers.map((p: any) => p.name).sort()).toEqual(onA.pollers.map((p: any) => p.name).sort())
+    expect(await scheduled(b)).toEqual([])
+    expect(onB.problems.filter((p: string) => /event stream|poller/.test(p))).toEqual([])
+    // Someone who may see Salt health but not list the instances (view setting:*) learns only that another leads.
+    const role = (await api(a, 'POST', '/api/roles', { name: 'minion-viewers' })).body
+    expect((await api(a, 'POST', `/api/roles/${role.id}/permissions`, { verb: 'view', resource_glob: 'minion:*' })).status).toBe(201)
+    expect((await api(a, 'POST', '/api/users', { username: 'minionviewer', password: 'minionviewer-pw', must_change_pw: false, roles: [role.id] })).status).toBe(201)
+    const viewer = (await login(b, 'minionviewer', 'minionviewer-pw')).headers.get('set-cookie')!.match(/saltdeck_session=([^;]+)/)![1]!
+    expect((await api(b, 'GET', '/api/cluster', undefined, viewer)).status).toBe(403)
+    const seen = await api(b, 'GET', '/api/salt/health', undefined, viewer)
+    expect(seen.status).toBe(200)
+    expect(seen.body.leader).toMatchObject({ instance_id: null, hostname: null, here: false })
+    expect(seen.body.event_stream.state).toBe('connected')
+  }, 30_000)
+})
+
 describe('one leader per salt source', () => {
   test('kill -9 of the leader: B leads within 15 s and stores the job salt ran during the gap', async () => {
     const [leader] = await leadersOf(b, 'default')

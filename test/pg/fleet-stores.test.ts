@@ -18,7 +18,7 @@ import { recordKeyChanges, recordKeyFingerprints, recordKeyList, recordPresence,
 import { acceptedAmong, acceptedMinionIds, keysWithoutFingerprint, listKeys, listMinions, minionDetail, minionVersions, presentMinionIds, recordGrains } from '../../src/features/minions/service'
 import { listRuns, recordRun, runDiff, runWithDetail } from '../../src/features/runs/service'
 import { failingStates, pruneTrend, runSummary, runTrend } from '../../src/features/runs/health'
-import { eventsAfter, lastEventId, listEvents, pruneEvents, recordEvents, type EventInput } from '../../src/features/activity/service'
+import { eventsAfter, lastEventId, listEvents, streamCursor, pruneEvents, recordEvents, type EventInput } from '../../src/features/activity/service'
 import { pgBinDir, sharedCluster } from '../helpers/pg-cluster'
 
 const PG_MIGRATIONS = 'drizzle-pg'
@@ -121,7 +121,8 @@ async function scenario(db: Db): Promise<Record<string, unknown>> {
     const b = await listEvents(deps, { hide_dispatch: false, hide_routine: false, ...f }, ALL, 5, 5)
     out[`events ${JSON.stringify(f)}`] = [a.total, a.events, b.events.map((e) => e.id)]
   }
-  out.after = await eventsAfter(deps, { category: 'minion', hide_dispatch: false, hide_routine: false }, ALL, 10, 5)
+  const after = await eventsAfter(deps, { category: 'minion', hide_dispatch: false, hide_routine: false }, ALL, await streamCursor(deps, 10), 5)
+  out.after = [after.events, after.next.id, after.more, after.held]
   out.last = await lastEventId(deps)
   out.pruned = await pruneEvents(deps, 1)
   out.afterPrune = (await listEvents(deps, { hide_dispatch: false, hide_routine: false }, ALL, 3, 0)).total

@@ -34,7 +34,8 @@ export const auditLog = sqliteTable('audit_log', {
 
 /**
  * The running Saltdeck instances on this database (contract §15), each writing its own row on a heartbeat; a row not
- * seen for a minute is no longer listed. `leads` is the JSON list of salt sources (and `fleet`) it leads.
+ * seen for a minute is no longer listed. `leads` is the JSON list of salt sources (and `fleet`) it leads; `health` the
+ * state of the salt side of each.
  */
 export const instances = sqliteTable('instances', {
   id: text('id').primaryKey(),
@@ -44,4 +45,9 @@ export const instances = sqliteTable('instances', {
   startedAt: integer('started_at').notNull(),
   lastSeenAt: integer('last_seen_at').notNull(),
   leads: text('leads').notNull().default('[]'),
+  /**
+   * The salt side's state of each salt source it leads, as JSON ({source: SaltHealthSnapshot}), written with each
+   * heartbeat: Salt health on an instance that follows a source shows its leader's event stream and pollers.
+   */
+  health: text('health'),
 }, (t) => [index('instances_last_seen').on(t.lastSeenAt)])

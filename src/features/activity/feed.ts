@@ -1,6 +1,7 @@
 /** Tells live subscribers (the activity stream) about events just stored, and counts them for /metrics. */
 import type { AppDeps } from '../../deps'
 import type { EventOut } from './service'
+import { idRuns } from './id-runs'
 
 interface Feed {
   listeners: Set<(events: EventOut[]) => void>
@@ -22,13 +23,12 @@ export function onActivity(deps: AppDeps, fn: (events: EventOut[]) => void): () 
   return () => void f.listeners.delete(fn)
 }
 
-/** Announces events that have been committed, here and (by their id range) to every other instance. */
+/** Announces events that have been committed, here and (by exactly their ids) to every other instance. */
 export function publishActivity(deps: AppDeps, events: EventOut[]) {
   if (!events.length) return
   const f = feedOf(deps)
   f.stored += events.length
-  const ids = events.map((e) => e.id)
-  deps.bus?.publish('activity', `${Math.min(...ids)}-${Math.max(...ids)}`)
+  for (const runs of idRuns(events.map((e) => e.id))) deps.bus?.publish('activity', runs)
   for (const l of f.listeners) l(events)
 }
 
@@ -36,6 +36,11 @@ export function publishActivity(deps: AppDeps, events: EventOut[]) {
 export function publishStoredElsewhere(deps: AppDeps, events: EventOut[]) {
   if (!events.length) return
   for (const l of feedOf(deps).listeners) l(events)
+}
+
+/** Wakes this service's listeners with no events: notices from other instances may have been lost (the bus reconnected), so live streams read again. */
+export function activityMayBeMissed(deps: AppDeps) {
+  for (const l of feedOf(deps).listeners) l([])
 }
 
 /** Activity events stored from salt since start. */

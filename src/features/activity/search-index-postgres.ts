@@ -1,7 +1,8 @@
 /**
- * Keeping PostgreSQL's activity search index current (contract §6 `search`; drizzle-pg 0006): events are queued in
- * activity_search_queue by their insert's transaction, and each step here moves a batch of them into activity_search,
- * one text of the searched columns per event under a trigram index. SQLite's twin is search-index-sqlite.ts. Steps of
+ * Keeping PostgreSQL's activity search index current (contract §6 `search`; drizzle-pg 0008): events are queued in
+ * activity_search_queue by their insert's statement (a trigger on activity_events, whatever writes them), and each
+ * step here moves a batch of them into activity_search, one text of the searched columns per event under a trigram
+ * index. SQLite's twin is search-index-sqlite.ts. Steps of
  * several instances do not meet: each takes the queued ids no other step holds (SKIP LOCKED).
  */
 import { sql, limitOf } from '../../db/sql'

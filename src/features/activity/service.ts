@@ -8,8 +8,8 @@ import { searchPending, syncSearchIndex } from './search-index-sqlite'
 import { searchPendingPostgres, syncSearchIndexPostgres } from './search-index-postgres'
 import { forgetTotals, keptTotal } from './totals'
 import {
-  countedIn, countEvents, deleteEventsBefore, eventsInIdOrder, eventsPage, eventWhere, idBetween, idUpTo, insertEvents, maxEventId, newestOfCategory,
-  startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type Where, type WhereFilter,
+  countedIn, countedTop, countEvents, cursorAt, deleteEventsBefore, eventsAfterCursor, eventsInRuns, eventsPage, eventWhere, insertEvents, maxEventId,
+  newestOfCategory, seenBetween, seenBy, startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type StreamCursor, type Where, type WhereFilter,
 } from './store'
 
 /** Event categories and the permission that makes each visible. */
@@ -77,9 +77,9 @@ export async function recordEvents(deps: AppDeps, events: EventInput[], tx?: Que
     changed: e.changed ?? null, initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: rows[i]!.duration_ms, source: rows[i]!.source }))
 }
 
-/** The events with ids from..to (another instance stored them), in id order. */
-export async function eventsBetween(deps: AppDeps, from: number, to: number): Promise<EventOut[]> {
-  return (await eventsInIdOrder(deps.db, [idBetween(from - 1, to)], Math.max(0, to - from + 1))).map(eventOut)
+/** The events with ids in the inclusive runs `runs` (another instance stored exactly these), in id order. */
+export async function eventsIn(deps: AppDeps, runs: [number, number][]): Promise<EventOut[]> {
+  return runs.length ? (await eventsInRuns(deps.db, runs)).map(eventOut) : []
 }
 
 /** Whether a minion.start of this minion is stored within `windowMs` of `ts`. */
@@ -127,13 +127,13 @@ export function visibleCategories(grants: Grant[]): string[] {
  * is decided by LIKE alone (for a few rows: the newest, or those stored since a count); without, the trigram index
  * first narrows the rows.
  */
-export function filterWhere(q: Queryable, deps: AppDeps, f: ActivityFilter, visible: string[], afterId?: number, scan = false): Where | null {
+export function filterWhere(q: Queryable, deps: AppDeps, f: ActivityFilter, visible: string[], scan = false): Where | null {
   let cats = visible
   const asked = [...(f.category ? [f.category] : []), ...(f.categories ? f.categories.split(',').map((s) => s.trim()).filter(Boolean) : [])]
   if (asked.length) cats = cats.filter((c) => asked.includes(c))
   if (!cats.length) return null
   const since = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : undefined
-  return eventWhere(q, { ...f, since }, cats, cats.length >= Object.keys(CATEGORY_PERMISSION).length, afterId, scan)
+  return eventWhere(q, { ...f, since }, cats, cats.length >= Object.keys(CATEGORY_PERMISSION).length, scan)
 }
 
 /** Every field of a filter, in one order (a Record, so a field added to ActivityFilter and not here fails to compile). */
@@ -161,7 +161,7 @@ export async function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant
   // Built again only where they differ from the page's conditions: a window adds its bound; a search's scan form drops
   // the trigram narrowing.
   const base = f.since_minutes ? filterWhere(db, deps, timeless, visible)!.conds : w.conds
-  const scan = f.search ? filterWhere(db, deps, timeless, visible, undefined, true)!.conds : base
+  const scan = f.search ? filterWhere(db, deps, timeless, visible, true)!.conds : base
   const cutoff = f.since_minutes ? deps.clock.now() - f.since_minutes * 60_000 : -Infinity
   // The total and the page start at the same cutoff.
   const inWindow = (c: SQL[]) => (f.since_minutes ? [...c, tsFrom(cutoff)] : c)
@@ -169,11 +169,15 @@ export async function listEvents(deps: AppDeps, f: ActivityFilter, grants: Grant
   // window's time range (not all ids up to the top), the slice of time the window left. The key is the filter itself:
   // its fields and the categories the user may see decide the conditions.
   const key = `${f.since_minutes ?? ''}\0${filterKey(timeless, visible)}`
-  const total = await keptTotal(deps, key, await lastEventId(deps), cutoff, {
-    upTo: (top) => countEvents(db, [...inWindow(base), idUpTo(top)], f.since_minutes ? 'ts' : null),
-    since: (from, top) => countEvents(db, [...inWindow(scan), idBetween(from, top)], 'none'),
-    left: (from, to, upTo) => countEvents(db, [...scan, tsBetween(from, to, upTo)], 'ts'),
+  // PostgreSQL: the total is kept up to the horizon (store.ts countedTop) and the events committed past it, by
+  // transactions newer than one still open, are counted now, in the same statement.
+  const { top, beyond } = await countedTop(db, inWindow(scan))
+  const kept = await keptTotal(deps, key, top, cutoff, {
+    upTo: (top) => countEvents(db, [...inWindow(base), seenBy(db, top)], f.since_minutes ? 'ts' : null),
+    since: (from, top) => countEvents(db, [...inWindow(scan), seenBetween(db, from, top)], 'none'),
+    left: (from, to, upTo) => countEvents(db, [...scan, tsBetween(db, from, to, upTo)], 'ts'),
   })
+  const total = kept + beyond
   if (total <= offset) return { total, events: [] as EventOut[] }
   // Substring filters have no index to walk in time order: their page is first looked for among the newest events;
   // the others' indexes give it directly.
@@ -211,9 +215,20 @@ async function newestPage(deps: AppDeps, scan: SQL[], total: number, limit: numb
   return rows.length === limit || offset + rows.length === total ? rows : null
 }
 
-/** Events after `afterId` in id order, for SSE replay. */
-export async function eventsAfter(deps: AppDeps, f: ActivityFilter, grants: Grant[], afterId: number, limit = 500): Promise<EventOut[]> {
-  const w = filterWhere(deps.db, deps, f, visibleCategories(grants), afterId)
-  if (!w) return []
-  return (await eventsInIdOrder(deps.db, w.conds, limit)).map(eventOut)
+export type { StreamCursor }
+
+/** Where a live stream starts: after the event `afterId` (Last-Event-ID, after_id), or after what is stored now (null). */
+export function streamCursor(deps: AppDeps, afterId: number | null): Promise<StreamCursor> {
+  return cursorAt(deps.db, afterId)
+}
+
+/**
+ * The events a live stream delivers next after `cursor`, with the cursor after them; `held` when committed events
+ * wait behind an older transaction still open (PostgreSQL, several writers: store.ts eventsAfterCursor).
+ */
+export async function eventsAfter(deps: AppDeps, f: ActivityFilter, grants: Grant[], cursor: StreamCursor, limit = 500) {
+  const w = filterWhere(deps.db, deps, f, visibleCategories(grants))
+  if (!w) return { events: [] as EventOut[], next: cursor, more: false, held: false }
+  const r = await eventsAfterCursor(deps.db, w.conds, cursor, limit)
+  return { events: r.rows.map(eventOut), next: r.next, more: r.more, held: r.held }
 }

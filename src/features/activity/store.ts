@@ -42,6 +42,92 @@ export async function maxEventId(q: Queryable): Promise<number> {
   return (await q.row<{ id: number | null }>(sql`SELECT max(${ev.id}) AS id FROM ${ev}`))?.id ?? 0
 }
 
+/**
+ * PostgreSQL's column of the transaction that inserted each event (xid8, a PostgreSQL-only column: drizzle-pg/0006).
+ * Ids come from a sequence there, and concurrent transactions commit out of id order; transaction ids below the
+ * oldest one still open (pg_snapshot_xmin) all belong to ended transactions, so the events under that horizon never
+ * change but by retention.
+ */
+const XID = sql.raw('"xid"')
+/** The horizon of a PostgreSQL statement: the oldest transaction still open, as text (an xid8). */
+const HORIZON = sql`pg_snapshot_xmin(pg_current_snapshot())`
+
+/**
+ * Where a kept total stands now, and how many events matching `conds` it does not count yet. SQLite: the newest id
+ * (one writer, ids committed in order), none beyond it. PostgreSQL: the horizon as a number (xid8 values stay far
+ * below 2^53), under which no event will appear any more, and the committed events at or past it (a few, but for a
+ * long transaction's minutes), in one statement.
+ */
+export async function countedTop(q: Queryable, conds: SQL[]): Promise<{ top: number; beyond: number }> {
+  if (q.engine === 'sqlite') return { top: await maxEventId(q), beyond: 0 }
+  const r = await q.row<{ h: string; n: number }>(sql`WITH h AS (SELECT ${HORIZON} AS x)
+    SELECT (SELECT x FROM h)::text AS h, (SELECT count(*) FROM ${ev}${whereOf([...conds, sql`${XID} >= (SELECT x FROM h)`])}) AS n`)
+  return { top: Number(r!.h), beyond: Number(r!.n) }
+}
+
+/** The events a total kept at `top` counts: SQLite `id <= top` in a form no index is chosen for (unary plus); PostgreSQL those inserted under the horizon `top`. */
+export const seenBy = (q: Queryable, top: number) => twin(q, { sqlite: sql`+${ev.id} <= ${top}`, postgres: sql`${XID} < ${String(top)}::xid8` })
+/** The events a total kept at `top` counts and one kept at `from` does not. */
+export const seenBetween = (q: Queryable, from: number, top: number) =>
+  twin(q, { sqlite: sql`${ev.id} > ${from} AND ${ev.id} <= ${top}`, postgres: sql`${XID} >= ${String(from)}::xid8 AND ${XID} < ${String(top)}::xid8` })
+
+/**
+ * Where a live stream stands: after the event `id` (SQLite), or after (xid, id) in PostgreSQL's (xid, id) order
+ * (`xid` the xid8 as text). The SSE id a client sees is the event id alone; `cursorAt` finds its xid again.
+ */
+export interface StreamCursor {
+  id: number
+  xid: string | null
+}
+
+/** A stream's cursor after the event `id` (Last-Event-ID, after_id), or after everything stored now when `id` is null. */
+export async function cursorAt(q: Queryable, id: number | null): Promise<StreamCursor> {
+  if (q.engine === 'sqlite') return { id: id ?? (await maxEventId(q)), xid: null }
+  // A new stream: every event at or past the horizon is still to come (its transaction open, or ended after it).
+  const start = async (): Promise<StreamCursor> => ({ id: 0, xid: (await q.row<{ h: string }>(sql`SELECT ${HORIZON}::text AS h`))!.h })
+  if (id === null) return start()
+  const at = await q.row<{ xid: string }>(sql`SELECT ${XID}::text AS xid FROM ${ev} WHERE ${ev.id} = ${id}`)
+  if (at) return { id, xid: at.xid }
+  // The event is gone (retention) or never was: from the oldest transaction of the events after it (a few stored
+  // beside them may come again: at least once), or as a new stream when there are none.
+  const after = await q.row<{ xid: string | null }>(sql`SELECT min(${XID})::text AS xid FROM ${ev} WHERE ${ev.id} > ${id}`)
+  return after?.xid ? { id: 0, xid: after.xid } : start()
+}
+
+/** What a stream read gives: the events it may deliver, the cursor after them, and whether more are waiting. */
+export interface StreamRead {
+  rows: EventRow[]
+  next: StreamCursor
+  /** A full page was read: read again at once. */
+  more: boolean
+  /** Committed events past PostgreSQL's horizon wait for an older transaction still open: read again soon. */
+  held: boolean
+}
+
+/**
+ * The events matching `conds` after `cursor`, at most `limit`. SQLite: in id order. PostgreSQL: in (xid, id) order and
+ * only under the statement's horizon, so an event committed later never sorts before one already delivered.
+ */
+export async function eventsAfterCursor(q: Queryable, conds: SQL[], cursor: StreamCursor, limit: number): Promise<StreamRead> {
+  if (q.engine === 'sqlite') {
+    const rows = await eventsInIdOrder(q, [...conds, sql`${ev.id} > ${cursor.id}`], limit)
+    return { rows, next: rows.length ? { id: rows.at(-1)!.id, xid: null } : cursor, more: rows.length === limit, held: false }
+  }
+  const got = await q.rows<EventRow & { xid: string; horizon: string }>(sql`SELECT ${COLS}, ${XID}::text AS xid, (SELECT ${HORIZON})::text AS horizon
+    FROM ${ev}${whereOf([...conds, sql`(${XID}, ${ev.id}) > (${cursor.xid ?? '0'}::xid8, ${cursor.id})`])} ORDER BY ${XID}, ${ev.id} LIMIT ${limitOf(limit)}`)
+  const horizon = got.length ? BigInt(got[0]!.horizon) : 0n
+  const ready = got.filter((r) => BigInt(r.xid) < horizon)
+  const last = ready.at(-1)
+  const rows = ready.map(({ xid: _x, horizon: _h, ...r }) => r as EventRow)
+  return { rows, next: last ? { id: last.id, xid: last.xid } : cursor, more: got.length === limit && ready.length === got.length, held: ready.length < got.length }
+}
+
+/** The events with ids in the inclusive runs `runs`, in id order. */
+export function eventsInRuns(q: Queryable, runs: [number, number][]): Promise<EventRow[]> {
+  const n = runs.reduce((s, [a, b]) => s + b - a + 1, 0)
+  return eventsInIdOrder(q, [sql`(${sql.join(runs.map(([a, b]) => sql`${ev.id} BETWEEN ${a} AND ${b}`), sql` OR `)})`], n)
+}
+
 /** Deletes the events before `cutoff` and takes them off their counters; returns how many went. Run it in a tx. */
 export async function deleteEventsBefore(q: Queryable, cutoff: number): Promise<number> {
   const gone = await twin(q, {
@@ -105,7 +191,7 @@ const SEARCHED = [ev.summary, ev.minionId, ev.fun, ev.initiator, ev.target]
  * search is decided by LIKE alone (for a few rows: the newest, or those stored since a count); without, the engine's
  * trigram index first narrows the rows (SQLite's search.db, PostgreSQL's activity_search).
  */
-export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: boolean, afterId?: number, scan = false): Where {
+export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: boolean, scan = false): Where {
   const conds: SQL[] = []
   if (!all) conds.push(sql`${ev.category} IN ${cats}`)
   const base = conds.length
@@ -123,7 +209,6 @@ export function eventWhere(q: Queryable, f: WhereFilter, cats: string[], all: bo
   // coalesce: an unknown success is not routine, and NOT(NULL) would otherwise drop the row.
   if (f.hide_routine) conds.push(sql`NOT (${ev.eventType} = 'job.ret' AND coalesce(${ev.success}, 0) = 1 AND coalesce(${ev.changed}, 0) = 0)`)
   if (f.success !== undefined) conds.push(sql`${ev.success} = ${f.success ? 1 : 0}`)
-  if (afterId !== undefined) conds.push(sql`${ev.id} > ${afterId}`)
   if (f.search) {
     if (f.search.includes('\0')) {
       // A NUL ends a pattern for LIKE and is no FTS5 text: such a term is compared by instr, which counts bytes.
@@ -161,12 +246,8 @@ export async function countEvents(q: Queryable, conds: SQL[], walk: Walk = null)
   return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${ev}${hint}${whereOf(conds)}`))!.n
 }
 
-/** `id <= top` in a form that no index is chosen for (SQLite's unary plus; portable). */
-export const idUpTo = (top: number) => sql`+${ev.id} <= ${top}`
-/** `from < id <= top`. */
-export const idBetween = (from: number, top: number) => sql`${ev.id} > ${from} AND ${ev.id} <= ${top}`
-/** `from <= ts < to AND id <= upTo`. */
-export const tsBetween = (from: number, to: number, upTo: number) => sql`${ev.ts} >= ${from} AND ${ev.ts} < ${to} AND ${ev.id} <= ${upTo}`
+/** `from <= ts < to` among the events a total kept at `upTo` counts. */
+export const tsBetween = (q: Queryable, from: number, to: number, upTo: number) => sql`${ev.ts} >= ${from} AND ${ev.ts} < ${to} AND ${seenBy(q, upTo)}`
 /** `ts >= from`. */
 export const tsFrom = (from: number) => sql`${ev.ts} >= ${from}`
 

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import type { Grant } from '../roles/service'
 import { authVersion, sessionStanding } from '../auth/service'
 import { onAuthChange } from '../auth/changes'
-import { eventsAfter, lastEventId, visibleCategories, type ActivityFilter } from './service'
+import { eventsAfter, streamCursor, visibleCategories, type ActivityFilter, type StreamCursor } from './service'
 import { onActivity } from './feed'
 
 /** Milliseconds between keepalive comments: well inside the server's idle timeout (server.ts IDLE_TIMEOUT_S, 30 s). */
@@ -24,6 +24,12 @@ export interface StreamOptions {
   sessionId?: string
 }
 
+/**
+ * How soon a stream whose next events wait behind an older open transaction (PostgreSQL) reads again, first and at
+ * most: that transaction may store no event of its own, so no notice would wake the stream when it ends.
+ */
+export const HELD_RETRY_MS = { first: 100, max: 2_000 }
+
 const enc = new TextEncoder()
 /** Open subscribers per service, so a graceful stop can end them (an SSE response never finishes by itself). */
 const open = new WeakMap<AppDeps, Set<() => void>>()
@@ -37,12 +43,16 @@ const frame = (e: { id: number }) => enc.encode(`id: ${e.id}\nevent: activity\nd
 /** Opens the stream for one subscriber. New events are read back with the same SQL filter as the list, so both agree. */
 export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Grant[], afterId: number | null, opts: StreamOptions = {}): Response {
   const { keepaliveMs = KEEPALIVE_MS, recheckMs = RECHECK_MS, sessionId } = opts
-  let last = afterId ?? 0
+  // Set before the first read (start below): where the stream stands in the store's order.
+  let cursor: StreamCursor = { id: afterId ?? 0, xid: null }
   let stop = () => {}
+  // A read again while events are held back, backing off to HELD_RETRY_MS.max; reset once they come.
+  let retry: ReturnType<typeof setTimeout> | null = null
+  let retryMs = HELD_RETRY_MS.first
   let stopped = false
   const body = new ReadableStream<Uint8Array>({
     async start(ctl) {
-      // One read at a time, in id order: events published while a read is under way ask for another after it.
+      // One read at a time, in the store's order (store.ts eventsAfterCursor): events published while a read is under way ask for another after it.
       let pumping = false
       let again = false
       const pump = async () => {
@@ -52,11 +62,19 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
           do {
             again = false
             for (;;) {
-              const batch = await eventsAfter(deps, filter, grants, last)
+              const r = await eventsAfter(deps, filter, grants, cursor)
               if (stopped) return
-              for (const e of batch) ctl.enqueue(frame(e))
-              if (batch.length) last = batch.at(-1)!.id
-              if (batch.length < 500) break
+              for (const e of r.events) ctl.enqueue(frame(e))
+              cursor = r.next
+              if (r.events.length) retryMs = HELD_RETRY_MS.first
+              if (r.held && !retry) {
+                retry = setTimeout(() => {
+                  retry = null
+                  void pump()
+                }, retryMs)
+                retryMs = Math.min(retryMs * 2, HELD_RETRY_MS.max)
+              }
+              if (!r.more) break
             }
           } while (again)
         } catch {
@@ -93,7 +111,7 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
       // A standing that cannot be read (the database failing) ends the stream: the client reconnects and authenticates anew.
       const recheck = () => void checkNow().catch(end)
       const tick = () => void checkTick().catch(end)
-      if (afterId === null) last = await lastEventId(deps)
+      cursor = await streamCursor(deps, afterId)
       // Cancelled while the newest id was read: nothing is subscribed yet.
       if (stopped) return
       ctl.enqueue(enc.encode('retry: 3000\n\n'))
@@ -117,6 +135,7 @@ export function activityStream(deps: AppDeps, filter: ActivityFilter, grants: Gr
         unwatch()
         clearInterval(keepalive)
         clearInterval(rechecking)
+        if (retry) clearTimeout(retry)
         subs.delete(end)
       }
       recheck()

@@ -1,11 +1,12 @@
 /**
  * Exact totals of filtered activity lists, kept per filter: counted whole once, then brought forward by counting only
- * the events stored since (ids only grow, and events change only by retention, which forgets every kept total). A
- * filter's total then costs a count over the last few seconds' events instead of over millions.
+ * the events stored since (the position a total is kept at only grows: the newest id on SQLite, the horizon of open
+ * transactions on PostgreSQL, store.ts countedTop; events change only by retention, which forgets every kept total).
+ * A filter's total then costs a count over the last few seconds' events instead of over millions.
  */
 import type { AppDeps } from '../../deps'
 
-/** A kept total: the filter's matches among the events with ids up to `upTo` (and, for a time window, ts >= `cutoff`). */
+/** A kept total: the filter's matches among the events counted at position `upTo` (and, for a time window, ts >= `cutoff`). */
 interface Kept {
   total: number
   upTo: number

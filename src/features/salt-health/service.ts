@@ -2,13 +2,14 @@
  * The Salt health view: whether the master answers, its version and its known faults, the minions' versions, whether salt-api answers,
  * the event stream's state and each poller's last success, and the problems among them in plain sentences.
  */
-import type { AppDeps, SaltHealthSnapshot } from '../../deps'
+import type { AppDeps, SaltHealthSnapshot, SourceSide } from '../../deps'
 import { faultsOf, parseVersion } from '../../salt/versions'
 import { CATCH_UP_SECONDS } from '../../lib/poller-status'
 import { iso, isoOrNull } from '../../lib/clock'
 import { minionVersions } from '../minions/service'
 import { readSection, settingsStatus } from '../settings/service'
 import { checkWritable } from '../../db/writable'
+import { leaderViews, type LeaderView } from '../instances/service'
 
 /** A poller is late once it has not succeeded for this many of its intervals. */
 const LATE_INTERVALS = 3
@@ -31,10 +32,33 @@ const newer = (a: string | null, b: string | null) => {
   return !!x && !!y && (x[0] - y[0] || x[1] - y[1]) > 0
 }
 
-/** GET /api/salt/health. */
-export async function saltHealth(deps: AppDeps) {
+/** Who leads a salt source as the health document says it: here, another instance, or nobody now. */
+type Leader = { instance_id: string | null; hostname: string | null; here: boolean; reported_at: string | null } | null
+
+/**
+ * A source's state as Salt health shows it, and its leader. This instance's own when it leads the source; otherwise
+ * the event stream and pollers are the leader's (its last heartbeat's snapshot, instances/service.ts): a follower runs
+ * neither, and its own would look disconnected. salt-api and the master stay this instance's view: it watches both.
+ */
+function viewOf(now: number, side: SourceSide, own: SaltHealthSnapshot, views: Map<string, LeaderView>): { h: SaltHealthSnapshot; leader: Leader } {
+  const v = views.get(side.source)
+  if (side.leads) return { h: own, leader: { instance_id: v?.id ?? null, hostname: v?.hostname ?? null, here: true, reported_at: null } }
+  if (!v) return { h: own, leader: null }
+  const leader = { instance_id: v.id, hostname: v.hostname, here: false, reported_at: iso(v.seenAt) }
+  const t = v.health
+  if (!t) return { h: own, leader }
+  // Lags move on since the leader wrote them.
+  const pollers = t.pollers.map((p) => ({ ...p, lagSeconds: p.lastSuccess === null ? null : Math.max(0, Math.round((now - p.lastSuccess) / 1000)) }))
+  return { h: { ...own, masterVersion: own.masterVersion ?? t.masterVersion, stream: t.stream, covering: t.covering, pollers }, leader }
+}
+
+/** GET /api/salt/health; `namesInstances`: whether the leader's id and hostname are shown (else only whether it is this instance). */
+export async function saltHealth(deps: AppDeps, { namesInstances = true }: { namesInstances?: boolean } = {}) {
   const now = deps.clock.now()
-  const h = deps.salt?.health() ?? idle(deps)
+  const views = deps.salt ? await leaderViews(deps) : new Map<string, LeaderView>()
+  const named = (v: { h: SaltHealthSnapshot; leader: Leader }) => (namesInstances || !v.leader ? v : { ...v, leader: { ...v.leader, instance_id: null, hostname: null } })
+  const mine = deps.salt ? named(viewOf(now, deps.salt, deps.salt.health(), views)) : { h: idle(deps), leader: null }
+  const h = mine.h
   const configured = settingsStatus(deps).configured
   const versions = await minionVersions(deps)
   const master = h.masterVersion
@@ -62,7 +86,7 @@ export async function saltHealth(deps: AppDeps) {
   }
   // The other sources' problems, each named (default's are the sentences above).
   const sides = deps.salt?.sources() ?? []
-  const others = sides.slice(1).map((side) => ({ side, h: side.health() }))
+  const others = sides.slice(1).map((side) => ({ side, ...named(viewOf(now, side, side.health(), views)) }))
   for (const { side, h: o } of others) {
     const name = side.source
     if (!side.configured()) problems.push(`Salt source ${name}: its connection is not complete (URL, username and password).`)
@@ -71,16 +95,16 @@ export async function saltHealth(deps: AppDeps) {
     if (o.stream.state === 'broken') problems.push(`Salt source ${name}: the event stream fails at once (${o.stream.lastError ?? 'no detail'}).`)
     for (const p of o.pollers) if (p.lastError) problems.push(`Salt source ${name}: the ${p.name} poller failed: ${p.lastError}`)
   }
-  const sourceOf = (name: string, isConfigured: boolean, presenceKnown: boolean, s: SaltHealthSnapshot) => ({
-    name, configured: isConfigured, presence_known: presenceKnown,
+  const sourceOf = (name: string, isConfigured: boolean, presenceKnown: boolean, s: SaltHealthSnapshot, leader: Leader) => ({
+    name, configured: isConfigured, presence_known: presenceKnown, leader,
     salt_api: { reachable: s.reachability.up, since: isoOrNull(s.reachability.since), error: s.reachability.up === false ? s.reachability.error : null },
     master: { version: s.masterVersion, reachable: s.master.up, since: isoOrNull(s.master.since), error: s.master.up === false ? s.master.error : null },
     event_stream: { state: s.stream.state, since: iso(s.stream.since), last_error: s.stream.lastError },
     pollers: s.pollers.map((p) => ({ name: p.name, interval_seconds: p.interval, last_success_at: isoOrNull(p.lastSuccess), last_error: p.lastError })),
   })
   const sources = [
-    sourceOf('default', configured, deps.salt?.presenceKnown() ?? true, h),
-    ...others.map(({ side, h: o }) => sourceOf(side.source, side.configured(), side.presenceKnown(), o)),
+    sourceOf('default', configured, deps.salt?.presenceKnown() ?? true, h, mine.leader),
+    ...others.map(({ side, h: o, leader }) => sourceOf(side.source, side.configured(), side.presenceKnown(), o, leader)),
   ]
   const ahead = versions.filter((v) => newer(v.version, master)).reduce((n, v) => n + v.minions, 0)
   if (ahead) problems.push(`${ahead} minion${ahead === 1 ? ' runs' : 's run'} a newer Salt than the master (${master}); Salt supports minions at or below the master's version.`)
@@ -88,6 +112,7 @@ export async function saltHealth(deps: AppDeps) {
     configured,
     salt_api: { reachable: h.reachability.up, since: isoOrNull(h.reachability.since), error: h.reachability.up === false ? h.reachability.error : null },
     presence_known: deps.salt?.presenceKnown() ?? true,
+    leader: mine.leader,
     database: { writable: !unwritable, since: isoOrNull(unwritable?.since), error: unwritable?.error ?? null },
     master: {
       version: master, reachable: h.master.up, since: isoOrNull(h.master.since), error: h.master.up === false ? h.master.error : null,

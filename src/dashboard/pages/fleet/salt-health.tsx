@@ -66,6 +66,14 @@ function InstancesPanel() {
   )
 }
 
+/** Which instance leads the salt source, and so whose event stream and pollers the page shows (contract §15). */
+function LeaderLine({ leader }: { leader: SaltHealth['leader'] }) {
+  if (!leader) return <><Badge tone="warn">no instance leads it now</Badge> (another takes over within 15 s)</>
+  if (leader.here) return <>this instance</>
+  const who = leader.hostname ? <>instance {leader.hostname} <span class="muted">({leader.instance_id})</span></> : 'another instance'
+  return <>{who}: its stream and pollers as of <When ts={leader.reported_at} /></>
+}
+
 /** The overview's panel: the problems and a link to the page; nothing while all is well. */
 export function SaltHealthPanel({ h }: { h: SaltHealth | undefined }) {
   if (!h || !h.problems.length) return null
@@ -100,6 +108,7 @@ export function SaltHealthPage() {
           </Panel>
           <Panel id="sh-stream" title="Event stream">
             <dl class="summary">
+              <div><dt>Led by</dt><dd><LeaderLine leader={h.leader} /></dd></div>
               <div><dt>State</dt><dd><Badge tone={STREAM_TONE[h.event_stream.state]}>{h.event_stream.state}</Badge> since <When ts={h.event_stream.since} /></dd></div>
               <div><dt>Last event</dt><dd><When ts={h.event_stream.last_event_at} /></dd></div>
               <div><dt>Reconnects in the last hour</dt><dd>{count(h.event_stream.reconnects_last_hour)}</dd></div>
