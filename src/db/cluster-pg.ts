@@ -1,7 +1,7 @@
 /**
  * PostgreSQL's side of the cluster module (src/cluster/), in one file over the engine's primitives: NOTIFY and LISTEN
  * (db/pg-notify.ts: in a transaction a notification goes out on commit; the listening connection reconnects by
- * itself) and leadership locks (db/pg-lock.ts: a session advisory lock on a reserved connection, lost when it drops).
+ * itself) and leadership locks (db/pg-lock.ts: session advisory locks on one reserved connection, lost when it drops).
  */
 import { sql } from './sql'
 import type { Engine, Queryable } from './engine'
@@ -27,7 +27,7 @@ export function pgListen(db: Engine, channel: string, fn: (payload: string) => v
   return listen(db, channel, fn, onListen)
 }
 
-/** Leadership locks of one instance, by name: each held on its own reserved connection of the pool. */
+/** Leadership locks of one instance, by name: all held on one session, a connection reserved from the pool (pg-lock.ts). */
 export function pgLocks(db: Engine) {
   return {
     /** Takes `name` without waiting: null when another instance holds it; `alive` turns false once it is lost. */

@@ -110,6 +110,27 @@ describe('leadership (session advisory lock)', () => {
     await second!.release()
   })
 
+  test('many leaderships share one connection: a pool of 3 still serves queries beside twelve of them', async () => {
+    const lost: Error[] = []
+    const held = await Promise.all(Array.from({ length: 12 }, (_, i) => tryLeadership(a, KEY + 100 + i, (e) => lost.push(e))))
+    expect(held.every((h) => h !== null)).toBe(true)
+    const holders = await admin.rows<{ pid: number }>(sql`SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND objid BETWEEN ${KEY + 100} AND ${KEY + 111} AND granted`)
+    expect(holders.length).toBe(1)
+    // The other two connections of the pool of 3 still run statements side by side.
+    await Promise.all([1, 2].map(() => a.exec(sql`SELECT pg_sleep(0.01)`)))
+    // Another instance is refused each; this one too (a session's locks would stack, so it keeps count).
+    expect(await tryLeadership(b, KEY + 105, () => {})).toBeNull()
+    expect(await tryLeadership(a, KEY + 105, () => {})).toBeNull()
+    // One released is free for another instance, while the rest stay held.
+    await held[5]!.release()
+    const other = await tryLeadership(b, KEY + 105, () => {})
+    expect(other).not.toBeNull()
+    await other!.release()
+    for (const h of held) await h!.release()
+    expect(await admin.rows(sql`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid BETWEEN ${KEY + 100} AND ${KEY + 111} AND granted`)).toEqual([])
+    expect(lost).toEqual([])
+  })
+
   test("the holder's connection killed: onLost is called promptly, once, and another instance can take the lead", async () => {
     const lost: Error[] = []
     const held = await tryLeadership(a, KEY, (e) => lost.push(e), { checkMs: 60_000 })
