@@ -63,6 +63,8 @@ export interface AppDeps {
   onSettingsChanged?: (section: string) => void
   /** Called after a salt source other than `default` is added, changed or removed (its name), so its salt side follows. */
   onSaltSourceChanged?: (name: string) => void
+  /** Called when changes to the salt sources may have been missed (the bus reconnected): every one is read again. */
+  onSaltSourcesResync?: () => void
   /** The salt side of a running service; absent in tests of the core and in CLI commands. */
   salt?: SaltSide
   /** Request counters for /metrics; createApp makes one when absent. */

@@ -181,6 +181,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
       void sources.settingsChanged(section)
     }
     deps.onSaltSourceChanged = (name) => void sources.changed(name)
+    deps.onSaltSourcesResync = () => void sources.resync()
     salt.startWatching()
     salt.follow()
     // Each salt source's work runs on its leader only: `default`'s runtime is this one, the others the registry's.

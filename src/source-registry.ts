@@ -58,6 +58,22 @@ export class SourceRegistry {
     return this.enqueue(() => this.apply(name))
   }
 
+  /**
+   * After the bus lost notices (its connection came back): each source added, changed or removed meanwhile is applied,
+   * and the others are left running as they are.
+   */
+  resync() {
+    return this.enqueue(async () => {
+      const stored = new Set(await sourceNames(this.deps))
+      for (const name of [...this.running.keys()]) if (!stored.has(name)) await this.drop(name)
+      for (const name of stored) {
+        if (name === DEFAULT_SOURCE) continue
+        const same = this.running.has(name) && JSON.stringify(await sourceCredentials(this.deps, name)) === JSON.stringify(this.creds.get(name))
+        if (!same) await this.apply(name)
+      }
+    })
+  }
+
   /** A settings section changed: the pollers' timing applies to every source (the salt section is the primary's alone). */
   settingsChanged(section: string) {
     if (section !== 'pollers') return Promise.resolve()

@@ -74,6 +74,7 @@ export class ClusterNode {
       authChangedElsewhere(deps)
       forgetTotalsHere(deps)
       activityMayBeMissed(deps)
+      deps.onSaltSourcesResync?.()
     }))
     await this.bus.start()
     deps.bus = this.bus

@@ -72,6 +72,30 @@ describe('salt sources at runtime', () => {
     }
   })
 
+  test('changes whose notices were lost (the bus reconnected) are applied by a resync; unchanged runtimes are left running', async () => {
+    const t = await twoMasters()
+    const west = new FakeSalt().start().addMinions(['west-01'])
+    try {
+      await t.registry.start()
+      await t.add('east', t.east)
+      const eastRt = t.registry.runtime('east')
+      // Another instance adds west and deletes east while this one hears nothing.
+      t.w.deps.onSaltSourceChanged = undefined
+      expect((await call(t.w, 'POST', '/api/admin/salt-sources', { body: { name: 'west', url: west.url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' } })).status).toBe(201)
+      expect(t.registry.runtime('west')).toBeUndefined()
+      await t.registry.resync()
+      expect(t.registry.runtime('west')?.source).toBe('west')
+      // East was not touched: the same runtime, not restarted.
+      expect(t.registry.runtime('east')).toBe(eastRt)
+      expect((await call(t.w, 'DELETE', '/api/admin/salt-sources/east')).status).toBe(204)
+      await t.registry.resync()
+      expect(t.registry.sides().map((s) => s.source)).toEqual(['default', 'west'])
+    } finally {
+      await t.close()
+      west.stop()
+    }
+  })
+
   test("a changed source logs in again with its new connection; default's salt section never reaches it", async () => {
     const t = await twoMasters()
     const west = new FakeSalt().start().addMinions(['west-01'])
