@@ -35,6 +35,22 @@ test('jobs: indexed once, filled in later, listed newest first with filters and 
   expect(await call(w, 'GET', '/api/jobs/nope')).toMatchObject({ status: 404, body: { detail: 'Job not found' } })
 })
 
+test('jobs: a jid twice in one batch is indexed once, its later fields filling the unknown ones; new ones named once, in order', async () => {
+  const w = await testWorld()
+  expect(await upsertJobs(w.deps.db, [{ jid: '20261121080000000011', fun: 'test.ping', target: '*', tgtType: 'glob', user: 'alice', startedAt: T0 }])).toEqual(['20261121080000000011'])
+  expect(await upsertJobs(w.deps.db, [
+    { jid: '20261121080000000013', fun: 'state.apply', target: null, tgtType: null, user: null, startedAt: T0 + 3 },
+    { jid: '20261121080000000011', fun: 'other', target: 'x', tgtType: 'list', user: 'bob', minions: ['web-01'], startedAt: T0 },
+    { jid: '20261121080000000012', fun: 'cmd.run', target: 'web-01', tgtType: 'glob', user: 'carol', startedAt: T0 + 2 },
+    { jid: '20261121080000000013', fun: 'ignored', target: 'db*', tgtType: 'glob', user: 'dave', minions: ['db-01'], startedAt: T0 + 3 },
+  ])).toEqual(['20261121080000000013', '20261121080000000012'])
+  const d = (await call(w, 'GET', '/api/jobs/20261121080000000013')).body
+  expect(d).toMatchObject({ fun: 'state.apply', target: 'db*', user: 'dave', minions: ['db-01'] })
+  // A known job keeps what it had; only its unknown minion list is filled.
+  expect((await call(w, 'GET', '/api/jobs/20261121080000000011')).body).toMatchObject({ fun: 'test.ping', target: '*', user: 'alice', minions: ['web-01'] })
+  expect((await call(w, 'GET', '/api/jobs')).body.total).toBe(3)
+})
+
 test('returns: stored in chunks, only the new ones named; the first of a key wins; a NUL does not fail the batch', async () => {
   const w = await testWorld()
   const jid = '20261121080000000009'

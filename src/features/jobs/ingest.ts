@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/engine'
 import type { JobReturned, JobStarted } from '../../salt/facts'
 import { countRun, isStateDict } from '../../salt/returns'
 import type { EventInput } from '../activity/service'
-import { internalJids, jobOrigin, recordJobReturns, returnKey, upsertJobs } from './service'
+import { internalJids, jobOrigins, recordJobReturns, returnKey, upsertJobs } from './service'
 import { putMark } from './store'
 import { isPresencePing } from '../../salt/presence-ping'
 import { isTestRun, slsArgs } from '../../salt/states'
@@ -43,9 +43,10 @@ export async function recordStartedJobs(tx: Queryable, deps: AppDeps, jobs: JobS
   for (const j of jobs) if (isPresencePing(j)) await putMark(tx, j.jid, null, true, deps.clock.now())
   const fresh = new Set(await upsertJobs(tx, jobs, source))
   const internal = await internalJids(tx, jobs.map((j) => j.jid))
-  for (const j of jobs) {
-    if (!fresh.delete(j.jid) || internal.has(j.jid)) continue
-    const o = await jobOrigin(tx, j.jid)
+  const news = jobs.filter((j) => fresh.delete(j.jid) && !internal.has(j.jid))
+  const origins = await jobOrigins(tx, news.map((j) => j.jid))
+  for (const j of news) {
+    const o = origins.get(j.jid)
     out.push({
       ts: j.ts, category: 'job', event_type: 'job.new', jid: j.jid, fun: j.fun, target: j.target, initiator: o?.user ?? j.user,
       summary: dispatchSummary(funLabel(j.fun, j.arg), j.target, j.minions?.length ?? null),
@@ -63,13 +64,10 @@ export async function recordReturnedJobs(tx: Queryable, _deps: AppDeps, all: Job
   const internal = await internalJids(tx, all.map((r) => r.jid))
   const returns = internal.size ? all.filter((r) => !internal.has(r.jid)) : all
   const fresh = await recordJobReturns(tx, returns.map((r) => ({ jid: r.jid, minionId: r.minionId, success: success(r), retcode: r.retcode, ret: r.ret, receivedAt: r.ts })))
-  const origins = new Map<string, Awaited<ReturnType<typeof jobOrigin>>>()
-  const stored: JobReturned[] = []
-  for (const r of returns) {
-    if (!fresh.delete(returnKey(r.jid, r.minionId))) continue
-    stored.push(r)
-    let o = origins.get(r.jid)
-    if (o === undefined) origins.set(r.jid, (o = await jobOrigin(tx, r.jid)))
+  const stored = returns.filter((r) => fresh.delete(returnKey(r.jid, r.minionId)))
+  const origins = await jobOrigins(tx, stored.map((r) => r.jid))
+  for (const r of stored) {
+    const o = origins.get(r.jid)
     const args = r.funArgs ?? o?.arg
     const d = describeReturn(r.minionId, r.fun, r.ret, runFuns, funLabel(r.fun, args), isTestRun(args))
     out.push({

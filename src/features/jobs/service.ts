@@ -9,8 +9,8 @@ import { splitArgs } from '../../salt/args'
 import { newJid } from '../../lib/salt-time'
 import { childJobs } from '../../salt/runners'
 import {
-  countedJobRow, countJobs, initiatorOf, insertReturns, isInternal, jobArgText, jobKnown, jobOriginRow, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
-  returnCount, returnMinionIds, returnRows, setKilled, setScheduled, upsertJob, type CountedJobRow, type JobRow,
+  countedJobRow, countJobs, initiatorOf, insertReturns, internalOf, jobArgText, jobKnown, jobOriginRow, jobOriginRows, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
+  returnCount, returnMinionIds, returnRows, setKilled, setScheduled, upsertJob, upsertJobsPostgres, type CountedJobRow, type JobRow, type JobWrite,
 } from './store'
 
 /** A job is no longer waited for once this old (a minion that is down never answers). */
@@ -37,10 +37,8 @@ export const pruneJobMarks = (deps: AppDeps) => pruneMarks(deps.db, deps.clock.n
 export const markKilled = (deps: AppDeps, jid: string, who: string) => setKilled(deps.db, jid, deps.clock.now(), who)
 
 /** Which of these jids are Saltdeck's own jobs (marked before dispatch); `q` is the database or the ingest's transaction. */
-export async function internalJids(q: Queryable, jids: Iterable<string>): Promise<Set<string>> {
-  const out = new Set<string>()
-  for (const j of new Set(jids)) if (await isInternal(q, j)) out.add(j)
-  return out
+export function internalJids(q: Queryable, jids: Iterable<string>): Promise<Set<string>> {
+  return internalOf(q, [...new Set(jids)])
 }
 
 /** A job as the stream (`salt/job/<jid>/new`) or the job cache describes it. */
@@ -54,16 +52,30 @@ export const MAX_RETURN_CHARS = 64 * 1024
  * a transaction (the ingest's) so the jobs land together.
  */
 export async function upsertJobs(q: Queryable, jobs: JobInput[], source = 'default'): Promise<string[]> {
+  const rows = jobs.map((j): JobWrite => ({
+    jid: j.jid, fun: j.fun, target: j.target, tgt_type: j.tgtType, user: j.user, arg: j.arg === undefined ? null : JSON.stringify(j.arg),
+    minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt, source,
+  }))
+  if (q.engine === 'postgres') return upsertJobsPostgres(q, mergeRepeats(rows))
+  // SQLite: a statement pair per job, in-process.
   const fresh: string[] = []
-  for (const j of jobs) {
-    const known = await jobKnown(q, j.jid)
-    await upsertJob(q, {
-      jid: j.jid, fun: j.fun, target: j.target, tgt_type: j.tgtType, user: j.user, arg: j.arg === undefined ? null : JSON.stringify(j.arg),
-      minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt, source,
-    })
-    if (!known) fresh.push(j.jid)
+  for (const r of rows) {
+    const known = await jobKnown(q, r.jid)
+    await upsertJob(q, r)
+    if (!known) fresh.push(r.jid)
   }
   return fresh
+}
+
+/** One row per jid, as upserting them one after another leaves it: the first's fields, a later one's where those are null. */
+function mergeRepeats(rows: JobWrite[]): JobWrite[] {
+  const by = new Map<string, JobWrite>()
+  for (const r of rows) {
+    const seen = by.get(r.jid)
+    if (!seen) by.set(r.jid, { ...r })
+    else for (const k of ['fun', 'target', 'tgt_type', 'user', 'arg', 'minions'] as const) seen[k] ??= r[k]
+  }
+  return [...by.values()]
 }
 
 /** Names a job as a minion's own schedule (`user`), when it targets that minion alone or its target is unknown. */
@@ -119,9 +131,18 @@ export async function jobsMissingReturns(deps: AppDeps, jids: { jid: string; sta
 export const returnedMinions = async (deps: AppDeps, jid: string): Promise<Set<string>> => new Set(await returnMinionIds(deps.db, jid))
 
 /** Who started a job (the Saltdeck user, else salt's user) and on what target, for the events of its returns; null when unknown. */
-export async function jobOrigin(q: Queryable, jid: string): Promise<{ user: string | null; target: string | null; fun: string | null; arg: unknown } | null> {
+export async function jobOrigin(q: Queryable, jid: string): Promise<JobOrigin | null> {
   const r = await jobOriginRow(q, jid)
   return r ? { ...r, arg: r.arg ? JSON.parse(r.arg) : undefined } : null
+}
+
+/** Who started a job and on what, as the events of its returns name it. */
+export type JobOrigin = { user: string | null; target: string | null; fun: string | null; arg: unknown }
+
+/** jobOrigin of many jobs at once (a statement per chunk on PostgreSQL); the unknown ones are left out. */
+export async function jobOrigins(q: Queryable, jids: Iterable<string>): Promise<Map<string, JobOrigin>> {
+  const rows = await jobOriginRows(q, [...new Set(jids)])
+  return new Map([...rows].map(([jid, r]) => [jid, { ...r, arg: r.arg ? JSON.parse(r.arg) : undefined }]))
 }
 
 /** The minions a job was sent to (empty when unknown); NotFound when the job is not indexed. */

@@ -36,6 +36,67 @@ export async function isInternal(q: Queryable, jid: string): Promise<boolean> {
   return !!(await q.row(sql`SELECT 1 AS n FROM ${jobMarks} WHERE ${jobMarks.jid} = ${jid} AND ${jobMarks.internal} = 1`))
 }
 
+/** Jids per statement on PostgreSQL (JSON row sets of a few hundred kilobytes at most). */
+const JIDS_CHUNK = 1000
+
+/** Which of these jids are marked Saltdeck's own. PostgreSQL: one statement per chunk (SQLite: a lookup each, in-process). */
+export async function internalOf(q: Queryable, jids: string[]): Promise<Set<string>> {
+  const out = new Set<string>()
+  if (q.engine === 'sqlite') {
+    for (const j of jids) if (await isInternal(q, j)) out.add(j)
+    return out
+  }
+  for (let i = 0; i < jids.length; i += JIDS_CHUNK) {
+    const json = jsonRows(jids.slice(i, i + JIDS_CHUNK))
+    for (const r of await q.rows<{ jid: string }>(sql`SELECT ${jobMarks.jid} FROM ${jobMarks} WHERE ${jobMarks.internal} = 1
+      AND ${jobMarks.jid} IN (SELECT jsonb_array_elements_text(${json}::text::jsonb))`)) out.add(r.jid)
+  }
+  return out
+}
+
+/**
+ * Indexes jobs as upsertJob does each, in one statement per chunk (PostgreSQL); the jids not indexed before, in the
+ * order given. `rows` hold each jid once (the caller merges repeats: one statement may not update a row twice).
+ */
+export async function upsertJobsPostgres(q: Queryable, rows: JobWrite[]): Promise<string[]> {
+  const fresh: string[] = []
+  for (let i = 0; i < rows.length; i += JIDS_CHUNK) {
+    const json = jsonRows(rows.slice(i, i + JIDS_CHUNK).map((r, n) => ({ ...r, n })))
+    // Every CTE sees the table as it was before the statement: `known` is what was indexed before these rows.
+    const got = await q.rows<{ jid: string }>(sql`WITH x AS (SELECT * FROM jsonb_to_recordset(${json}::text::jsonb) AS x(jid text, fun text, target text,
+        tgt_type text, "user" text, arg text, minions text, started_at bigint, source text, n bigint)),
+      known AS (SELECT ${jobs.jid} FROM ${jobs} WHERE ${jobs.jid} IN (SELECT jid FROM x)),
+      up AS (INSERT INTO ${jobs} (jid, fun, target, tgt_type, "user", arg, minions, started_at, initiator, internal, source)
+        SELECT x.jid, x.fun, x.target, x.tgt_type, x."user", x.arg, x.minions, x.started_at, m.initiator, coalesce(m.internal, 0), x.source
+        FROM x LEFT JOIN ${jobMarks} m ON m.jid = x.jid ORDER BY x.n
+        ON CONFLICT (jid) DO UPDATE SET fun = coalesce(${jobs.fun}, excluded.fun), target = coalesce(${jobs.target}, excluded.target),
+          tgt_type = coalesce(${jobs.tgtType}, excluded.tgt_type), "user" = coalesce(${jobs.user}, excluded."user"), arg = coalesce(${jobs.arg}, excluded.arg),
+          minions = coalesce(${jobs.minions}, excluded.minions))
+      SELECT x.jid FROM x WHERE x.jid NOT IN (SELECT jid FROM known) ORDER BY x.n`)
+    for (const r of got) fresh.push(r.jid)
+  }
+  return fresh
+}
+
+/** Who started each of these jobs and on what (jobOriginRow for many): one statement per chunk on PostgreSQL. */
+export async function jobOriginRows(q: Queryable, jids: string[]): Promise<Map<string, Pick<JobRow, 'user' | 'target' | 'fun' | 'arg'>>> {
+  const out = new Map<string, Pick<JobRow, 'user' | 'target' | 'fun' | 'arg'>>()
+  if (q.engine === 'sqlite') {
+    for (const j of jids) {
+      const r = await jobOriginRow(q, j)
+      if (r) out.set(j, r)
+    }
+    return out
+  }
+  for (let i = 0; i < jids.length; i += JIDS_CHUNK) {
+    const json = jsonRows(jids.slice(i, i + JIDS_CHUNK))
+    const rows = await q.rows<Pick<JobRow, 'user' | 'target' | 'fun' | 'arg'> & { jid: string }>(sql`SELECT ${jobs.jid}, coalesce(${jobs.initiator}, ${jobs.user}) AS "user",
+      ${jobs.target}, ${jobs.fun}, ${jobs.arg} FROM ${jobs} WHERE ${jobs.jid} IN (SELECT jsonb_array_elements_text(${json}::text::jsonb))`)
+    for (const { jid, ...r } of rows) out.set(jid, r)
+  }
+  return out
+}
+
 /** Whether a job is indexed. */
 export async function jobKnown(q: Queryable, jid: string): Promise<boolean> {
   return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${jobs} WHERE ${jobs.jid} = ${jid}`))!.n > 0
