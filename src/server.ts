@@ -101,7 +101,7 @@ export async function openDataDir(config: Config, log = new Logger()): Promise<A
   // Nothing is refused for it: the operator learns why a list may sort differently than it would on SQLite.
   const collation = await collationWarning(db)
   if (collation) log.warn(collation)
-  // SQLite's activity search index is a second file (search.db); PostgreSQL's is a pg_trgm index of the table.
+  // SQLite's activity search index is a second file (search.db); PostgreSQL's is a table of its own (activity_search).
   if (db.native.engine === 'sqlite') attachSearchIndex(db.native.client)
   const deps: AppDeps = { db, config, clock: systemClock, log, secretKey: loadSecretKey(dir, config.secretKeyFile) }
   deps.schemaAhead = await schemaAhead(db)
