@@ -29,6 +29,7 @@ import pg2 from '../../drizzle-pg/0002_engine_twins.sql' with { type: 'text' }
 import pg3 from '../../drizzle-pg/0003_minion_set_num.sql' with { type: 'text' }
 import pg4 from '../../drizzle-pg/0004_uneven_winter_soldier.sql' with { type: 'text' }
 import pg5 from '../../drizzle-pg/0005_mute_thunderball.sql' with { type: 'text' }
+import pg6 from '../../drizzle-pg/0006_inventory_fillfactor.sql' with { type: 'text' }
 
 /** One embedded migration: tag, creation time, breakpoints flag and SQL text. */
 export interface Migration { tag: string; when: number; breakpoints: boolean; sql: string }
@@ -69,4 +70,5 @@ export const pgMigrations: Migration[] = [
   { tag: "0003_minion_set_num", when: 1795719339965, breakpoints: true, sql: pg3 },
   { tag: "0004_uneven_winter_soldier", when: 1795728943745, breakpoints: true, sql: pg4 },
   { tag: "0005_mute_thunderball", when: 1795734089009, breakpoints: true, sql: pg5 },
+  { tag: "0006_inventory_fillfactor", when: 1795744014318, breakpoints: true, sql: pg6 },
 ]
