@@ -33,6 +33,7 @@ import pg5 from '../../drizzle-pg/0005_mute_thunderball.sql' with { type: 'text'
 import pg6 from '../../drizzle-pg/0006_activity_xid.sql' with { type: 'text' }
 import pg7 from '../../drizzle-pg/0007_funny_spiral.sql' with { type: 'text' }
 import pg8 from '../../drizzle-pg/0008_activity_search_queue.sql' with { type: 'text' }
+import pg9 from '../../drizzle-pg/0009_inventory_fillfactor.sql' with { type: 'text' }
 
 /** One embedded migration: tag, creation time, breakpoints flag and SQL text. */
 export interface Migration { tag: string; when: number; breakpoints: boolean; sql: string }
@@ -77,4 +78,5 @@ export const pgMigrations: Migration[] = [
   { tag: "0006_activity_xid", when: 1795742562098, breakpoints: true, sql: pg6 },
   { tag: "0007_funny_spiral", when: 1795742890749, breakpoints: true, sql: pg7 },
   { tag: "0008_activity_search_queue", when: 1795745000000, breakpoints: true, sql: pg8 },
+  { tag: "0009_inventory_fillfactor", when: 1795746000000, breakpoints: true, sql: pg9 },
 ]

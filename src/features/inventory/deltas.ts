@@ -46,11 +46,12 @@ export class Deltas {
     // The steps hand their rows to the engine's writes, which run them at once or send them by the chunk (flush-io.ts).
     const io = twin(q, { sqlite: sqliteAggregateIo, postgres: postgresAggregateIo })(q)
     const touched = this.applyVersions(io)
+    const { gained, emptied, sources } = this.applySeenRows(io)
+    // last_seen needs to know which package_seen rows emptied: their deletes' results. Every package_stats call
+    // comes after, so PostgreSQL's writes send each stats row once per flush (flush-postgres.ts).
+    await io.settle()
     this.applyNames(io, at)
     this.recountVersions(io, touched)
-    const { gained, emptied, sources } = this.applySeenRows(io)
-    // last_seen needs to know which package_seen rows emptied: their deletes' results.
-    await io.settle()
     this.applyLastSeen(io, sources, gained, emptied)
     this.prune(io)
     await io.settle()

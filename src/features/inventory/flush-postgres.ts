@@ -4,10 +4,11 @@
  * statement per row made the flush a round trip per changed key, name, set and holder chunk (5,000 minions × 1,500
  * packages took 146 s against SQLite's 7 s, bench/RESULTS.md).
  */
+import type { SQL } from 'drizzle-orm'
 import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { Pipeline } from '../../db/prepared'
-import { MultiRow } from '../../db/multi-row'
+import { ArrayRows, MultiRow } from '../../db/multi-row'
 import { minionPackageSets as sets, packageHolders as holders, packageKeys as keys, packageSeen as seen, packageStats as stats, packageVersions as versions } from '../../db/schema'
 import { insertMinionRows } from '../minions/store'
 import { setNum, type HolderRow } from './holder-store'
@@ -17,6 +18,8 @@ import type { AggregateIo, HolderIo, SetIo } from './flush-io'
 /** Rows per statement: sets carry a few KB of key ids each, the other rows a few dozen bytes (bits: at most 512). */
 const SET_ROWS = 256
 const ROWS = 2048
+/** The source of the all-sources rows of package_stats. */
+const ALL = ''
 
 /** Text as PostgreSQL stores it and RETURNING gives it back: its text holds no NUL, which db/postgres.ts sends as U+FFFD. */
 const stored = (s: string) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s)
@@ -29,11 +32,11 @@ export function postgresSetIo(q: Queryable): SetIo {
   const p = new Pipeline()
   const minions = insertMinionRows(q, p)
   let found = new Map<string, StoredSet>()
-  const old = new MultiRow<StoredSet & { minion_id: string }>(q, p, ['text'], (v) => sql`SELECT ${setNum(q)} AS num, ${sets.minionId}, ${sets.source}, ${sets.collectedAt}, ${sets.keys}
-    FROM ${sets} JOIN (VALUES ${v}) AS v(minion_id) ON ${sets.minionId} = v.minion_id`, SET_ROWS, { then: (rows) => rows.forEach((r) => found.set(r.minion_id, r)) })
+  const old = new ArrayRows<StoredSet & { minion_id: string }>(q, p, ['text'], (v) => sql`SELECT ${setNum(q)} AS num, ${sets.minionId}, ${sets.source}, ${sets.collectedAt}, ${sets.keys}
+    FROM ${sets} JOIN ${v} AS v(minion_id) ON ${sets.minionId} = v.minion_id`, { then: (rows) => rows.forEach((r) => found.set(r.minion_id, r)) })
   let ids = new Map<string, number>()
-  const key = new MultiRow<{ id: number; name: string; version: string; arch: string }>(q, p, ['text', 'text', 'text'], (v) => sql`INSERT INTO ${keys} (name, version, arch) VALUES ${v}
-    RETURNING ${keys.id}, ${keys.name}, ${keys.version}, ${keys.arch}`, ROWS, { then: (rows) => rows.forEach((r) => ids.set(keyText(r.name, r.version, r.arch), r.id)) })
+  const key = new ArrayRows<{ id: number; name: string; version: string; arch: string }>(q, p, ['text', 'text', 'text'], (v) => sql`INSERT INTO ${keys} (name, version, arch)
+    SELECT * FROM ${v} RETURNING ${keys.id}, ${keys.name}, ${keys.version}, ${keys.arch}`, { then: (rows) => rows.forEach((r) => ids.set(keyText(r.name, r.version, r.arch), r.id)) })
   // Stored sets are updated and new ones inserted, never upserted: minion numbers must stay dense (bitmaps), and the
   // identity would spend one on every upsert that updates.
   const update = new MultiRow(q, p, ['text', 'text', 'bigint', 'bytea'], (v) => sql`UPDATE ${sets} SET source = v.source, collected_at = v.collected_at, keys = v.keys
@@ -78,52 +81,114 @@ export function postgresSetIo(q: Queryable): SetIo {
   }
 }
 
-/** The aggregate statements of deltas.ts as multi-row statements, each kind after the kinds its rows depend on. */
+/** A package_stats row's changes in one flush, gathered from every call that touches it (null: left as it is). */
+interface StatsChange {
+  source: string
+  name: string
+  /** minion_count moves by this; a new row is made when it is positive. */
+  n: number
+  /** last_seen of a new row. */
+  at: number | null
+  vc: number | null
+  /** last_seen raised to this if earlier. */
+  raise: number | null
+  /** last_seen recomputed if, after the raise, at or before this. */
+  recompute: number | null
+  drop: boolean
+}
+
+/**
+ * The aggregate statements of deltas.ts as multi-row statements, each kind after the kinds its rows depend on.
+ * package_stats is written once per row and flush: its calls (count, version count, last_seen raised or recomputed)
+ * are gathered per row and sent as one statement at settle. Three statements a row rewrote each row up to three times
+ * per flush, every time across its five indexes (no HOT update: the columns are indexed), and took half of the
+ * server's time (bench/RESULTS.md).
+ */
 export function postgresAggregateIo(q: Queryable): AggregateIo {
   const p = new Pipeline()
   const version = ['text', 'text', 'text', 'text']
   const sameVersion = sql`${versions.source} = v.source AND ${versions.name} = v.name AND ${versions.version} = v.version AND ${versions.arch} = v.arch`
   const sameName = sql`${stats.source} = v.source AND ${stats.name} = v.name`
-  const vIns = new MultiRow(q, p, [...version, 'bigint'], (v) => sql`INSERT INTO ${versions} (source, name, version, arch, minion_count) VALUES ${v}`, ROWS)
-  const vUpd = new MultiRow(q, p, [...version, 'bigint'], (v) => sql`UPDATE ${versions} SET minion_count = v.n
-    FROM (VALUES ${v}) AS v(source, name, version, arch, n) WHERE ${sameVersion}`, ROWS)
-  const vDel = new MultiRow(q, p, version, (v) => sql`DELETE FROM ${versions} USING (VALUES ${v}) AS v(source, name, version, arch) WHERE ${sameVersion}`, ROWS)
-  const sAdd = new MultiRow(q, p, ['text', 'text', 'bigint', 'bigint'], (v) => sql`INSERT INTO ${stats} (source, name, minion_count, version_count, last_seen)
-    SELECT v.source, v.name, v.n, 0, v.at FROM (VALUES ${v}) AS v(source, name, n, at)
-    ON CONFLICT (source, name) DO UPDATE SET minion_count = ${stats}.minion_count + excluded.minion_count`, ROWS)
-  const sDrop = new MultiRow(q, p, ['text', 'text'], (v) => sql`DELETE FROM ${stats} USING (VALUES ${v}) AS v(source, name) WHERE ${sameName} AND ${stats.minionCount} <= 0`, ROWS, { after: [sAdd] })
-  const vCount = new MultiRow(q, p, ['text', 'text', 'bigint'], (v) => sql`UPDATE ${stats} SET version_count = v.n
-    FROM (VALUES ${v}) AS v(source, name, n) WHERE ${sameName} AND ${stats.versionCount} <> v.n`, ROWS, { after: [sAdd] })
-  const seenAdd = new MultiRow(q, p, ['text', 'text', 'bigint', 'bigint'], (v) => sql`INSERT INTO ${seen} (source, name, seen_at, n) VALUES ${v}
-    ON CONFLICT (source, name, seen_at) DO UPDATE SET n = ${seen}.n + excluded.n`, ROWS)
+  const vIns = new ArrayRows(q, p, [...version, 'bigint'], (v) => sql`INSERT INTO ${versions} (source, name, version, arch, minion_count) SELECT * FROM ${v}`)
+  const vUpd = new ArrayRows(q, p, [...version, 'bigint'], (v) => sql`UPDATE ${versions} SET minion_count = v.n
+    FROM ${v} AS v(source, name, version, arch, n) WHERE ${sameVersion}`)
+  const vDel = new ArrayRows(q, p, version, (v) => sql`DELETE FROM ${versions} USING ${v} AS v(source, name, version, arch) WHERE ${sameVersion}`)
+  const seenAdd = new ArrayRows(q, p, ['text', 'text', 'bigint', 'bigint'], (v) => sql`INSERT INTO ${seen} (source, name, seen_at, n) SELECT * FROM ${v}
+    ON CONFLICT (source, name, seen_at) DO UPDATE SET n = ${seen}.n + excluded.n`)
   // Each row carries its place in `emptied`, and the rows deleted come back with theirs.
   let emptied: (() => void)[] = []
-  const seenDrop = new MultiRow<{ i: number }>(q, p, ['text', 'text', 'bigint', 'int'], (v) => sql`DELETE FROM ${seen} USING (VALUES ${v}) AS v(source, name, seen_at, i)
-    WHERE ${seen.source} = v.source AND ${seen.name} = v.name AND ${seen.seenAt} = v.seen_at AND ${seen.n} <= 0 RETURNING v.i`, ROWS,
+  const seenDrop = new ArrayRows<{ i: number }>(q, p, ['text', 'text', 'bigint', 'int'], (v) => sql`DELETE FROM ${seen} USING ${v} AS v(source, name, seen_at, i)
+    WHERE ${seen.source} = v.source AND ${seen.name} = v.name AND ${seen.seenAt} = v.seen_at AND ${seen.n} <= 0 RETURNING v.i`,
   { after: [seenAdd], then: (rows) => rows.forEach((r) => emptied[r.i]!()) })
-  const raise = new MultiRow(q, p, ['text', 'text', 'bigint'], (v) => sql`UPDATE ${stats} SET last_seen = v.at
-    FROM (VALUES ${v}) AS v(source, name, at) WHERE ${sameName} AND ${stats.lastSeen} < v.at`, ROWS)
-  const recompute = new MultiRow(q, p, ['text', 'text', 'bigint'], (v) => sql`UPDATE ${stats} SET last_seen = (SELECT max(s.seen_at) FROM ${seen} s WHERE s.source = v.source AND s.name = v.name)
-    FROM (VALUES ${v}) AS v(source, name, at) WHERE ${sameName} AND ${stats.lastSeen} <= v.at`, ROWS, { after: [raise] })
-  const recomputeAll = new MultiRow(q, p, ['text', 'bigint'], (v) => sql`UPDATE ${stats} SET last_seen = (SELECT max(s.last_seen) FROM ${stats} s WHERE s.name = v.name AND s.source <> '')
-    FROM (VALUES ${v}) AS v(name, at) WHERE ${stats.source} = '' AND ${stats.name} = v.name AND ${stats.lastSeen} <= v.at`, ROWS, { after: [raise, recompute] })
-  const keyDel = new MultiRow(q, p, ['bigint'], (v) => sql`DELETE FROM ${keys} USING (VALUES ${v}) AS v(id) WHERE ${keys.id} = v.id`, ROWS)
-  const all = [vIns, vUpd, vDel, sAdd, sDrop, vCount, seenAdd, seenDrop, raise, recompute, recomputeAll, keyDel]
+  // A row no minion holds any more goes before the rows are written (its count with this flush's move at or below 0).
+  const sDrop = new ArrayRows(q, p, ['text', 'text', 'bigint'], (v) => sql`DELETE FROM ${stats} USING ${v} AS v(source, name, n)
+    WHERE ${sameName} AND ${stats.minionCount} + v.n <= 0`)
+  const statsRows = (recomputed: SQL) => (v: SQL) => {
+    // last_seen as the per-call statements left it: raised (greatest skips a null), then recomputed if at or before.
+    const lastSeen = (from: SQL) => sql`CASE WHEN v.recompute IS NOT NULL AND greatest(${from}, v.raise) <= v.recompute THEN ${recomputed} ELSE greatest(${from}, v.raise) END`
+    // Existing rows are updated only where something moves; the rest are new rows. Both see the table as it was
+    // before the statement (one snapshot), so a row is either updated or inserted, never both.
+    return sql`WITH v AS (SELECT * FROM ${v} AS v(source, name, n, at, vc, raise, recompute)), u AS (
+      UPDATE ${stats} SET minion_count = ${stats.minionCount} + v.n, version_count = coalesce(v.vc, ${stats.versionCount}), last_seen = ${lastSeen(sql`${stats.lastSeen}`)}
+      FROM v WHERE ${sameName} AND (v.n <> 0 OR v.vc <> ${stats.versionCount} OR v.raise > ${stats.lastSeen} OR v.recompute >= ${stats.lastSeen}))
+    INSERT INTO ${stats} (source, name, minion_count, version_count, last_seen)
+    SELECT v.source, v.name, v.n, coalesce(v.vc, 0), ${lastSeen(sql`v.at`)} FROM v
+    WHERE v.n > 0 AND NOT EXISTS (SELECT 1 FROM ${stats} WHERE ${sameName})`
+  }
+  const statsTypes = ['text', 'text', 'bigint', 'bigint', 'bigint', 'bigint', 'bigint']
+  const sourceStats = new ArrayRows(q, p, statsTypes, statsRows(sql`(SELECT max(s.seen_at) FROM ${seen} s WHERE s.source = v.source AND s.name = v.name)`), { after: [sDrop] })
+  // The all-sources rows after the source rows, whose last_seen they may be recomputed from.
+  const allStats = new ArrayRows(q, p, statsTypes, statsRows(sql`(SELECT max(s.last_seen) FROM ${stats} s WHERE s.name = v.name AND s.source <> '')`), { after: [sourceStats] })
+  const keyDel = new ArrayRows(q, p, ['bigint'], (v) => sql`DELETE FROM ${keys} USING ${v} AS v(id) WHERE ${keys.id} = v.id`)
+  let changed = new Map<string, StatsChange>()
+  const row = (source: string, name: string) => {
+    const k = `${source}\0${name}`
+    let c = changed.get(k)
+    if (!c) changed.set(k, (c = { source, name, n: 0, at: null, vc: null, raise: null, recompute: null, drop: false }))
+    return c
+  }
+  const later = (a: number | null, b: number) => (a === null ? b : Math.max(a, b))
+  const sendStats = () => {
+    for (const c of changed.values()) {
+      if (c.drop) sDrop.add(c.source, c.name, c.n)
+      const to = c.source === ALL ? allStats : sourceStats
+      to.add(c.source, c.name, c.n, c.at, c.vc, c.raise, c.recompute)
+    }
+    changed = new Map()
+  }
+  const all = [vIns, vUpd, vDel, seenAdd, seenDrop, keyDel]
   return {
     versionIns: (source, name, version, arch, count) => vIns.add(source, name, version, arch, count),
     versionUpd: (source, name, version, arch, count) => vUpd.add(source, name, version, arch, count),
     versionDel: (source, name, version, arch) => vDel.add(source, name, version, arch),
-    statsAdd: (source, name, count, at) => sAdd.add(source, name, count, at),
-    statsDrop: (source, name) => sDrop.add(source, name),
-    versionCount: (source, name, count) => vCount.add(source, name, count),
+    statsAdd: (source, name, count, at) => {
+      const c = row(source, name)
+      c.n += count
+      c.at = at
+    },
+    statsDrop: (source, name) => void (row(source, name).drop = true),
+    versionCount: (source, name, count) => void (row(source, name).vc = count),
     seenAdd: (source, name, at, n) => seenAdd.add(source, name, at, n),
     seenDrop: (source, name, at, then) => seenDrop.add(source, name, at, emptied.push(then) - 1),
-    raise: (source, name, at) => raise.add(source, name, at),
-    recompute: (source, name, at) => recompute.add(source, name, at),
-    recomputeAll: (name, at) => recomputeAll.add(name, at),
+    raise: (source, name, at) => {
+      const c = row(source, name)
+      c.raise = later(c.raise, at)
+    },
+    recompute: (source, name, at) => {
+      const c = row(source, name)
+      c.recompute = later(c.recompute, at)
+    },
+    recomputeAll: (name, at) => {
+      const c = row(ALL, name)
+      c.recompute = later(c.recompute, at)
+    },
     deleteKey: (id) => keyDel.add(id),
     async settle() {
       for (const m of all) m.send()
+      sendStats()
+      sDrop.send()
+      sourceStats.send()
+      allStats.send()
       await p.drain()
       emptied = []
     },
@@ -135,12 +200,12 @@ export function postgresHolderIo(q: Queryable): HolderIo {
   const p = new Pipeline()
   let got: HolderRow[] = []
   // Only the keys this apply changes: a chunk holds a row per key any of its 4,096 minions holds (tens of thousands).
-  const read = new MultiRow<HolderRow>(q, p, ['bigint', 'bigint'], (v) => sql`SELECT ${holders.keyId}, ${holders.bits}
-    FROM ${holders} JOIN (VALUES ${v}) AS v(chunk, key_id) ON ${holders.chunk} = v.chunk AND ${holders.keyId} = v.key_id`, ROWS, { then: (rows) => rows.forEach((r) => got.push(r)) })
+  const read = new ArrayRows<HolderRow>(q, p, ['bigint', 'bigint'], (v) => sql`SELECT ${holders.keyId}, ${holders.bits}
+    FROM ${holders} JOIN ${v} AS v(chunk, key_id) ON ${holders.chunk} = v.chunk AND ${holders.keyId} = v.key_id`, { then: (rows) => rows.forEach((r) => got.push(r)) })
   const put = new MultiRow(q, p, ['bigint', 'bigint', 'bytea'], (v) => sql`INSERT INTO ${holders} (chunk, key_id, bits) VALUES ${v}
     ON CONFLICT (chunk, key_id) DO UPDATE SET bits = excluded.bits`, ROWS)
-  const drop = new MultiRow(q, p, ['bigint', 'bigint'], (v) => sql`DELETE FROM ${holders} USING (VALUES ${v}) AS v(chunk, key_id)
-    WHERE ${holders.chunk} = v.chunk AND ${holders.keyId} = v.key_id`, ROWS)
+  const drop = new ArrayRows(q, p, ['bigint', 'bigint'], (v) => sql`DELETE FROM ${holders} USING ${v} AS v(chunk, key_id)
+    WHERE ${holders.chunk} = v.chunk AND ${holders.keyId} = v.key_id`)
   return {
     async rows(chunk, keyIds) {
       got = []
