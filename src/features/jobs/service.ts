@@ -9,7 +9,7 @@ import { splitArgs } from '../../salt/args'
 import { newJid } from '../../lib/salt-time'
 import { childJobs } from '../../salt/runners'
 import {
-  countedJobRow, countJobs, initiatorOf, insertReturn, isInternal, jobArgText, jobKnown, jobOriginRow, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
+  countedJobRow, countJobs, initiatorOf, insertReturn, isInternal, jobArgText, jobOriginRow, jobPage, jobRow, jobWaitState, pruneMarks, putMark, jobSpanRow, setJobSpan,
   returnCount, returnMinionIds, returnRows, setKilled, setScheduled, upsertJob, type CountedJobRow, type JobRow,
 } from './store'
 
@@ -56,14 +56,30 @@ export const MAX_RETURN_CHARS = 64 * 1024
 export async function upsertJobs(q: Queryable, jobs: JobInput[], source = 'default'): Promise<string[]> {
   const fresh: string[] = []
   for (const j of jobs) {
-    const known = await jobKnown(q, j.jid)
+    const before = await jobSpanRow(q, j.jid)
     await upsertJob(q, {
       jid: j.jid, fun: j.fun, target: j.target, tgt_type: j.tgtType, user: j.user, arg: j.arg === undefined ? null : JSON.stringify(j.arg),
       minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt, source,
     })
-    if (!known) fresh.push(j.jid)
+    if (!before) fresh.push(j.jid)
+    else if (before.source !== source) await spanMasters(q, j, before)
   }
   return fresh
+}
+
+/**
+ * A job Saltdeck published through several masters under one jid (contract §15: each master gets its own minions) is
+ * reported by each with only its part: the job's minions are their union, and a list target too, so a job to `*`
+ * over two masters lists every minion it went to. Reports of the source first seen only fill what is unknown.
+ */
+async function spanMasters(q: Queryable, j: JobInput, before: { minions: string | null; target: string | null; tgt_type: string | null }) {
+  if (!before.minions || !j.minions?.length) return
+  const had = JSON.parse(before.minions) as string[]
+  const all = [...new Set([...had, ...j.minions])].sort()
+  if (all.length === had.length) return
+  const lists = before.tgt_type === 'list' && j.tgtType === 'list' && before.target !== null && j.target
+  const target = lists ? [...new Set([...before.target!.split(','), ...j.target!.split(',')])].sort().join(',') : null
+  await setJobSpan(q, j.jid, JSON.stringify(all), target)
 }
 
 /** Names a job as a minion's own schedule (`user`), when it targets that minion alone or its target is unknown. */

@@ -35,11 +35,6 @@ export async function isInternal(q: Queryable, jid: string): Promise<boolean> {
   return !!(await q.row(sql`SELECT 1 AS n FROM ${jobMarks} WHERE ${jobMarks.jid} = ${jid} AND ${jobMarks.internal} = 1`))
 }
 
-/** Whether a job is indexed. */
-export async function jobKnown(q: Queryable, jid: string): Promise<boolean> {
-  return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${jobs} WHERE ${jobs.jid} = ${jid}`))!.n > 0
-}
-
 /** A job as the stream or the job cache describes it, in stored form. */
 export type JobWrite = Pick<JobRow, 'jid' | 'fun' | 'target' | 'tgt_type' | 'user' | 'arg' | 'minions' | 'started_at' | 'source'>
 
@@ -55,6 +50,15 @@ export async function upsertJob(q: Queryable, j: JobWrite) {
     ON CONFLICT (jid) DO UPDATE SET fun = coalesce(${jobs.fun}, excluded.fun), target = coalesce(${jobs.target}, excluded.target),
       tgt_type = coalesce(${jobs.tgtType}, excluded.tgt_type), "user" = coalesce(${jobs.user}, excluded."user"), arg = coalesce(${jobs.arg}, excluded.arg),
       minions = coalesce(${jobs.minions}, excluded.minions)`)
+}
+
+/** What widening a job seen through another master needs: the source it was first seen through, its minions and target. */
+export const jobSpanRow = (q: Queryable, jid: string) =>
+  q.row<Pick<JobRow, 'source' | 'minions' | 'target' | 'tgt_type'>>(sql`SELECT ${jobs.source}, ${jobs.minions}, ${jobs.target}, ${jobs.tgtType} FROM ${jobs} WHERE ${jobs.jid} = ${jid}`)
+
+/** Sets the minions (and, when given, the target) of a job that one jid spans over several masters. */
+export async function setJobSpan(q: Queryable, jid: string, minions: string, target: string | null) {
+  await q.exec(sql`UPDATE ${jobs} SET minions = ${minions}, target = coalesce(${target}, ${jobs.target}) WHERE ${jobs.jid} = ${jid}`)
 }
 
 /** Names a job as a minion's own schedule (`user`), when it targets that minion alone or its target is unknown. */
