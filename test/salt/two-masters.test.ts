@@ -145,6 +145,7 @@ describe.skipIf(unavailable)(`real salt ${VERSION}: two masters, one pane`, () =
     expect(runs.map((x) => [x.minion_id, x.status])).toEqual([['both-01', 'changed'], ['m1-01', 'changed'], ['m2-01', 'changed']])
     expect(runs.slice(1).map((x) => x.source)).toEqual(['default', 'east'])
     expect(['default', 'east']).toContain(runs[0]!.source)
+    console.log(`salt ${VERSION}: both-01's run is stored with source ${runs[0]!.source}`)
     for (const m of ['both-01', 'm1-01', 'm2-01']) expect((await api('GET', `/api/minions/${m}/runs`)).body.runs.filter((x: any) => x.jid === jid)).toHaveLength(1)
     const rets = await until(async () => {
       const ev = (await api('GET', `/api/activity?jid=${jid}&event_type=job.ret`)).body.events
