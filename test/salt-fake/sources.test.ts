@@ -297,5 +297,5 @@ describe('salt sources at runtime', () => {
     } finally {
       await t.close()
     }
-  })
+  }, 20_000) // PostgreSQL under load: two streams, a publish to each master and the ingest of both parts
 })

@@ -56,13 +56,16 @@ export const MAX_RETURN_CHARS = 64 * 1024
 export async function upsertJobs(q: Queryable, jobs: JobInput[], source = 'default'): Promise<string[]> {
   const fresh: string[] = []
   for (const j of jobs) {
-    const before = await jobSpanRow(q, j.jid)
+    const known = (await jobSpanRow(q, j.jid)) !== undefined
     await upsertJob(q, {
       jid: j.jid, fun: j.fun, target: j.target, tgt_type: j.tgtType, user: j.user, arg: j.arg === undefined ? null : JSON.stringify(j.arg),
       minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt, source,
     })
-    if (!before) fresh.push(j.jid)
-    else if (before.source !== source) await spanMasters(q, j, before)
+    if (!known) fresh.push(j.jid)
+    // Read after the upsert: on PostgreSQL two masters' ingests of one jid run at once, and the second's insert waits for
+    // the first's commit; only then does the stored row show that another master reported first.
+    const stored = (await jobSpanRow(q, j.jid))!
+    if (stored.source !== source) await spanMasters(q, j, stored)
   }
   return fresh
 }
