@@ -292,6 +292,9 @@ describe('salt sources at runtime', () => {
     const t = await twoMasters()
     try {
       await t.add('east', t.east)
+      // Both buses read: each master's job.new of the one jid arrives.
+      expect((await call(t.w, 'PUT', '/api/admin/settings/pollers', { body: { event_stream_enabled: true } })).status).toBe(200)
+      await until(() => t.east.streamCount > 0 && t.w.salt.streamCount > 0, 'both event streams')
       await tick(t.w.rt, 'keys')
       await tick(t.registry.runtime('east')!, 'keys')
       const preview = await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*', tgt_type: 'glob' } })
@@ -305,6 +308,11 @@ describe('salt sources at runtime', () => {
       expect(published(t.east)).toEqual([['east-01']])
       expect(t.w.salt.jobs.has(r.body.jid)).toBe(true)
       expect(t.east.jobs.has(r.body.jid)).toBe(true)
+      // Each master reports only its part of the one jid on its bus (its job.new): the job lists every minion it went
+      // to, whichever master's report came first.
+      const job = await until(async () => ((j) => (j.minions?.length === 3 ? j : null))((await call(t.w, 'GET', `/api/jobs/${r.body.jid}`)).body), 'the job with both parts', { ms: 5000 })
+      expect({ minions: job.minions, target: job.target }).toEqual({ minions: ['east-01', 'shared-01', 'web-01'], target: 'east-01,shared-01,web-01' })
+      expect(['default', 'east']).toContain(job.source)
       // A target only east's master matches goes to east alone.
       const only = await call(t.w, 'POST', '/api/run', { body: { tgt: 'east-*', fun: 'test.ping' } })
       expect(only.body.minions).toEqual(['east-01'])
@@ -313,5 +321,5 @@ describe('salt sources at runtime', () => {
     } finally {
       await t.close()
     }
-  })
+  }, 20_000) // PostgreSQL under load: two streams, a publish to each master and the ingest of both parts
 })

@@ -9,8 +9,9 @@ import { splitArgs } from '../../salt/args'
 import { newJid } from '../../lib/salt-time'
 import { childJobs } from '../../salt/runners'
 import {
-  countedJobRow, countJobs, initiatorOf, insertReturns, internalOf, jobArgText, jobKnown, jobOriginRow, jobOriginRows, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
-  returnCount, returnMinionIds, returnRows, setKilled, setScheduled, upsertJob, upsertJobsPostgres, type CountedJobRow, type JobRow, type JobWrite,
+  countedJobRow, countJobs, initiatorOf, insertReturns, internalOf, jobArgText, jobOriginRow, jobOriginRows, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
+  jobSpanRow, returnCount, returnMinionIds, returnRows, setJobSpan, setKilled, setScheduled, upsertJob, upsertJobsPostgres, type CountedJobRow, type JobRow,
+  type JobWrite,
 } from './store'
 
 /** A job is no longer waited for once this old (a minion that is down never answers). */
@@ -56,13 +57,26 @@ export async function upsertJobs(q: Queryable, jobs: JobInput[], source = 'defau
     jid: j.jid, fun: j.fun, target: j.target, tgt_type: j.tgtType, user: j.user, arg: j.arg === undefined ? null : JSON.stringify(j.arg),
     minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt, source,
   }))
-  if (q.engine === 'postgres') return upsertJobsPostgres(q, mergeRepeats(rows))
+  if (q.engine === 'postgres') {
+    const fresh: string[] = []
+    const merged = mergeRepeats(rows)
+    const stored = await upsertJobsPostgres(q, merged)
+    for (const [i, r] of stored.entries()) {
+      if (r.inserted) fresh.push(r.jid)
+      else if (r.source !== source) await spanMasters(q, merged[i]!, r)
+    }
+    return fresh
+  }
   // SQLite: a statement pair per job, in-process.
   const fresh: string[] = []
   for (const r of rows) {
-    const known = await jobKnown(q, r.jid)
+    const known = (await jobSpanRow(q, r.jid)) !== undefined
     await upsertJob(q, r)
     if (!known) fresh.push(r.jid)
+    // Read after the upsert: the stored row says whether another master reported the jid first (PostgreSQL's twin above
+    // reads it from the upsert itself, which waited for a concurrent report's commit).
+    const stored = (await jobSpanRow(q, r.jid))!
+    if (stored.source !== source) await spanMasters(q, r, stored)
   }
   return fresh
 }
@@ -76,6 +90,22 @@ function mergeRepeats(rows: JobWrite[]): JobWrite[] {
     else for (const k of ['fun', 'target', 'tgt_type', 'user', 'arg', 'minions'] as const) seen[k] ??= r[k]
   }
   return [...by.values()]
+}
+
+/**
+ * A job Saltdeck published through several masters under one jid (contract §15: each master gets its own minions) is
+ * reported by each with only its part: the job's minions are their union, and a list target too, so a job to `*`
+ * over two masters lists every minion it went to. Reports of the source first seen only fill what is unknown.
+ */
+async function spanMasters(q: Queryable, j: JobWrite, before: { minions: string | null; target: string | null; tgt_type: string | null }) {
+  const mine = j.minions ? (JSON.parse(j.minions) as string[]) : []
+  if (!before.minions || !mine.length) return
+  const had = JSON.parse(before.minions) as string[]
+  const all = [...new Set([...had, ...mine])].sort()
+  if (all.length === had.length) return
+  const lists = before.tgt_type === 'list' && j.tgt_type === 'list' && before.target !== null && j.target
+  const target = lists ? [...new Set([...before.target!.split(','), ...j.target!.split(',')])].sort().join(',') : null
+  await setJobSpan(q, j.jid, JSON.stringify(all), target)
 }
 
 /** Names a job as a minion's own schedule (`user`), when it targets that minion alone or its target is unknown. */

@@ -54,28 +54,32 @@ export async function internalOf(q: Queryable, jids: string[]): Promise<Set<stri
   return out
 }
 
+/** A job's row after an upsert, as the ingest reads it: whether this statement inserted it, and what a span compares. */
+export type UpsertedJob = Pick<JobRow, 'jid' | 'source' | 'minions' | 'target' | 'tgt_type'> & { inserted: boolean }
+
 /**
- * Indexes jobs as upsertJob does each, in one statement per chunk (PostgreSQL); the jids not indexed before, in the
- * order given. `rows` hold each jid once (the caller merges repeats: one statement may not update a row twice).
+ * Indexes jobs as upsertJob does each, in one statement per chunk (PostgreSQL); each row as stored after it, in the
+ * order given, with whether this statement inserted it (`xmax = 0`: a row an ON CONFLICT updated has its updater's
+ * id there). A report another instance stored first, committed while this one waited on its row, reads as updated, not
+ * new. `rows` hold each jid once (the caller merges repeats: one statement may not update a row twice).
  */
-export async function upsertJobsPostgres(q: Queryable, rows: JobWrite[]): Promise<string[]> {
-  const fresh: string[] = []
+export async function upsertJobsPostgres(q: Queryable, rows: JobWrite[]): Promise<UpsertedJob[]> {
+  const out: UpsertedJob[] = []
   for (let i = 0; i < rows.length; i += JIDS_CHUNK) {
     const json = jsonRows(rows.slice(i, i + JIDS_CHUNK).map((r, n) => ({ ...r, n })))
-    // Every CTE sees the table as it was before the statement: `known` is what was indexed before these rows.
-    const got = await q.rows<{ jid: string }>(sql`WITH x AS (SELECT * FROM jsonb_to_recordset(${json}::text::jsonb) AS x(jid text, fun text, target text,
+    const got = await q.rows<UpsertedJob>(sql`WITH x AS (SELECT * FROM jsonb_to_recordset(${json}::text::jsonb) AS x(jid text, fun text, target text,
         tgt_type text, "user" text, arg text, minions text, started_at bigint, source text, n bigint)),
-      known AS (SELECT ${jobs.jid} FROM ${jobs} WHERE ${jobs.jid} IN (SELECT jid FROM x)),
       up AS (INSERT INTO ${jobs} (jid, fun, target, tgt_type, "user", arg, minions, started_at, initiator, internal, source)
         SELECT x.jid, x.fun, x.target, x.tgt_type, x."user", x.arg, x.minions, x.started_at, m.initiator, coalesce(m.internal, 0), x.source
         FROM x LEFT JOIN ${jobMarks} m ON m.jid = x.jid ORDER BY x.n
         ON CONFLICT (jid) DO UPDATE SET fun = coalesce(${jobs.fun}, excluded.fun), target = coalesce(${jobs.target}, excluded.target),
           tgt_type = coalesce(${jobs.tgtType}, excluded.tgt_type), "user" = coalesce(${jobs.user}, excluded."user"), arg = coalesce(${jobs.arg}, excluded.arg),
-          minions = coalesce(${jobs.minions}, excluded.minions))
-      SELECT x.jid FROM x WHERE x.jid NOT IN (SELECT jid FROM known) ORDER BY x.n`)
-    for (const r of got) fresh.push(r.jid)
+          minions = coalesce(${jobs.minions}, excluded.minions)
+        RETURNING ${jobs.jid}, ${jobs.source}, ${jobs.minions}, ${jobs.target}, ${jobs.tgtType}, (xmax = 0) AS inserted)
+      SELECT up.* FROM up JOIN x ON x.jid = up.jid ORDER BY x.n`)
+    for (const r of got) out.push({ ...r, inserted: !!r.inserted })
   }
-  return fresh
+  return out
 }
 
 /** Who started each of these jobs and on what (jobOriginRow for many): one statement per chunk on PostgreSQL. */
@@ -97,11 +101,6 @@ export async function jobOriginRows(q: Queryable, jids: string[]): Promise<Map<s
   return out
 }
 
-/** Whether a job is indexed. */
-export async function jobKnown(q: Queryable, jid: string): Promise<boolean> {
-  return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${jobs} WHERE ${jobs.jid} = ${jid}`))!.n > 0
-}
-
 /** A job as the stream or the job cache describes it, in stored form. */
 export type JobWrite = Pick<JobRow, 'jid' | 'fun' | 'target' | 'tgt_type' | 'user' | 'arg' | 'minions' | 'started_at' | 'source'>
 
@@ -117,6 +116,15 @@ export async function upsertJob(q: Queryable, j: JobWrite) {
     ON CONFLICT (jid) DO UPDATE SET fun = coalesce(${jobs.fun}, excluded.fun), target = coalesce(${jobs.target}, excluded.target),
       tgt_type = coalesce(${jobs.tgtType}, excluded.tgt_type), "user" = coalesce(${jobs.user}, excluded."user"), arg = coalesce(${jobs.arg}, excluded.arg),
       minions = coalesce(${jobs.minions}, excluded.minions)`)
+}
+
+/** What widening a job seen through another master needs: the source it was first seen through, its minions and target. */
+export const jobSpanRow = (q: Queryable, jid: string) =>
+  q.row<Pick<JobRow, 'source' | 'minions' | 'target' | 'tgt_type'>>(sql`SELECT ${jobs.source}, ${jobs.minions}, ${jobs.target}, ${jobs.tgtType} FROM ${jobs} WHERE ${jobs.jid} = ${jid}`)
+
+/** Sets the minions (and, when given, the target) of a job that one jid spans over several masters. */
+export async function setJobSpan(q: Queryable, jid: string, minions: string, target: string | null) {
+  await q.exec(sql`UPDATE ${jobs} SET minions = ${minions}, target = coalesce(${target}, ${jobs.target}) WHERE ${jobs.jid} = ${jid}`)
 }
 
 /** Names a job as a minion's own schedule (`user`), when it targets that minion alone or its target is unknown. */
