@@ -290,4 +290,105 @@ describe('salt sources at runtime', () => {
       await t.close()
     }
   })
+
+  test("a kill goes through the salt source the job ran through, not default's", async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await tick(t.w.rt, 'keys')
+      await tick(t.registry.runtime('east')!, 'keys')
+      await until(() => t.east.streamCount > 0, "east's event stream")
+      // A job started on east's master (its CLI), on a minion only east has and one both masters have.
+      const jid = newJid()
+      t.east.publish(`salt/job/${jid}/new`, { jid, fun: 'test.sleep', tgt: ['east-01', 'shared-01'], tgt_type: 'list', user: 'root', arg: [60], minions: ['east-01', 'shared-01'] })
+      await until(async () => (await call(t.w, 'GET', `/api/jobs/${jid}`)).body.source === 'east', 'the job from east stored')
+      const kills = (salt: FakeSalt) => salt.calls.filter((c) => c.fun === 'saltutil.kill_job')
+      const r = await call(t.w, 'POST', `/api/jobs/${jid}/kill`)
+      expect(r.status).toBe(202)
+      expect(r.body).toMatchObject({ jid, skipped_sources: [] })
+      expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01'])
+      // shared-01 answers to both masters: its kill goes through east too, where the job runs.
+      expect(kills(t.east).map((c) => c.tgt)).toEqual([['east-01', 'shared-01']])
+      expect(kills(t.w.salt)).toEqual([])
+      expect((await call(t.w, 'GET', `/api/jobs/${jid}`)).body.status).toBe('killed')
+      // A job of default's goes to default's master.
+      const mine = await call(t.w, 'POST', '/api/run', { body: { tgt: 'web-01', fun: 'test.ping' } })
+      await tick(t.w.rt, 'jobs')
+      expect((await call(t.w, 'GET', `/api/jobs/${mine.body.jid}`)).body.source).toBe('default')
+      expect((await call(t.w, 'POST', `/api/jobs/${mine.body.jid}/kill`)).status).toBe(202)
+      expect(kills(t.w.salt).map((c) => c.tgt)).toEqual([['web-01']])
+      expect(kills(t.east)).toHaveLength(1)
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a job runs on the sources that answer; the ones that refuse or do not answer in time are named as skipped', async () => {
+    const t = await twoMasters()
+    const hanging = new FakeSalt().start().addMinions(['slow-01'])
+    const closed = Bun.serve({ port: 0, fetch: () => new Response('') })
+    const refusedUrl = `http://127.0.0.1:${closed.port}`
+    closed.stop(true)
+    try {
+      await t.add('east', t.east)
+      await tick(t.w.rt, 'keys')
+      await tick(t.registry.runtime('east')!, 'keys')
+      // A salt-api that refuses connections (nothing listens on its port).
+      expect((await call(t.w, 'POST', '/api/admin/salt-sources', { body: { name: 'gone', url: refusedUrl, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' } })).status).toBe(201)
+      await t.registry.changed('gone')
+      const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(r.status).toBe(202)
+      expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
+      expect(r.body.skipped_sources).toHaveLength(1)
+      expect(r.body.skipped_sources[0].source).toBe('gone')
+      expect(r.body.skipped_sources[0].reason).toStartWith('salt-api does not answer')
+      // A salt-api that takes the target's matching and never answers: the job does not wait past the source's deadline.
+      hanging.hold = 'cache.grains'
+      await t.add('slow', hanging)
+      t.registry.runtime('slow')!.routeDeadlineMs = 300
+      const started = Date.now()
+      const r2 = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(Date.now() - started).toBeLessThan(5000)
+      expect(r2.status).toBe(202)
+      expect([...r2.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
+      expect(r2.body.skipped_sources.map((s: any) => s.source).sort()).toEqual(['gone', 'slow'])
+      expect(r2.body.skipped_sources.find((s: any) => s.source === 'slow').reason).toBe('salt-api does not answer: no answer within 0.3 s')
+      // The preview matches the same way: what the answering masters see.
+      expect((await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*' } })).body).toMatchObject({ count: 3 })
+      // No source takes it: the contract's 503 for salt-api not answering, and nothing is published.
+      t.w.salt.down = true
+      t.east.down = true
+      const before = t.w.salt.calls.length + t.east.calls.length
+      const none = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(none.status).toBe(503)
+      expect(none.body).toEqual({ detail: 'Salt API unavailable' })
+      expect([...t.w.salt.calls, ...t.east.calls].slice(before).filter((c) => c.client === 'local_async')).toEqual([])
+    } finally {
+      hanging.stop()
+      await t.close()
+    }
+  })
+
+  test('a source whose salt-api answers an error is skipped while another takes the job; every one failing so is a 502', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await tick(t.registry.runtime('east')!, 'keys')
+      // east's salt-api refuses the account: a salt-api error, not an outage.
+      expect((await call(t.w, 'PUT', '/api/admin/salt-sources/east', { body: { password: 'wrong' } })).status).toBe(200)
+      await t.registry.changed('east')
+      const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(r.status).toBe(202)
+      expect([...r.body.minions].sort()).toEqual(['shared-01', 'web-01'])
+      expect(r.body.skipped_sources.map((s: any) => s.source)).toEqual(['east'])
+      expect(r.body.skipped_sources[0].reason).toStartWith('Salt API error:')
+      t.w.salt.down = true
+      const none = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(none.status).toBe(502)
+      expect(none.body.detail).toStartWith('Salt API error: ')
+      expect(none.body.detail).toContain('east: Salt API error:')
+    } finally {
+      await t.close()
+    }
+  })
 })

@@ -8,9 +8,9 @@ import { allowedUrl } from '../../http/destination'
 import { Forbidden } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
-import { jobInitiator, jobMinions, markJob, markKilled } from '../jobs/service'
+import { jobInitiator, jobTarget, markJob, markKilled } from '../jobs/service'
 import { holds } from '../roles/service'
-import { runForUser, runScope } from './run'
+import { runForUser, runScope, sendKill } from './run'
 import { runRunnerForUser } from './runner'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { previewForUser } from './preview'
@@ -143,14 +143,15 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     access: { scoped: [{ verb: 'kill', kind: 'job' }, { verb: 'execute', kind: 'salt' }], doc: '`kill job:*`, or the jobs the caller started' },
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
     async handler({ deps, params, principal }) {
-      const minions = await jobMinions(deps, params.jid)
+      const job = await jobTarget(deps, params.jid)
       // Without kill job:* a user may kill only the jobs it started itself (contract §14).
       if (!holds(principal.grants, 'kill', `job:${params.jid}`) && (await jobInitiator(deps, params.jid)) !== principal.username) throw new Forbidden()
       const jid = newJid(deps.clock.now())
       await markJob(deps, jid, { initiator: principal.username })
-      const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob', jid })
+      // Through the salt source the job ran through (contract §15 "Several masters"), not default's.
+      const r = await sendKill(deps, salt(deps).client, params.jid, job, jid)
       await markKilled(deps, params.jid, principal.username)
-      return { jid: params.jid, kill_jid: r?.jid ? String(r.jid) : null, minions: r?.minions ?? [] }
+      return { jid: params.jid, ...r }
     },
     // A kill salt refuses is audited too, as key actions and runs are: the attempt is the operator's act.
     audit: { action: 'job.kill', failures: true, target: (c) => c.params.jid },
