@@ -23,6 +23,7 @@ import m20 from '../../drizzle/0020_templates.sql' with { type: 'text' }
 import m21 from '../../drizzle/0021_batches.sql' with { type: 'text' }
 import m22 from '../../drizzle/0022_magenta_smiling_tiger.sql' with { type: 'text' }
 import m23 from '../../drizzle/0023_uneven_natasha_romanoff.sql' with { type: 'text' }
+import m24 from '../../drizzle/0024_peaceful_pestilence.sql' with { type: 'text' }
 import pg0 from '../../drizzle-pg/0000_pg_trgm.sql' with { type: 'text' }
 import pg1 from '../../drizzle-pg/0001_init.sql' with { type: 'text' }
 import pg2 from '../../drizzle-pg/0002_engine_twins.sql' with { type: 'text' }
@@ -59,6 +60,7 @@ export const migrations: Migration[] = [
   { tag: "0021_batches", when: 1795708798368, breakpoints: true, sql: m21 },
   { tag: "0022_magenta_smiling_tiger", when: 1795728941701, breakpoints: true, sql: m22 },
   { tag: "0023_uneven_natasha_romanoff", when: 1795734087732, breakpoints: true, sql: m23 },
+  { tag: "0024_peaceful_pestilence", when: 1795744382618, breakpoints: true, sql: m24 },
 ]
 
 /** Every PostgreSQL migration (drizzle-pg/) in journal order. */

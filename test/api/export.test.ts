@@ -181,9 +181,10 @@ describe("a minion's runs", () => {
   test('every run of a minion with a hostile id, and the status filter', async () => {
     const path = `/api/minions/${encodeURIComponent(QUOTED)}/runs`
     const all = await csv(`${path}?format=csv`)
-    expect(all.header).toEqual(['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls'])
+    expect(all.header).toEqual(['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls', 'source'])
     expect(all.rows.length).toBe(CSV_PAGE + 50)
     expect(new Set(col(all, 'minion_id'))).toEqual(new Set([QUOTED]))
+    expect(new Set(col(all, 'source'))).toEqual(new Set(['default']))
     const bad = await csv(`${path}?status=unhealthy&format=csv`)
     expect(bad.rows.length).toBe(await total(`${path}?status=unhealthy&limit=1`))
     expect(new Set(col(bad, 'status'))).toEqual(new Set(['unhealthy']))

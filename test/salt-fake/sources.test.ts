@@ -241,6 +241,16 @@ describe('salt sources at runtime', () => {
       expect(await jobs('?source=nowhere')).toEqual({ total: 0, jobs: [] })
       expect((await call(t.w, 'GET', `/api/jobs/${jid}`)).body.source).toBe('east')
       expect(await t.w.deps.db.rows(sql`SELECT source FROM runs WHERE jid = ${jid}`)).toEqual([{ source: 'east' }])
+      // A minion's runs carry their source and filter by it (an unknown source: nothing).
+      const runs = async (q: string) => (await call(t.w, 'GET', `/api/minions/east-01/runs${q}`)).body
+      expect((await runs('')).runs.map((r: any) => [r.jid, r.source])).toEqual([[jid, 'east']])
+      expect((await runs('?source=east')).total).toBe(1)
+      expect(await runs('?source=default')).toEqual({ minion_id: 'east-01', total: 0, runs: [] })
+      expect((await runs('?source=nowhere')).total).toBe(0)
+      const exported = String((await call(t.w, 'GET', '/api/minions/east-01/runs?format=csv&source=east')).body).trim().split('\r\n')
+      expect(exported).toHaveLength(2)
+      expect(exported[0]!.endsWith(',source')).toBe(true)
+      expect(exported[1]!.endsWith(',east')).toBe(true)
       const ev = (await call(t.w, 'GET', `/api/activity?jid=${jid}`)).body.events
       expect(ev.map((e: any) => [e.event_type, e.source]).sort()).toEqual([['job.new', 'east'], ['job.ret', 'east']])
     } finally {
