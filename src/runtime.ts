@@ -276,8 +276,10 @@ export class SaltRuntime implements SaltSide {
     return this.scheduler
   }
 
+  /** How this runtime's refreshes run: each minion asked through its salt source's salt-api (contract §15 "Several masters"). */
   private inventoryOptions() {
-    return { ...refreshOptions(this.deps, this.client, this.inventoryWorker), batch: this.inventoryBatch }
+    const sources = () => this.sources().filter((s) => s === this || s.configured()).map((s) => ({ source: s.source, client: s.client }))
+    return { ...refreshOptions(this.deps, this.client, this.inventoryWorker), batch: this.inventoryBatch, sources }
   }
 
   /** Starts an inventory refresh in the background. */

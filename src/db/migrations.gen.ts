@@ -23,13 +23,14 @@ import m20 from '../../drizzle/0020_templates.sql' with { type: 'text' }
 import m21 from '../../drizzle/0021_batches.sql' with { type: 'text' }
 import m22 from '../../drizzle/0022_magenta_smiling_tiger.sql' with { type: 'text' }
 import m23 from '../../drizzle/0023_uneven_natasha_romanoff.sql' with { type: 'text' }
-import m24 from '../../drizzle/0024_peaceful_pestilence.sql' with { type: 'text' }
+import m24 from '../../drizzle/0024_unique_mattie_franklin.sql' with { type: 'text' }
 import pg0 from '../../drizzle-pg/0000_pg_trgm.sql' with { type: 'text' }
 import pg1 from '../../drizzle-pg/0001_init.sql' with { type: 'text' }
 import pg2 from '../../drizzle-pg/0002_engine_twins.sql' with { type: 'text' }
 import pg3 from '../../drizzle-pg/0003_minion_set_num.sql' with { type: 'text' }
 import pg4 from '../../drizzle-pg/0004_uneven_winter_soldier.sql' with { type: 'text' }
 import pg5 from '../../drizzle-pg/0005_mute_thunderball.sql' with { type: 'text' }
+import pg6 from '../../drizzle-pg/0006_futuristic_reptil.sql' with { type: 'text' }
 
 /** One embedded migration: tag, creation time, breakpoints flag and SQL text. */
 export interface Migration { tag: string; when: number; breakpoints: boolean; sql: string }
@@ -60,7 +61,7 @@ export const migrations: Migration[] = [
   { tag: "0021_batches", when: 1795708798368, breakpoints: true, sql: m21 },
   { tag: "0022_magenta_smiling_tiger", when: 1795728941701, breakpoints: true, sql: m22 },
   { tag: "0023_uneven_natasha_romanoff", when: 1795734087732, breakpoints: true, sql: m23 },
-  { tag: "0024_peaceful_pestilence", when: 1795744382618, breakpoints: true, sql: m24 },
+  { tag: "0024_unique_mattie_franklin", when: 1795744587474, breakpoints: true, sql: m24 },
 ]
 
 /** Every PostgreSQL migration (drizzle-pg/) in journal order. */
@@ -71,4 +72,5 @@ export const pgMigrations: Migration[] = [
   { tag: "0003_minion_set_num", when: 1795719339965, breakpoints: true, sql: pg3 },
   { tag: "0004_uneven_winter_soldier", when: 1795728943745, breakpoints: true, sql: pg4 },
   { tag: "0005_mute_thunderball", when: 1795734089009, breakpoints: true, sql: pg5 },
+  { tag: "0006_futuristic_reptil", when: 1795744590130, breakpoints: true, sql: pg6 },
 ]

@@ -96,7 +96,7 @@ describe('minions', () => {
 describe('version query', () => {
   test("a package's holders below a version: every one, with the same filter as JSON", async () => {
     const out = await csv('/api/inventory/packages/openssl/minions?op=lt&version=3.0.13-1~deb12u1&format=csv')
-    expect(out.header).toEqual(['minion_id', 'package', 'version', 'arch', 'source'])
+    expect(out.header).toEqual(['minion_id', 'package', 'version', 'arch', 'source', 'salt_source'])
     const n = await total('/api/inventory/packages/openssl/minions?op=lt&version=3.0.13-1~deb12u1&limit=1')
     expect(n).toBeGreaterThan(CSV_PAGE)
     expect(out.rows.length).toBe(n)

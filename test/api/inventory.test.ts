@@ -314,7 +314,7 @@ describe('GET /api/minions/{id}/packages', () => {
     const r = await get(w, '/api/minions/db-01/packages')
     expect(r.status).toBe(200)
     expect(r.body).toEqual({
-      minion_id: 'db-01', collected_at: iso(t0), total: 4,
+      minion_id: 'db-01', collected_at: iso(t0), salt_source: 'default', total: 4,
       packages: Object.entries(DB01).map(([name, version]) => ({ name, version, arch: '', source: 'rpm' })),
     })
     expect((await get(w, '/api/minions/db-01/packages?q=SQL')).body).toMatchObject({ total: 1, packages: [{ name: 'postgresql' }] })
@@ -409,7 +409,7 @@ describe('aggregates equal an independent recount after random replacements', ()
     for (const [id, m] of model.minions) {
       const r = await get(w, `/api/minions/${id}/packages?limit=500`)
       const want = [...m.rows.values()].map((p) => ({ ...p, source: m.source })).sort((a, b) => `${a.name} ${a.version} ${a.arch}`.localeCompare(`${b.name} ${b.version} ${b.arch}`))
-      expect(r.body).toEqual({ minion_id: id, collected_at: iso(m.at), total: want.length, packages: want })
+      expect(r.body).toEqual({ minion_id: id, collected_at: iso(m.at), salt_source: 'default', total: want.length, packages: want })
     }
     // A key no minion holds any more leaves package_keys.
     expect((await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${packageKeys}`))!.n).toBe(model.keyCount())

@@ -401,4 +401,43 @@ describe('salt sources at runtime', () => {
       await t.close()
     }
   })
+
+  test('an inventory refresh asks each minion through its own master and records the salt source of each package set', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      const east = t.registry.runtime('east')!
+      t.east.minions.get('east-01')!.pkgs = { nginx: ['1.22.1-9'], openssl: ['3.0.11-1~deb12u2'] }
+      for (const rt of [t.w.rt, east]) {
+        await tick(rt, 'keys')
+        await tick(rt, 'presence')
+      }
+      const r = await call(t.w, 'POST', '/api/inventory/refresh', { body: {} })
+      expect(r.status).toBe(202)
+      const st = await until(async () => { const s = (await call(t.w, 'GET', '/api/inventory/status')).body; return s.running ? null : s }, 'the refresh done')
+      expect(st.last).toMatchObject({ minions_asked: 3, minions_answered: 3, error: null })
+      // Each master was asked for its own minions only; shared-01 (both masters) once, through default.
+      const asked = (salt: FakeSalt) => salt.calls.filter((c) => c.fun === 'pkg.list_pkgs').flatMap((c) => c.tgt as string[]).sort()
+      expect(asked(t.w.salt)).toEqual(['shared-01', 'web-01'])
+      expect(asked(t.east)).toEqual(['east-01'])
+      const pkgs = async (id: string) => (await call(t.w, 'GET', `/api/minions/${id}/packages`)).body
+      expect(await pkgs('east-01')).toMatchObject({ salt_source: 'east', total: 2 })
+      expect(await pkgs('shared-01')).toMatchObject({ salt_source: 'default' })
+      // Who holds openssl, through which master; the salt_source filter (an unknown one: nobody).
+      const holders = async (q = '') => (await call(t.w, 'GET', `/api/inventory/packages/openssl/minions${q}`)).body
+      expect((await holders()).minions.map((m: any) => [m.minion_id, m.salt_source])).toEqual([['east-01', 'east'], ['shared-01', 'default'], ['web-01', 'default']])
+      expect((await holders('?salt_source=east')).minions.map((m: any) => m.minion_id)).toEqual(['east-01'])
+      expect((await holders('?salt_source=default')).total).toBe(2)
+      expect((await holders('?salt_source=nowhere')).total).toBe(0)
+      // east's salt-api down: default's minions are still collected; the refresh names the master that failed.
+      t.east.down = true
+      await call(t.w, 'POST', '/api/inventory/refresh', { body: {} })
+      const st2 = await until(async () => { const s = (await call(t.w, 'GET', '/api/inventory/status')).body; return s.running || s.last.refresh_id === st.last.refresh_id ? null : s }, 'the second refresh done')
+      expect(st2.last).toMatchObject({ minions_asked: 2, minions_answered: 2 })
+      expect(st2.last.error).toStartWith('salt source east: ')
+      expect(asked(t.w.salt)).toEqual(['shared-01', 'shared-01', 'web-01', 'web-01'])
+    } finally {
+      await t.close()
+    }
+  })
 })

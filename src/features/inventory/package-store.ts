@@ -89,8 +89,8 @@ export async function binaryNames(q: Queryable, name: string): Promise<string[]>
 
 /** One minion's stored set: its source, when it was collected, and its key ids blob. */
 export async function packageSetOf(q: Queryable, minionId: string) {
-  return q.row<Pick<Row<typeof sets>, 'source' | 'collected_at' | 'keys'>>(
-    sql`SELECT ${sets.source}, ${sets.collectedAt}, ${sets.keys} FROM ${sets} WHERE ${sets.minionId} = ${minionId}`,
+  return q.row<Pick<Row<typeof sets>, 'source' | 'collected_at' | 'keys' | 'salt_source'>>(
+    sql`SELECT ${sets.source}, ${sets.collectedAt}, ${sets.keys}, ${sets.saltSource} FROM ${sets} WHERE ${sets.minionId} = ${minionId}`,
   )
 }
 

@@ -11,6 +11,8 @@ import type { AppDeps } from '../../deps'
 
 const view = { verb: 'view', resource: 'inventory:*' }
 const Source = T.String({ minLength: 1, maxLength: 64 })
+/** A salt source (master) by name; `source` here is the package system (contract §8), so the master is `salt_source`. */
+const SaltSource = T.String({ maxLength: 64, description: 'Only minions whose packages were collected through this salt source (an unknown one matches nothing)' })
 
 /** The minions holding a package (the version query), with its op and version checked together; 404 for an unknown package. */
 async function holdersOf(deps: AppDeps, name: string, query: Parameters<typeof packageMinions>[2]) {
@@ -46,14 +48,14 @@ export const inventoryRoutes = [
     method: 'GET', path: '/api/inventory/packages/:name/minions', errors: [404], tag: 'inventory', summary: 'Minions holding a package, optionally below/above a version', access: view,
     params: T.Object({ name: T.String({ minLength: 1, maxLength: 512 }) }),
     query: T.Object({
-      source: T.Optional(Source), op: T.Optional(OneOf(VERSION_OPS)), version: T.Optional(T.String({ minLength: 1, maxLength: 256 })),
+      source: T.Optional(Source), salt_source: T.Optional(SaltSource), op: T.Optional(OneOf(VERSION_OPS)), version: T.Optional(T.String({ minLength: 1, maxLength: 256 })),
       binaries: T.Optional(T.Boolean({ description: 'also the packages built from this source package (openssl: libssl3)' })), ...paging(1000, 100),
     }),
     response: PackageMinionsOut,
     handler: ({ deps, params, query }) => holdersOf(deps, params.name, query),
     csv: {
-      filename: 'package-minions.csv', header: ['minion_id', 'package', 'version', 'arch', 'source'],
-      page: async ({ deps, params, query }, offset, limit) => (await holdersOf(deps, params.name, { ...query, offset, limit })).minions.map((m) => [m.minion_id, m.package, m.version, m.arch, m.source]),
+      filename: 'package-minions.csv', header: ['minion_id', 'package', 'version', 'arch', 'source', 'salt_source'],
+      page: async ({ deps, params, query }, offset, limit) => (await holdersOf(deps, params.name, { ...query, offset, limit })).minions.map((m) => [m.minion_id, m.package, m.version, m.arch, m.source, m.salt_source]),
     },
   }),
   route({

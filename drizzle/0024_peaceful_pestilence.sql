@@ -1,2 +1,0 @@
-DROP INDEX `runs_minion_time_cover`;--> statement-breakpoint
-CREATE INDEX `runs_minion_time_cover` ON `runs` (`minion_id`,`completed_at`,`jid`,`id`,`fun`,`pass_count`,`fail_count`,`change_count`,`total_count`,`duration_ms`,`blocked`,`status`,`test`,`sls`,`source`);
