@@ -404,6 +404,13 @@ describe('aggregates equal an independent recount after random replacements', ()
       expect(got.items.map((r) => [r.name, r.minion_count, r.version_count])).toEqual(want.map((r) => [r.name, r.minion_count, r.version_count]))
       // last_seen: the latest collection time of any row of that name (contract §8).
       expect(got.items.map((r) => [r.name, r.last_seen])).toEqual(want.map((r) => [r.name, iso(r.last_collected)]))
+      // Every set here came through the salt source default: its list, counted on request from the sets, is the same,
+      // in every sort.
+      for (const sort of ['name', 'minion_count', 'version_count', 'last_seen'])
+        expect(await packages(w, { limit: '500', sort, salt_source: 'default', ...(source ? { source } : {}) })).toEqual(await packages(w, { limit: '500', sort, ...(source ? { source } : {}) }))
+      expect(await packages(w, { q: 'G-B', limit: '3', offset: '1', salt_source: 'default', ...(source ? { source } : {}) }))
+        .toEqual(await packages(w, { q: 'G-B', limit: '3', offset: '1', ...(source ? { source } : {}) }))
+      expect(await packages(w, { salt_source: 'east', ...(source ? { source } : {}) })).toEqual({ total: 0, items: [] })
     }
     // The stored sets themselves, read back through the minion endpoint, are what each minion last reported.
     for (const [id, m] of model.minions) {

@@ -429,6 +429,13 @@ describe('salt sources at runtime', () => {
       expect((await holders('?salt_source=east')).minions.map((m: any) => m.minion_id)).toEqual(['east-01'])
       expect((await holders('?salt_source=default')).total).toBe(2)
       expect((await holders('?salt_source=nowhere')).total).toBe(0)
+      // The package list of one master's minions.
+      const list = async (q: string) => (await call(t.w, 'GET', `/api/inventory/packages${q}`)).body
+      expect((await list('?salt_source=east')).items.map((p: any) => [p.name, p.minion_count])).toEqual([['nginx', 1], ['openssl', 1]])
+      expect((await list('?salt_source=default')).items.map((p: any) => [p.name, p.minion_count])).toEqual([['bash', 2], ['coreutils', 2], ['openssl', 2]])
+      expect((await list('?salt_source=east&sort=minion_count&q=SSL')).items.map((p: any) => p.name)).toEqual(['openssl'])
+      expect(await list('?salt_source=nowhere')).toEqual({ total: 0, items: [] })
+      expect((await list('')).items.map((p: any) => [p.name, p.minion_count])).toEqual([['bash', 2], ['coreutils', 2], ['nginx', 1], ['openssl', 3]])
       // east's salt-api down: default's minions are still collected; the refresh names the master that failed.
       t.east.down = true
       await call(t.w, 'POST', '/api/inventory/refresh', { body: {} })

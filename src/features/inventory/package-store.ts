@@ -139,3 +139,11 @@ export async function setKeySource(q: Queryable, id: number, source: string, at:
 export async function setKeyTried(q: Queryable, id: number, at: number) {
   await q.exec(sql`UPDATE ${keys} SET source_tried_at = ${at} WHERE ${keys.id} = ${id} AND ${keys.sourceName} IS NULL`)
 }
+
+/** The sets collected through a salt source (optionally of one package source): their collection time and key ids. */
+export function setsThrough(q: Queryable, saltSource: string, source?: string) {
+  const only = source === undefined ? sql.empty() : sql` AND ${sets.source} = ${source}`
+  return q.rows<Pick<Row<typeof sets>, 'collected_at' | 'keys'>>(
+    sql`SELECT ${sets.collectedAt}, ${sets.keys} FROM ${sets} WHERE ${sets.saltSource} = ${saltSource}${only}`,
+  )
+}

@@ -5,6 +5,7 @@ import { OneOf, paging } from '../../http/schemas'
 import { NotFound } from '../../lib/errors'
 import { listPackages, packageVersions, PACKAGE_SORTS, refreshStatus } from './service'
 import { packageMinions, VERSION_OPS } from './version-query'
+import { packagesThrough } from './salt-source-list'
 import { PackageListOut, PackageMinionsOut, PackageVersionsOut, RefreshStatusOut } from './schema'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import type { AppDeps } from '../../deps'
@@ -29,10 +30,11 @@ export const inventoryRoutes = [
     method: 'GET', path: '/api/inventory/packages', tag: 'inventory', summary: 'Fleet-wide packages, one row per name', access: view,
     query: T.Object({
       q: T.Optional(T.String({ maxLength: 200 })), source: T.Optional(Source),
+      salt_source: T.Optional(T.String({ maxLength: 64, description: 'Only the minions whose packages were collected through this salt source, counted on request (an unknown one: an empty list)' })),
       sort: T.Optional(OneOf(PACKAGE_SORTS)), order: T.Optional(OneOf(['asc', 'desc'])), ...paging(500, 100),
     }),
     response: PackageListOut,
-    handler: ({ deps, query }) => listPackages(deps, query),
+    handler: ({ deps, query: { salt_source, ...query } }) => (salt_source === undefined ? listPackages(deps, query) : packagesThrough(deps, { ...query, saltSource: salt_source })),
   }),
   route({
     method: 'GET', path: '/api/inventory/packages/:name/versions', errors: [404], tag: 'inventory', summary: 'Versions of one package, most common first', access: view,

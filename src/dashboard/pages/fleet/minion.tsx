@@ -35,6 +35,9 @@ const runColumns = (minionId: string, canJobs: boolean): Column<Run>[] => [
   { label: 'Job', cell: (r) => (canJobs ? <a href={href(`/jobs/${encodeURIComponent(r.jid)}`)}>{r.jid}</a> : r.jid), class: 'mono' },
 ]
 
+/** Where a package set came from, said only with several masters (a source beyond `default`). */
+const throughSource = (source: string | null) => (source && source !== 'default' ? ` through salt source ${source}` : '')
+
 /** The salt source a run's return came through, a link to this minion's runs through that source. */
 const runSourceColumn = (path: string, query: URLSearchParams): Column<Run> => ({
   label: 'Source',
@@ -115,7 +118,7 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
       <div class="toolbar">
         <SearchBox id="pkg-q" label="Search packages" value={q} onCommit={(v, replace) => set({ pkg_q: v, pkg_offset: undefined }, replace)} />
       </div>
-      {r.data ? <p class="muted">{r.data.collected_at ? `Collected ${dateTime(r.data.collected_at)}.` : 'Not collected yet.'}</p> : null}
+      {r.data ? <p class="muted">{r.data.collected_at ? `Collected ${dateTime(r.data.collected_at)}${throughSource(r.data.salt_source)}.` : 'Not collected yet.'}</p> : null}
       <ErrorBox error={r.error} />
       <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty={r.data?.collected_at ? 'No packages recorded.' : 'Not collected yet.'} />
       <Pager total={r.data?.total} limit={PKG_LIMIT} offset={offset} onChange={(o) => set({ pkg_offset: o }, false)} />
