@@ -396,7 +396,7 @@ describe('salt sources at runtime', () => {
       const none = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
       expect(none.status).toBe(502)
       expect(none.body.detail).toStartWith('Salt API error: ')
-      expect(none.body.detail).toContain('east: Salt API error:')
+      expect(none.body).toEqual({ detail: 'Salt API error: default: salt-api answered 503; east: Could not authenticate using provided credentials' })
     } finally {
       await t.close()
     }
@@ -447,4 +447,46 @@ describe('salt sources at runtime', () => {
       await t.close()
     }
   })
+
+  test('sources pointing at nowhere never make a 500: the job runs on default, the others are named as skipped', async () => {
+    const t = await twoMasters()
+    // A web server that is no salt-api: HTML for every path, 200 for some, 404 for others.
+    const notSalt = Bun.serve({ port: 0, fetch: (req) => new Response('<html>hello</html>', { status: new URL(req.url).pathname === '/' ? 200 : 404, headers: { 'content-type': 'text/html' } }) })
+    const closed = Bun.serve({ port: 0, fetch: () => new Response('') })
+    const refused = `http://127.0.0.1:${closed.port}`
+    closed.stop(true)
+    const bad = { refused, 'no-such-host': 'http://no-such-host.invalid:8000', 'not-salt': `http://127.0.0.1:${notSalt.port}`, 'odd-path': `${refused}/a/../b?x=1#y` }
+    try {
+      await tick(t.w.rt, 'keys')
+      for (const [name, url] of Object.entries(bad)) {
+        expect((await call(t.w, 'POST', '/api/admin/salt-sources', { body: { name, url, username: 'u', password: 'p', eauth: 'pam' } })).status).toBe(201)
+        await t.registry.changed(name)
+      }
+      const run = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(run.status).toBe(202)
+      expect([...run.body.minions].sort()).toEqual(['shared-01', 'web-01'])
+      expect(run.body.skipped_sources.map((s: any) => s.source).sort()).toEqual(Object.keys(bad).sort())
+      const batch = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping', batch: 1 } })
+      expect(batch.status).toBe(202)
+      expect(batch.body.skipped_sources).toHaveLength(4)
+      const answers = [
+        run,
+        await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*', fun: 'test.ping' } }),
+        await call(t.w, 'POST', `/api/jobs/${run.body.jid}/kill`),
+        await call(t.w, 'POST', '/api/inventory/refresh', { body: {} }),
+        await call(t.w, 'GET', '/api/salt/health'),
+        await call(t.w, 'GET', '/api/minions?source=refused'),
+        await call(t.w, 'GET', '/api/inventory/packages?salt_source=refused'),
+      ]
+      for (const a of answers) expect(a.status).toBeLessThan(500)
+      // Every source down, default too: the contract's 503, never a 500.
+      t.w.salt.down = true
+      const none = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect([502, 503]).toContain(none.status)
+      expect(none.body.detail).toMatch(/^Salt API (unavailable|error: )/)
+    } finally {
+      notSalt.stop(true)
+      await t.close()
+    }
+  }, 60_000) // a name that does not resolve takes the resolver's seconds on each call
 })

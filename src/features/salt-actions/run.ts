@@ -88,7 +88,9 @@ function reasonOf(e: unknown): string {
  */
 function noSourceTook(failures: { source: string; error: unknown }[]): Error {
   const rejected = failures.filter((f) => f.error instanceof SaltRejected)
-  if (rejected.length) return new SaltRejected(failures.map((f) => `${f.source}: ${reasonOf(f.error)}`).join('; ').slice(0, 300), (rejected[0]!.error as SaltRejected).httpStatus)
+  // The detail already says "Salt API error: ": each source's part gives salt's own reason after its name.
+  const part = (f: { source: string; error: unknown }) => `${f.source}: ${f.error instanceof SaltRejected ? f.error.reason : reasonOf(f.error)}`
+  if (rejected.length) return new SaltRejected(failures.map(part).join('; ').slice(0, 300), (rejected[0]!.error as SaltRejected).httpStatus)
   if (failures.every((f) => f.error instanceof SaltNotConfigured)) return new SaltNotConfigured()
   return new SaltUnavailable(failures.map((f) => `${f.source}: ${reasonOf(f.error)}`).join('; '))
 }
