@@ -352,6 +352,9 @@ describe('salt sources at runtime', () => {
       expect(r.body.skipped_sources).toHaveLength(1)
       expect(r.body.skipped_sources[0].source).toBe('gone')
       expect(r.body.skipped_sources[0].reason).toStartWith('salt-api does not answer')
+      // The audit log keeps what was left out with the operator's act.
+      const entry = (await call(t.w, 'GET', '/api/audit?action=job.run&limit=1')).body.entries[0]
+      expect(entry.detail).toBe(`jid ${r.body.jid}; skipped gone (${r.body.skipped_sources[0].reason})`)
       // A salt-api that takes the target's matching and never answers: the job does not wait past the source's deadline.
       hanging.hold = 'cache.grains'
       await t.add('slow', hanging)

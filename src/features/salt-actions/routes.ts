@@ -36,6 +36,9 @@ const Tgt = T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.Stri
 /** A salt function name. */
 const Fun = T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' })
 
+/** The audit detail's note of the salt sources a job or kill left out (contract §15 "Several masters"); '' when none. */
+const skippedNote = (skipped: { source: string; reason: string }[]) => (skipped.length ? `; skipped ${skipped.map((s) => `${s.source} (${s.reason})`).join(', ')}` : '')
+
 const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
 
 /** A key action route: the grant checked on the concrete key (`<act> key:<minion id>`), the wheel call, then the change recorded with the acting user. */
@@ -134,7 +137,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
     audit: {
       // A batch is audited once, with its id; its later slices are not separate acts.
-      action: 'job.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`),
+      action: 'job.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`) + skippedNote(r.skipped_sources),
       target: ({ body }) => body.client === 'runner' ? `runner ${body.fun}` : `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
     },
   }),
@@ -154,7 +157,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
       return { jid: params.jid, ...r }
     },
     // A kill salt refuses is audited too, as key actions and runs are: the attempt is the operator's act.
-    audit: { action: 'job.kill', failures: true, target: (c) => c.params.jid },
+    audit: { action: 'job.kill', failures: true, target: (c) => c.params.jid, detail: (_, r) => skippedNote(r.skipped_sources).slice(2) || null },
   }),
   route({
     method: 'POST', path: '/api/inventory/refresh', errors: [409, 503], tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202, response: RefreshStartedOut,
