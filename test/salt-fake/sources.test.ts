@@ -280,17 +280,30 @@ describe('salt sources at runtime', () => {
       await t.add('east', t.east)
       await tick(t.w.rt, 'keys')
       await tick(t.registry.runtime('east')!, 'keys')
+      // Both masters' event streams, as a running service has them.
+      void t.w.rt.stream.start()
+      await until(() => t.w.salt.streamCount > 0 && t.east.streamCount > 0, 'both event streams')
       const preview = await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*', tgt_type: 'glob' } })
       expect(preview.body).toMatchObject({ count: 3, minions: ['east-01', 'shared-01', 'web-01'] })
       const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
       expect(r.status).toBe(202)
       expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
-      const published = (salt: FakeSalt) => salt.calls.filter((c) => c.client === 'local_async').map((c) => c.tgt)
+      const published = (salt: FakeSalt) => salt.calls.filter((c) => c.client === 'local_async' && c.fun === 'test.ping').map((c) => c.tgt)
       // shared-01 answers to both masters: it gets the job once, through default.
       expect(published(t.w.salt)).toEqual([['shared-01', 'web-01']])
       expect(published(t.east)).toEqual([['east-01']])
       expect(t.w.salt.jobs.has(r.body.jid)).toBe(true)
       expect(t.east.jobs.has(r.body.jid)).toBe(true)
+      // Each master's bus names its own share of the job: the job keeps both, and its kill reaches each through its master.
+      await until(async () => {
+        const job = (await call(t.w, 'GET', `/api/jobs/${r.body.jid}`)).body
+        return job.minions?.length === 3 ? job : null
+      }, 'both shares of the job stored')
+      expect([...(await call(t.w, 'GET', `/api/jobs/${r.body.jid}`)).body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
+      expect((await call(t.w, 'POST', `/api/jobs/${r.body.jid}/kill`)).status).toBe(202)
+      const kills = (salt: FakeSalt) => salt.calls.filter((c) => c.fun === 'saltutil.kill_job').map((c) => [...(c.tgt as string[])].sort())
+      expect(kills(t.w.salt)).toEqual([['shared-01', 'web-01']])
+      expect(kills(t.east)).toEqual([['east-01']])
       // A target only east's master matches goes to east alone.
       const only = await call(t.w, 'POST', '/api/run', { body: { tgt: 'east-*', fun: 'test.ping' } })
       expect(only.body.minions).toEqual(['east-01'])

@@ -9,8 +9,8 @@ import { splitArgs } from '../../salt/args'
 import { newJid } from '../../lib/salt-time'
 import { childJobs } from '../../salt/runners'
 import {
-  countedJobRow, countJobs, initiatorOf, insertReturn, isInternal, jobArgText, jobKnown, jobOriginRow, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
-  returnCount, returnMinionIds, returnRows, setKilled, setScheduled, upsertJob, type CountedJobRow, type JobRow,
+  countedJobRow, countJobs, initiatorOf, insertReturn, isInternal, jobArgText, jobOriginRow, jobSeen, jobPage, jobRow, jobWaitState, pruneMarks, putMark,
+  returnCount, returnMinionIds, returnRows, setJobMinions, setKilled, setScheduled, upsertJob, type CountedJobRow, type JobRow,
 } from './store'
 
 /** A job is no longer waited for once this old (a minion that is down never answers). */
@@ -56,12 +56,19 @@ export const MAX_RETURN_CHARS = 64 * 1024
 export async function upsertJobs(q: Queryable, jobs: JobInput[], source = 'default'): Promise<string[]> {
   const fresh: string[] = []
   for (const j of jobs) {
-    const known = await jobKnown(q, j.jid)
+    const seen = await jobSeen(q, j.jid)
     await upsertJob(q, {
       jid: j.jid, fun: j.fun, target: j.target, tgt_type: j.tgtType, user: j.user, arg: j.arg === undefined ? null : JSON.stringify(j.arg),
       minions: j.minions ? JSON.stringify(j.minions) : null, started_at: j.startedAt, source,
     })
-    if (!known) fresh.push(j.jid)
+    if (!seen) fresh.push(j.jid)
+    // A job Saltdeck published to several masters under one jid: each master names its own minions, and the job keeps
+    // them all (its page waits for every one, its kill reaches every one). The job's source stays the first master's.
+    else if (seen.source !== source && seen.minions && j.minions?.length) {
+      const had = JSON.parse(seen.minions) as string[]
+      const all = [...new Set([...had, ...j.minions])]
+      if (all.length > had.length) await setJobMinions(q, j.jid, JSON.stringify(all))
+    }
   }
   return fresh
 }

@@ -35,9 +35,14 @@ export async function isInternal(q: Queryable, jid: string): Promise<boolean> {
   return !!(await q.row(sql`SELECT 1 AS n FROM ${jobMarks} WHERE ${jobMarks.jid} = ${jid} AND ${jobMarks.internal} = 1`))
 }
 
-/** Whether a job is indexed. */
-export async function jobKnown(q: Queryable, jid: string): Promise<boolean> {
-  return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${jobs} WHERE ${jobs.jid} = ${jid}`))!.n > 0
+/** The source a job was first seen through and its stored minion list (JSON), when the job is indexed. */
+export function jobSeen(q: Queryable, jid: string) {
+  return q.row<Pick<JobRow, 'source' | 'minions'>>(sql`SELECT ${jobs.source}, ${jobs.minions} FROM ${jobs} WHERE ${jobs.jid} = ${jid}`)
+}
+
+/** Replaces a job's minion list (JSON): another master's share of the job joined it. */
+export async function setJobMinions(q: Queryable, jid: string, minions: string) {
+  await q.exec(sql`UPDATE ${jobs} SET minions = ${minions} WHERE ${jobs.jid} = ${jid}`)
 }
 
 /** A job as the stream or the job cache describes it, in stored form. */
