@@ -64,9 +64,12 @@ export async function upsertJobs(q: Queryable, jobs: JobInput[], source = 'defau
     if (!seen) fresh.push(j.jid)
     // A job Saltdeck published to several masters under one jid: each master names its own minions, and the job keeps
     // them all (its page waits for every one, its kill reaches every one). The job's source stays the first master's.
-    else if (seen.source !== source && seen.minions && j.minions?.length) {
-      const had = JSON.parse(seen.minions) as string[]
-      const all = [...new Set([...had, ...j.minions])]
+    // Read after the upsert: two masters' job.new stored at once (PostgreSQL) both find no row before it.
+    if (seen && seen.source === source) continue
+    const now = j.minions?.length ? await jobSeen(q, j.jid) : undefined
+    if (now && now.source !== source && now.minions) {
+      const had = JSON.parse(now.minions) as string[]
+      const all = [...new Set([...had, ...j.minions!])]
       if (all.length > had.length) await setJobMinions(q, j.jid, JSON.stringify(all))
     }
   }
