@@ -27,6 +27,8 @@ export interface SourceSide {
   client: SaltClient
   /** Whether its connection is complete (URL, username and password stored). */
   configured(): boolean
+  /** How long its master may take to match a job's target before the job goes on without it (tests shorten it). */
+  routeDeadlineMs?: number
   pollers: PollerControl
   stream: { status(): StreamStatus }
   health(): SaltHealthSnapshot

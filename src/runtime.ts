@@ -23,6 +23,7 @@ import { dueJids } from './features/jobs/trust'
 import { onActivity } from './features/activity/feed'
 import { Newcomers } from './pollers/newcomers'
 import { advanceBatches } from './features/batches/service'
+import { ROUTE_DEADLINE_MS } from './features/salt-actions/run'
 
 /** How long a hint waits before its tick, so a burst of salt/auth or presence events makes one tick. */
 export const HINT_DELAY_MS = 1000
@@ -86,6 +87,8 @@ export class SaltRuntime implements SaltSide {
   readonly masterWatch: MasterWatch
   /** How long a presence tick waits for salt (tests shorten it). */
   presenceDeadlineMs = PRESENCE_DEADLINE_MS
+  /** How long its master may take to match a job's target when there are several sources (tests shorten it). */
+  routeDeadlineMs = ROUTE_DEADLINE_MS
   /** How often the master is checked while running (tests shorten it). */
   masterCheckMs: number
   private hinted = new Map<Hint, ReturnType<typeof setTimeout>>()
@@ -273,8 +276,10 @@ export class SaltRuntime implements SaltSide {
     return this.scheduler
   }
 
+  /** How this runtime's refreshes run: each minion asked through its salt source's salt-api (contract §15 "Several masters"). */
   private inventoryOptions() {
-    return { ...refreshOptions(this.deps, this.client, this.inventoryWorker), batch: this.inventoryBatch }
+    const sources = () => this.sources().filter((s) => s === this || s.configured()).map((s) => ({ source: s.source, client: s.client }))
+    return { ...refreshOptions(this.deps, this.client, this.inventoryWorker), batch: this.inventoryBatch, sources }
   }
 
   /** Starts an inventory refresh in the background. */

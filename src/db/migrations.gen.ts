@@ -24,6 +24,7 @@ import m21 from '../../drizzle/0021_batches.sql' with { type: 'text' }
 import m22 from '../../drizzle/0022_magenta_smiling_tiger.sql' with { type: 'text' }
 import m23 from '../../drizzle/0023_uneven_natasha_romanoff.sql' with { type: 'text' }
 import m24 from '../../drizzle/0024_perfect_microbe.sql' with { type: 'text' }
+import m25 from '../../drizzle/0025_friendly_switch.sql' with { type: 'text' }
 import pg0 from '../../drizzle-pg/0000_pg_trgm.sql' with { type: 'text' }
 import pg1 from '../../drizzle-pg/0001_init.sql' with { type: 'text' }
 import pg2 from '../../drizzle-pg/0002_engine_twins.sql' with { type: 'text' }
@@ -34,6 +35,7 @@ import pg6 from '../../drizzle-pg/0006_activity_xid.sql' with { type: 'text' }
 import pg7 from '../../drizzle-pg/0007_funny_spiral.sql' with { type: 'text' }
 import pg8 from '../../drizzle-pg/0008_activity_search_queue.sql' with { type: 'text' }
 import pg9 from '../../drizzle-pg/0009_inventory_fillfactor.sql' with { type: 'text' }
+import pg10 from '../../drizzle-pg/0010_outgoing_zeigeist.sql' with { type: 'text' }
 
 /** One embedded migration: tag, creation time, breakpoints flag and SQL text. */
 export interface Migration { tag: string; when: number; breakpoints: boolean; sql: string }
@@ -65,6 +67,7 @@ export const migrations: Migration[] = [
   { tag: "0022_magenta_smiling_tiger", when: 1795728941701, breakpoints: true, sql: m22 },
   { tag: "0023_uneven_natasha_romanoff", when: 1795734087732, breakpoints: true, sql: m23 },
   { tag: "0024_perfect_microbe", when: 1795742889902, breakpoints: true, sql: m24 },
+  { tag: "0025_friendly_switch", when: 1795748356815, breakpoints: true, sql: m25 },
 ]
 
 /** Every PostgreSQL migration (drizzle-pg/) in journal order. */
@@ -79,4 +82,5 @@ export const pgMigrations: Migration[] = [
   { tag: "0007_funny_spiral", when: 1795742890749, breakpoints: true, sql: pg7 },
   { tag: "0008_activity_search_queue", when: 1795745000000, breakpoints: true, sql: pg8 },
   { tag: "0009_inventory_fillfactor", when: 1795746000000, breakpoints: true, sql: pg9 },
+  { tag: "0010_outgoing_zeigeist", when: 1795748357553, breakpoints: true, sql: pg10 },
 ]

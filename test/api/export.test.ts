@@ -96,7 +96,7 @@ describe('minions', () => {
 describe('version query', () => {
   test("a package's holders below a version: every one, with the same filter as JSON", async () => {
     const out = await csv('/api/inventory/packages/openssl/minions?op=lt&version=3.0.13-1~deb12u1&format=csv')
-    expect(out.header).toEqual(['minion_id', 'package', 'version', 'arch', 'source'])
+    expect(out.header).toEqual(['minion_id', 'package', 'version', 'arch', 'source', 'salt_source'])
     const n = await total('/api/inventory/packages/openssl/minions?op=lt&version=3.0.13-1~deb12u1&limit=1')
     expect(n).toBeGreaterThan(CSV_PAGE)
     expect(out.rows.length).toBe(n)
@@ -181,9 +181,10 @@ describe("a minion's runs", () => {
   test('every run of a minion with a hostile id, and the status filter', async () => {
     const path = `/api/minions/${encodeURIComponent(QUOTED)}/runs`
     const all = await csv(`${path}?format=csv`)
-    expect(all.header).toEqual(['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls'])
+    expect(all.header).toEqual(['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls', 'source'])
     expect(all.rows.length).toBe(CSV_PAGE + 50)
     expect(new Set(col(all, 'minion_id'))).toEqual(new Set([QUOTED]))
+    expect(new Set(col(all, 'source'))).toEqual(new Set(['default']))
     const bad = await csv(`${path}?status=unhealthy&format=csv`)
     expect(bad.rows.length).toBe(await total(`${path}?status=unhealthy&limit=1`))
     expect(new Set(col(bad, 'status'))).toEqual(new Set(['unhealthy']))

@@ -314,7 +314,7 @@ describe('GET /api/minions/{id}/packages', () => {
     const r = await get(w, '/api/minions/db-01/packages')
     expect(r.status).toBe(200)
     expect(r.body).toEqual({
-      minion_id: 'db-01', collected_at: iso(t0), total: 4,
+      minion_id: 'db-01', collected_at: iso(t0), salt_source: 'default', total: 4,
       packages: Object.entries(DB01).map(([name, version]) => ({ name, version, arch: '', source: 'rpm' })),
     })
     expect((await get(w, '/api/minions/db-01/packages?q=SQL')).body).toMatchObject({ total: 1, packages: [{ name: 'postgresql' }] })
@@ -404,12 +404,19 @@ describe('aggregates equal an independent recount after random replacements', ()
       expect(got.items.map((r) => [r.name, r.minion_count, r.version_count])).toEqual(want.map((r) => [r.name, r.minion_count, r.version_count]))
       // last_seen: the latest collection time of any row of that name (contract §8).
       expect(got.items.map((r) => [r.name, r.last_seen])).toEqual(want.map((r) => [r.name, iso(r.last_collected)]))
+      // Every set here came through the salt source default: its list, counted on request from the sets, is the same,
+      // in every sort.
+      for (const sort of ['name', 'minion_count', 'version_count', 'last_seen'])
+        expect(await packages(w, { limit: '500', sort, salt_source: 'default', ...(source ? { source } : {}) })).toEqual(await packages(w, { limit: '500', sort, ...(source ? { source } : {}) }))
+      expect(await packages(w, { q: 'G-B', limit: '3', offset: '1', salt_source: 'default', ...(source ? { source } : {}) }))
+        .toEqual(await packages(w, { q: 'G-B', limit: '3', offset: '1', ...(source ? { source } : {}) }))
+      expect(await packages(w, { salt_source: 'east', ...(source ? { source } : {}) })).toEqual({ total: 0, items: [] })
     }
     // The stored sets themselves, read back through the minion endpoint, are what each minion last reported.
     for (const [id, m] of model.minions) {
       const r = await get(w, `/api/minions/${id}/packages?limit=500`)
       const want = [...m.rows.values()].map((p) => ({ ...p, source: m.source })).sort((a, b) => `${a.name} ${a.version} ${a.arch}`.localeCompare(`${b.name} ${b.version} ${b.arch}`))
-      expect(r.body).toEqual({ minion_id: id, collected_at: iso(m.at), total: want.length, packages: want })
+      expect(r.body).toEqual({ minion_id: id, collected_at: iso(m.at), salt_source: 'default', total: want.length, packages: want })
     }
     // A key no minion holds any more leaves package_keys.
     expect((await w.deps.db.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${packageKeys}`))!.n).toBe(model.keyCount())

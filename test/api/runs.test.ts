@@ -65,9 +65,9 @@ describe('recordRun', () => {
       expect(r.body).toMatchObject({ minion_id: m, total: 1 })
       const run = r.body.runs[0]
       expect(Object.keys(run).sort()).toEqual(
-        ['blocked', 'change_count', 'completed_at', 'duration_ms', 'fail_count', 'fun', 'id', 'jid', 'pass_count', 'sls', 'status', 'test', 'total_count'],
+        ['blocked', 'change_count', 'completed_at', 'duration_ms', 'fail_count', 'fun', 'id', 'jid', 'pass_count', 'sls', 'source', 'status', 'test', 'total_count'],
       )
-      expect(run).toEqual({ id: run.id, jid: '20261121080007853917', fun: 'state.apply', test: false, sls: ['demo'], ...fields })
+      expect(run).toEqual({ id: run.id, jid: '20261121080007853917', fun: 'state.apply', test: false, sls: ['demo'], source: 'default', ...fields })
       expect(run.id).toMatch(UUID)
     }
   })

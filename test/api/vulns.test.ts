@@ -91,7 +91,7 @@ describe('version queries', () => {
     const all = await call(w, 'GET', '/api/inventory/packages/openssl/minions?limit=5&offset=3', { who: 'viewer' })
     expect(all.body.total).toBe(40)
     expect(all.body.minions.map((m: { minion_id: string }) => m.minion_id)).toEqual(['n03', 'n04', 'n05', 'n06', 'n07'])
-    expect(all.body.minions[0]).toEqual({ minion_id: 'n03', package: 'openssl', version: holders.get('n03'), arch: 'amd64', source: 'apt' })
+    expect(all.body.minions[0]).toEqual({ minion_id: 'n03', package: 'openssl', version: holders.get('n03'), arch: 'amd64', source: 'apt', salt_source: 'default' })
     expect((await call(w, 'GET', '/api/inventory/packages/openssl/minions?source=rpm', { who: 'viewer' })).body.total).toBe(0)
     expect((await call(w, 'GET', '/api/inventory/packages/nope/minions', { who: 'viewer' })).status).toBe(404)
     const bad = await call(w, 'GET', '/api/inventory/packages/openssl/minions?op=lt', { who: 'viewer' })

@@ -1276,6 +1276,23 @@ describe.skipIf(noBrowser)('dashboard', () => {
       const jobRow = jobs.getByRole('row').filter({ has: page.getByRole('link', { name: jid, exact: true }) })
       expect(await jobRow.getByRole('link', { name: 'east', exact: true }).count()).toBe(1)
       await shot(page, '31-jobs-with-source')
+      // A state run returned through east: east-01's run history gains a Source column whose link filters by it.
+      const runJid = newJid()
+      east.publish(`salt/job/${runJid}/new`, { jid: runJid, fun: 'state.apply', tgt: 'east-01', tgt_type: 'glob', user: 'root', arg: [], minions: ['east-01'] })
+      east.publish(`salt/job/${runJid}/ret/east-01`, {
+        id: 'east-01', jid: runJid, fun: 'state.apply', fun_args: [], retcode: 0, success: true,
+        return: { 'file_|-motd_|-/etc/motd_|-managed': { result: true, changes: {}, comment: 'ok', duration: 1.5, __run_num__: 0, __sls__: 'motd' } },
+      })
+      await until(async () => (await sys.api('GET', '/api/minions/east-01/runs')).total === 1, 'the run from east stored', PATIENT)
+      await page.goto(`${sys.url}/#/minions/east-01`)
+      const runs = page.getByRole('table', { name: 'Runs' })
+      await runs.getByRole('columnheader', { name: 'Source' }).waitFor()
+      await runs.getByRole('link', { name: 'east', exact: true }).click()
+      await page.getByRole('table', { name: 'Runs through salt source east' }).getByRole('cell', { name: 'state.apply' }).waitFor()
+      // web-01's runs all came through default: no Source column there.
+      await page.goto(`${sys.url}/#/minions/web-01`)
+      await page.getByRole('table', { name: 'Runs' }).getByRole('columnheader', { name: 'Function' }).waitFor()
+      expect(await page.getByRole('table', { name: 'Runs' }).getByRole('columnheader', { name: 'Source' }).count()).toBe(0)
       await expectClean('salt sources')
     } finally {
       east.stop()

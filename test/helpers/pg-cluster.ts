@@ -65,8 +65,7 @@ function running(dir: string): boolean {
  * directory without an owner file (made by something else, or being made now) goes only when no postgres runs in it
  * and it is an hour old.
  */
-export function sweepStaleClusters() {
-  const root = tmpdir()
+export function sweepStaleClusters(root = tmpdir()) {
   for (const name of readdirSync(root)) {
     if (!name.startsWith('saltdeck-pg-')) continue
     const dir = join(root, name)

@@ -265,6 +265,16 @@ describe('salt sources at runtime', () => {
       expect(await jobs('?source=nowhere')).toEqual({ total: 0, jobs: [] })
       expect((await call(t.w, 'GET', `/api/jobs/${jid}`)).body.source).toBe('east')
       expect(await t.w.deps.db.rows(sql`SELECT source FROM runs WHERE jid = ${jid}`)).toEqual([{ source: 'east' }])
+      // A minion's runs carry their source and filter by it (an unknown source: nothing).
+      const runs = async (q: string) => (await call(t.w, 'GET', `/api/minions/east-01/runs${q}`)).body
+      expect((await runs('')).runs.map((r: any) => [r.jid, r.source])).toEqual([[jid, 'east']])
+      expect((await runs('?source=east')).total).toBe(1)
+      expect(await runs('?source=default')).toEqual({ minion_id: 'east-01', total: 0, runs: [] })
+      expect((await runs('?source=nowhere')).total).toBe(0)
+      const exported = String((await call(t.w, 'GET', '/api/minions/east-01/runs?format=csv&source=east')).body).trim().split('\r\n')
+      expect(exported).toHaveLength(2)
+      expect(exported[0]!.endsWith(',source')).toBe(true)
+      expect(exported[1]!.endsWith(',east')).toBe(true)
       const ev = (await call(t.w, 'GET', `/api/activity?jid=${jid}`)).body.events
       expect(ev.map((e: any) => [e.event_type, e.source]).sort()).toEqual([['job.new', 'east'], ['job.ret', 'east']])
     } finally {
@@ -297,12 +307,15 @@ describe('salt sources at runtime', () => {
       await until(() => t.east.streamCount > 0 && t.w.salt.streamCount > 0, 'both event streams')
       await tick(t.w.rt, 'keys')
       await tick(t.registry.runtime('east')!, 'keys')
+      // Both masters' event streams, as a running service has them.
+      void t.w.rt.stream.start()
+      await until(() => t.w.salt.streamCount > 0 && t.east.streamCount > 0, 'both event streams')
       const preview = await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*', tgt_type: 'glob' } })
       expect(preview.body).toMatchObject({ count: 3, minions: ['east-01', 'shared-01', 'web-01'] })
       const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
       expect(r.status).toBe(202)
       expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
-      const published = (salt: FakeSalt) => salt.calls.filter((c) => c.client === 'local_async').map((c) => c.tgt)
+      const published = (salt: FakeSalt) => salt.calls.filter((c) => c.client === 'local_async' && c.fun === 'test.ping').map((c) => c.tgt)
       // shared-01 answers to both masters: it gets the job once, through default.
       expect(published(t.w.salt)).toEqual([['shared-01', 'web-01']])
       expect(published(t.east)).toEqual([['east-01']])
@@ -313,6 +326,13 @@ describe('salt sources at runtime', () => {
       const job = await until(async () => ((j) => (j.minions?.length === 3 ? j : null))((await call(t.w, 'GET', `/api/jobs/${r.body.jid}`)).body), 'the job with both parts', { ms: 5000 })
       expect({ minions: job.minions, target: job.target }).toEqual({ minions: ['east-01', 'shared-01', 'web-01'], target: 'east-01,shared-01,web-01' })
       expect(['default', 'east']).toContain(job.source)
+      expect((await call(t.w, 'POST', `/api/jobs/${r.body.jid}/kill`)).status).toBe(202)
+      const kills = (salt: FakeSalt) => salt.calls.filter((c) => c.fun === 'saltutil.kill_job').map((c) => [...(c.tgt as string[])].sort())
+      // Each minion once, through a master that has it; shared-01 (both) through the job's source, whichever master's
+      // job.new was stored first (the two streams race).
+      const viaDefault = job.source === 'default' ? ['shared-01', 'web-01'] : ['web-01']
+      expect(kills(t.w.salt)).toEqual([viaDefault])
+      expect(kills(t.east)).toEqual([job.source === 'east' ? ['east-01', 'shared-01'] : ['east-01']])
       // A target only east's master matches goes to east alone.
       const only = await call(t.w, 'POST', '/api/run', { body: { tgt: 'east-*', fun: 'test.ping' } })
       expect(only.body.minions).toEqual(['east-01'])
@@ -322,4 +342,196 @@ describe('salt sources at runtime', () => {
       await t.close()
     }
   }, 20_000) // PostgreSQL under load: two streams, a publish to each master and the ingest of both parts
+
+  test("a kill goes through the salt source the job ran through, not default's", async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await tick(t.w.rt, 'keys')
+      await tick(t.registry.runtime('east')!, 'keys')
+      await until(() => t.east.streamCount > 0, "east's event stream")
+      // A job started on east's master (its CLI), on a minion only east has and one both masters have.
+      const jid = newJid()
+      t.east.publish(`salt/job/${jid}/new`, { jid, fun: 'test.sleep', tgt: ['east-01', 'shared-01'], tgt_type: 'list', user: 'root', arg: [60], minions: ['east-01', 'shared-01'] })
+      await until(async () => (await call(t.w, 'GET', `/api/jobs/${jid}`)).body.source === 'east', 'the job from east stored')
+      const kills = (salt: FakeSalt) => salt.calls.filter((c) => c.fun === 'saltutil.kill_job')
+      const r = await call(t.w, 'POST', `/api/jobs/${jid}/kill`)
+      expect(r.status).toBe(202)
+      expect(r.body).toMatchObject({ jid, skipped_sources: [] })
+      expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01'])
+      // shared-01 answers to both masters: its kill goes through east too, where the job runs.
+      expect(kills(t.east).map((c) => c.tgt)).toEqual([['east-01', 'shared-01']])
+      expect(kills(t.w.salt)).toEqual([])
+      expect((await call(t.w, 'GET', `/api/jobs/${jid}`)).body.status).toBe('killed')
+      // A job of default's goes to default's master.
+      const mine = await call(t.w, 'POST', '/api/run', { body: { tgt: 'web-01', fun: 'test.ping' } })
+      await tick(t.w.rt, 'jobs')
+      expect((await call(t.w, 'GET', `/api/jobs/${mine.body.jid}`)).body.source).toBe('default')
+      expect((await call(t.w, 'POST', `/api/jobs/${mine.body.jid}/kill`)).status).toBe(202)
+      expect(kills(t.w.salt).map((c) => c.tgt)).toEqual([['web-01']])
+      expect(kills(t.east)).toHaveLength(1)
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a job runs on the sources that answer; the ones that refuse or do not answer in time are named as skipped', async () => {
+    const t = await twoMasters()
+    const hanging = new FakeSalt().start().addMinions(['slow-01'])
+    const closed = Bun.serve({ port: 0, fetch: () => new Response('') })
+    const refusedUrl = `http://127.0.0.1:${closed.port}`
+    closed.stop(true)
+    try {
+      await t.add('east', t.east)
+      await tick(t.w.rt, 'keys')
+      await tick(t.registry.runtime('east')!, 'keys')
+      // A salt-api that refuses connections (nothing listens on its port).
+      expect((await call(t.w, 'POST', '/api/admin/salt-sources', { body: { name: 'gone', url: refusedUrl, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret' } })).status).toBe(201)
+      await t.registry.changed('gone')
+      const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(r.status).toBe(202)
+      expect([...r.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
+      expect(r.body.skipped_sources).toHaveLength(1)
+      expect(r.body.skipped_sources[0].source).toBe('gone')
+      expect(r.body.skipped_sources[0].reason).toStartWith('salt-api does not answer')
+      // The audit log keeps what was left out with the operator's act.
+      const entry = (await call(t.w, 'GET', '/api/audit?action=job.run&limit=1')).body.entries[0]
+      expect(entry.detail).toBe(`jid ${r.body.jid}; skipped gone (${r.body.skipped_sources[0].reason})`)
+      // A salt-api that takes the target's matching and never answers: the job does not wait past the source's deadline.
+      hanging.hold = 'cache.grains'
+      await t.add('slow', hanging)
+      t.registry.runtime('slow')!.routeDeadlineMs = 300
+      const started = Date.now()
+      const r2 = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(Date.now() - started).toBeLessThan(5000)
+      expect(r2.status).toBe(202)
+      expect([...r2.body.minions].sort()).toEqual(['east-01', 'shared-01', 'web-01'])
+      expect(r2.body.skipped_sources.map((s: any) => s.source).sort()).toEqual(['gone', 'slow'])
+      expect(r2.body.skipped_sources.find((s: any) => s.source === 'slow').reason).toBe('salt-api does not answer: no answer within 0.3 s')
+      // The preview matches the same way: what the answering masters see.
+      expect((await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*' } })).body).toMatchObject({ count: 3 })
+      // No source takes it: the contract's 503 for salt-api not answering, and nothing is published.
+      t.w.salt.down = true
+      t.east.down = true
+      const before = t.w.salt.calls.length + t.east.calls.length
+      const none = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(none.status).toBe(503)
+      expect(none.body).toEqual({ detail: 'Salt API unavailable' })
+      expect([...t.w.salt.calls, ...t.east.calls].slice(before).filter((c) => c.client === 'local_async')).toEqual([])
+    } finally {
+      hanging.stop()
+      await t.close()
+    }
+  })
+
+  test('a source whose salt-api answers an error is skipped while another takes the job; every one failing so is a 502', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      await tick(t.registry.runtime('east')!, 'keys')
+      // east's salt-api refuses the account: a salt-api error, not an outage.
+      expect((await call(t.w, 'PUT', '/api/admin/salt-sources/east', { body: { password: 'wrong' } })).status).toBe(200)
+      await t.registry.changed('east')
+      const r = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(r.status).toBe(202)
+      expect([...r.body.minions].sort()).toEqual(['shared-01', 'web-01'])
+      expect(r.body.skipped_sources.map((s: any) => s.source)).toEqual(['east'])
+      expect(r.body.skipped_sources[0].reason).toStartWith('Salt API error:')
+      t.w.salt.down = true
+      const none = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(none.status).toBe(502)
+      expect(none.body.detail).toStartWith('Salt API error: ')
+      expect(none.body).toEqual({ detail: 'Salt API error: default: salt-api answered 503; east: Could not authenticate using provided credentials' })
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('an inventory refresh asks each minion through its own master and records the salt source of each package set', async () => {
+    const t = await twoMasters()
+    try {
+      await t.add('east', t.east)
+      const east = t.registry.runtime('east')!
+      t.east.minions.get('east-01')!.pkgs = { nginx: ['1.22.1-9'], openssl: ['3.0.11-1~deb12u2'] }
+      for (const rt of [t.w.rt, east]) {
+        await tick(rt, 'keys')
+        await tick(rt, 'presence')
+      }
+      const r = await call(t.w, 'POST', '/api/inventory/refresh', { body: {} })
+      expect(r.status).toBe(202)
+      const st = await until(async () => { const s = (await call(t.w, 'GET', '/api/inventory/status')).body; return s.running ? null : s }, 'the refresh done')
+      expect(st.last).toMatchObject({ minions_asked: 3, minions_answered: 3, error: null })
+      // Each master was asked for its own minions only; shared-01 (both masters) once, through default.
+      const asked = (salt: FakeSalt) => salt.calls.filter((c) => c.fun === 'pkg.list_pkgs').flatMap((c) => c.tgt as string[]).sort()
+      expect(asked(t.w.salt)).toEqual(['shared-01', 'web-01'])
+      expect(asked(t.east)).toEqual(['east-01'])
+      const pkgs = async (id: string) => (await call(t.w, 'GET', `/api/minions/${id}/packages`)).body
+      expect(await pkgs('east-01')).toMatchObject({ salt_source: 'east', total: 2 })
+      expect(await pkgs('shared-01')).toMatchObject({ salt_source: 'default' })
+      // Who holds openssl, through which master; the salt_source filter (an unknown one: nobody).
+      const holders = async (q = '') => (await call(t.w, 'GET', `/api/inventory/packages/openssl/minions${q}`)).body
+      expect((await holders()).minions.map((m: any) => [m.minion_id, m.salt_source])).toEqual([['east-01', 'east'], ['shared-01', 'default'], ['web-01', 'default']])
+      expect((await holders('?salt_source=east')).minions.map((m: any) => m.minion_id)).toEqual(['east-01'])
+      expect((await holders('?salt_source=default')).total).toBe(2)
+      expect((await holders('?salt_source=nowhere')).total).toBe(0)
+      // The package list of one master's minions.
+      const list = async (q: string) => (await call(t.w, 'GET', `/api/inventory/packages${q}`)).body
+      expect((await list('?salt_source=east')).items.map((p: any) => [p.name, p.minion_count])).toEqual([['nginx', 1], ['openssl', 1]])
+      expect((await list('?salt_source=default')).items.map((p: any) => [p.name, p.minion_count])).toEqual([['bash', 2], ['coreutils', 2], ['openssl', 2]])
+      expect((await list('?salt_source=east&sort=minion_count&q=SSL')).items.map((p: any) => p.name)).toEqual(['openssl'])
+      expect(await list('?salt_source=nowhere')).toEqual({ total: 0, items: [] })
+      expect((await list('')).items.map((p: any) => [p.name, p.minion_count])).toEqual([['bash', 2], ['coreutils', 2], ['nginx', 1], ['openssl', 3]])
+      // east's salt-api down: default's minions are still collected; the refresh names the master that failed.
+      t.east.down = true
+      await call(t.w, 'POST', '/api/inventory/refresh', { body: {} })
+      const st2 = await until(async () => { const s = (await call(t.w, 'GET', '/api/inventory/status')).body; return s.running || s.last.refresh_id === st.last.refresh_id ? null : s }, 'the second refresh done')
+      expect(st2.last).toMatchObject({ minions_asked: 2, minions_answered: 2 })
+      expect(st2.last.error).toStartWith('salt source east: ')
+      expect(asked(t.w.salt)).toEqual(['shared-01', 'shared-01', 'web-01', 'web-01'])
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('sources pointing at nowhere never make a 500: the job runs on default, the others are named as skipped', async () => {
+    const t = await twoMasters()
+    // A web server that is no salt-api: HTML for every path, 200 for some, 404 for others.
+    const notSalt = Bun.serve({ port: 0, fetch: (req) => new Response('<html>hello</html>', { status: new URL(req.url).pathname === '/' ? 200 : 404, headers: { 'content-type': 'text/html' } }) })
+    const closed = Bun.serve({ port: 0, fetch: () => new Response('') })
+    const refused = `http://127.0.0.1:${closed.port}`
+    closed.stop(true)
+    const bad = { refused, 'no-such-host': 'http://no-such-host.invalid:8000', 'not-salt': `http://127.0.0.1:${notSalt.port}`, 'odd-path': `${refused}/a/../b?x=1#y` }
+    try {
+      await tick(t.w.rt, 'keys')
+      for (const [name, url] of Object.entries(bad)) {
+        expect((await call(t.w, 'POST', '/api/admin/salt-sources', { body: { name, url, username: 'u', password: 'p', eauth: 'pam' } })).status).toBe(201)
+        await t.registry.changed(name)
+      }
+      const run = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect(run.status).toBe(202)
+      expect([...run.body.minions].sort()).toEqual(['shared-01', 'web-01'])
+      expect(run.body.skipped_sources.map((s: any) => s.source).sort()).toEqual(Object.keys(bad).sort())
+      const batch = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping', batch: 1 } })
+      expect(batch.status).toBe(202)
+      expect(batch.body.skipped_sources).toHaveLength(4)
+      const answers = [
+        run,
+        await call(t.w, 'POST', '/api/run/preview', { body: { tgt: '*', fun: 'test.ping' } }),
+        await call(t.w, 'POST', `/api/jobs/${run.body.jid}/kill`),
+        await call(t.w, 'POST', '/api/inventory/refresh', { body: {} }),
+        await call(t.w, 'GET', '/api/salt/health'),
+        await call(t.w, 'GET', '/api/minions?source=refused'),
+        await call(t.w, 'GET', '/api/inventory/packages?salt_source=refused'),
+      ]
+      for (const a of answers) expect(a.status).toBeLessThan(500)
+      // Every source down, default too: the contract's 503, never a 500.
+      t.w.salt.down = true
+      const none = await call(t.w, 'POST', '/api/run', { body: { tgt: '*', fun: 'test.ping' } })
+      expect([502, 503]).toContain(none.status)
+      expect(none.body.detail).toMatch(/^Salt API (unavailable|error: )/)
+    } finally {
+      notSalt.stop(true)
+      await t.close()
+    }
+  }, 60_000) // a name that does not resolve takes the resolver's seconds on each call
 })

@@ -45,9 +45,9 @@ test('every minion reads back its rows and collection time after the migration',
   const deps = depsOf(db)
   for (const [id, [source, at, rows]] of Object.entries(FLEET)) {
     const want = rows.map(([name, version, arch]) => ({ name, version, arch, source })).sort((a, b) => `${a.name} ${a.version} ${a.arch}`.localeCompare(`${b.name} ${b.version} ${b.arch}`))
-    expect(await minionPackages(deps, id, page)).toEqual({ minion_id: id, collected_at: new Date(at).toISOString(), total: rows.length, packages: want })
+    expect(await minionPackages(deps, id, page)).toEqual({ minion_id: id, collected_at: new Date(at).toISOString(), salt_source: 'default', total: rows.length, packages: want })
   }
-  expect(await minionPackages(deps, 'empty-01', page)).toEqual({ minion_id: 'empty-01', collected_at: new Date(T0 + 3000).toISOString(), total: 0, packages: [] })
+  expect(await minionPackages(deps, 'empty-01', page)).toEqual({ minion_id: 'empty-01', collected_at: new Date(T0 + 3000).toISOString(), salt_source: 'default', total: 0, packages: [] })
   expect(await minionPackages(deps, 'web-02', { ...page, q: "'\"%" })).toMatchObject({ total: 0 })
   expect((await minionPackages(deps, 'web-02', { ...page, q: 'zs' })).packages).toEqual([{ name: 'zsh', version: "5.9'\"%_", arch: '', source: 'apt' }])
   const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name)

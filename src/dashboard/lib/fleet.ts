@@ -336,3 +336,7 @@ export function trendBars(t: Trend, width: number, height: number): { day: strin
   })
   return out
 }
+
+/** The sentence naming the salt sources a job or kill left out (contract §15 "Several masters"); '' when none. */
+export const skippedSentence = (skipped: { source: string; reason: string }[] | undefined) =>
+  skipped?.length ? `Not sent through ${skipped.map((s) => `salt source ${s.source} (${s.reason})`).join(', ')}.` : ''

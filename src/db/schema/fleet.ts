@@ -97,7 +97,7 @@ export const runs = sqliteTable('runs', {
 }, (t) => [
   uniqueIndex('runs_minion_jid').on(t.minionId, t.jid),
   // Covering: a minion's newest runs are read from the index alone, not from ~20 scattered table pages.
-  index('runs_minion_time_cover').on(t.minionId, t.completedAt, t.jid, t.id, t.fun, t.passCount, t.failCount, t.changeCount, t.totalCount, t.durationMs, t.blocked, t.status, t.test, t.sls),
+  index('runs_minion_time_cover').on(t.minionId, t.completedAt, t.jid, t.id, t.fun, t.passCount, t.failCount, t.changeCount, t.totalCount, t.durationMs, t.blocked, t.status, t.test, t.sls, t.source),
   index('runs_minion_status_time').on(t.minionId, t.status, t.completedAt, t.jid),
 ])
 

@@ -24,11 +24,13 @@ export const packageHolders = sqliteTable('package_holders', {
   bits: blob('bits', { mode: 'buffer' }).notNull(),
 }, (t) => [primaryKey({ columns: [t.chunk, t.keyId] })])
 
-/** One minion's whole package set in one row: its source, when it was collected, and its package_keys ids. */
+/** One minion's whole package set in one row: its source, when and through which salt source it was collected, and its package_keys ids. */
 export const minionPackageSets = sqliteTable('minion_package_sets', {
   minionId: text('minion_id').primaryKey(),
   source: text('source').notNull(),
   collectedAt: integer('collected_at').notNull(),
+  /** The salt source (master) the set was collected through (contract §15 "Several masters"). */
+  saltSource: text('salt_source').notNull().default('default'),
   /** The ids as little-endian uint32, in no particular order (a migration can build it with unhex/printf). */
   keys: blob('keys', { mode: 'buffer' }).notNull(),
 })

@@ -36,7 +36,7 @@ export function sliceSize(batch: number | string, total: number): number {
 
 /** Checks the whole target as a run would (contract §14), stores the batch and its slices, publishes the first slice. */
 export async function startBatch(deps: AppDeps, client: SaltClient, user: { userId: string; username: string }, req: RunRequest, opts: BatchOptions) {
-  const minions = await checkedMinions(deps, client, user.userId, req)
+  const { minions, skipped } = await checkedMinions(deps, client, user.userId, req)
   const size = sliceSize(opts.batch, minions.length)
   const id = newId()
   const now = deps.clock.now()
@@ -49,7 +49,7 @@ export async function startBatch(deps: AppDeps, client: SaltClient, user: { user
   })
   await advanceBatch(deps, client, id)
   const first = (await sliceRows(deps.db, id))[0]!
-  return { jid: first.jid ?? '', minions, batch_id: id }
+  return { jid: first.jid ?? '', minions, batch_id: id, skipped_sources: skipped }
 }
 
 /** A slice's stored returns: how many minions returned, and which failed (success false or a non-zero retcode). */

@@ -29,8 +29,8 @@ export async function maxSetNum(q: Queryable): Promise<number> {
 
 /** Every set's number, minion and source, by minion id. */
 export async function setsByMinion(q: Queryable) {
-  return q.rows<{ num: number } & Pick<Row<typeof sets>, 'minion_id' | 'source'>>(
-    sql`SELECT ${setNum(q)} AS num, ${sets.minionId}, ${sets.source} FROM ${sets} ORDER BY ${sets.minionId}`,
+  return q.rows<{ num: number } & Pick<Row<typeof sets>, 'minion_id' | 'source' | 'salt_source'>>(
+    sql`SELECT ${setNum(q)} AS num, ${sets.minionId}, ${sets.source}, ${sets.saltSource} FROM ${sets} ORDER BY ${sets.minionId}`,
   )
 }
 

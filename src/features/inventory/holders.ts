@@ -250,6 +250,10 @@ export interface MinionOrder {
   sources: string[]
   /** The minions of each set source, as a bitmap. */
   bySource: Map<string, MinionBits>
+  /** Minion number → the salt source its set came through ('' where no set). */
+  saltSources: string[]
+  /** The minions of each salt source (master), as a bitmap. */
+  bySaltSource: Map<string, MinionBits>
 }
 
 let order: MinionOrder | null = null
@@ -259,7 +263,7 @@ let orderDb: unknown = null
 export async function minionOrder(q: Queryable): Promise<MinionOrder> {
   const generation = await inventoryGeneration(q)
   if (order && orderDb === q.native.client && order.generation === generation) return order
-  const rows = (await setsByMinion(q)).map((r) => [r.num, r.minion_id, r.source] as [number, string, string])
+  const rows = (await setsByMinion(q)).map((r) => [r.num, r.minion_id, r.source, r.salt_source] as [number, string, string, string])
   const max = rows.reduce((m, [n]) => Math.max(m, n), 0)
   const nums = new Int32Array(rows.length)
   const rank = new Int32Array(max + 1).fill(-1)
@@ -267,18 +271,24 @@ export async function minionOrder(q: Queryable): Promise<MinionOrder> {
   const ids = new Array<string>(max + 1).fill('')
   const sources = new Array<string>(max + 1).fill('')
   const bySource = new Map<string, MinionBits>()
+  const saltSources = new Array<string>(max + 1).fill('')
+  const bySaltSource = new Map<string, MinionBits>()
   const words = Math.ceil((max + 1) / CHUNK) * (CHUNK / 32)
-  rows.forEach(([n, id, src], i) => {
+  rows.forEach(([n, id, src, salt], i) => {
     nums[i] = n
     rank[n] = i
     ids[n] = id
     sources[n] = src
+    saltSources[n] = salt
     let m = bySource.get(src)
     if (!m) bySource.set(src, (m = new Uint32Array(words)))
     setBit(m, n)
+    let s = bySaltSource.get(salt)
+    if (!s) bySaltSource.set(salt, (s = new Uint32Array(words)))
+    setBit(s, n)
   })
   orderDb = q.native.client
-  return (order = { generation, nums, rank, ids, sources, bySource })
+  return (order = { generation, nums, rank, ids, sources, bySource, saltSources, bySaltSource })
 }
 
 /**

@@ -89,8 +89,8 @@ export async function binaryNames(q: Queryable, name: string): Promise<string[]>
 
 /** One minion's stored set: its source, when it was collected, and its key ids blob. */
 export async function packageSetOf(q: Queryable, minionId: string) {
-  return q.row<Pick<Row<typeof sets>, 'source' | 'collected_at' | 'keys'>>(
-    sql`SELECT ${sets.source}, ${sets.collectedAt}, ${sets.keys} FROM ${sets} WHERE ${sets.minionId} = ${minionId}`,
+  return q.row<Pick<Row<typeof sets>, 'source' | 'collected_at' | 'keys' | 'salt_source'>>(
+    sql`SELECT ${sets.source}, ${sets.collectedAt}, ${sets.keys}, ${sets.saltSource} FROM ${sets} WHERE ${sets.minionId} = ${minionId}`,
   )
 }
 
@@ -138,4 +138,12 @@ export async function setKeySource(q: Queryable, id: number, source: string, at:
 /** Records that a key's source was asked for and not learned. */
 export async function setKeyTried(q: Queryable, id: number, at: number) {
   await q.exec(sql`UPDATE ${keys} SET source_tried_at = ${at} WHERE ${keys.id} = ${id} AND ${keys.sourceName} IS NULL`)
+}
+
+/** The sets collected through a salt source (optionally of one package source): their collection time and key ids. */
+export function setsThrough(q: Queryable, saltSource: string, source?: string) {
+  const only = source === undefined ? sql.empty() : sql` AND ${sets.source} = ${source}`
+  return q.rows<Pick<Row<typeof sets>, 'collected_at' | 'keys'>>(
+    sql`SELECT ${sets.collectedAt}, ${sets.keys} FROM ${sets} WHERE ${sets.saltSource} = ${saltSource}${only}`,
+  )
 }

@@ -86,11 +86,11 @@ export async function packageVersions(deps: AppDeps, name: string, source?: stri
 /** One minion's package rows by name, with a name filter and paging. */
 export async function minionPackages(deps: AppDeps, minionId: string, p: { q?: string; limit: number; offset: number }) {
   const set = await packageSetOf(deps.db, minionId)
-  if (!set) return { minion_id: minionId, collected_at: null, total: 0, packages: [] }
+  if (!set) return { minion_id: minionId, collected_at: null, salt_source: null, total: 0, packages: [] }
   // The set's ids go to the database as one JSON array, so filter, order and paging stay in SQL.
   const ids = JSON.stringify(Array.from(decodeKeyIds(set.keys)))
   const { total, rows } = await keysPage(deps.db, ids, { pattern: p.q ? containsPattern(p.q) : undefined, limit: p.limit, offset: p.offset })
-  return { minion_id: minionId, collected_at: iso(set.collected_at), total, packages: rows.map((r) => ({ ...r, source: set.source })) }
+  return { minion_id: minionId, collected_at: iso(set.collected_at), salt_source: set.salt_source, total, packages: rows.map((r) => ({ ...r, source: set.source })) }
 }
 
 const refreshOut = (r: RefreshRow | undefined) =>

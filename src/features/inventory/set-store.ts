@@ -27,3 +27,14 @@ export async function allVersionCounts(q: Queryable) {
     sql`SELECT ${versions.source}, ${versions.name}, ${versions.version}, ${versions.arch}, ${versions.minionCount} FROM ${versions}`,
   )
 }
+
+/** Ids per statement when the salt source of sets is recorded (well under either engine's parameter limit). */
+const SOURCE_IDS = 1000
+
+/** Records that these minions' sets came through `source`; only rows that change are written. */
+export async function setSaltSource(q: Queryable, ids: string[], source: string) {
+  for (let i = 0; i < ids.length; i += SOURCE_IDS) {
+    const some = sql.join(ids.slice(i, i + SOURCE_IDS).map((id) => sql`${id}`), sql`, `)
+    await q.exec(sql`UPDATE ${sets} SET salt_source = ${source} WHERE ${sets.minionId} IN (${some}) AND ${sets.saltSource} <> ${source}`)
+  }
+}

@@ -24,7 +24,9 @@ export function binariesOf(deps: AppDeps, name: string): Promise<string[]> {
  * one row per (minion, package, version, arch), ordered by minion id; null when no minion holds the name at all.
  * A version the package system would not take (`not a version!!`) is a 422, not an answer.
  */
-export async function packageMinions(deps: AppDeps, name: string, p: { source?: string; op?: VersionOp; version?: string; binaries?: boolean; limit: number; offset: number }) {
+export async function packageMinions(
+  deps: AppDeps, name: string, p: { source?: string; salt_source?: string; op?: VersionOp; version?: string; binaries?: boolean; limit: number; offset: number },
+) {
   const db = deps.db
   const binaries = await binariesOf(deps, name)
   const names = p.binaries ? [name, ...binaries] : [name]
@@ -46,18 +48,23 @@ export async function packageMinions(deps: AppDeps, name: string, p: { source?: 
     }
   }
   const keys = all.filter((k) => (!p.source || k.source === p.source) && (!p.op || test[p.op](compareVersions(k.source, k.version, p.version!))))
-  // A row is a minion holding the key under the key's source: each key's holders masked by that source's minions.
+  // A row is a minion holding the key under the key's source: each key's holders masked by that source's minions (and
+  // by the salt source's, when one is asked for: an unknown one matches nothing).
   const order = await minionOrder(db)
+  const through = p.salt_source === undefined ? null : order.bySaltSource.get(p.salt_source)
   const sets = []
   for (const k of keys) {
     const b = await emptyBits(db)
     await orHolders(db, k.id, b)
     const mask = order.bySource.get(k.source)
     for (let i = 0; i < b.length; i++) b[i]! &= mask?.[i] ?? 0
+    if (through !== null) for (let i = 0; i < b.length; i++) b[i]! &= through?.[i] ?? 0
     sets.push(b)
   }
   const page = pageRows(order, sets, p.offset, p.limit)
   const total = page.total
-  const minions = page.rows.map(([num, si]) => ({ minion_id: order.ids[num]!, package: keys[si]!.package, version: keys[si]!.version, arch: keys[si]!.arch, source: keys[si]!.source }))
+  const minions = page.rows.map(([num, si]) => ({
+    minion_id: order.ids[num]!, package: keys[si]!.package, version: keys[si]!.version, arch: keys[si]!.arch, source: keys[si]!.source, salt_source: order.saltSources[num]!,
+  }))
   return { name, binaries, total, minions }
 }

@@ -11,7 +11,7 @@ import { Deltas } from './deltas'
 import { decodeKeyIds, HolderChanges } from './holders'
 import { watchPackageSets, type SetChange } from '../vulns/watch'
 import type { Queryable } from '../../db/engine'
-import { allKeys, allVersionCounts, bumpInventoryGeneration, type StoredSet } from './set-store'
+import { allKeys, allVersionCounts, bumpInventoryGeneration, setSaltSource, type StoredSet } from './set-store'
 import { inventoryGeneration } from './package-store'
 import type { KeyRow, SetIo, SetToStore } from './flush-io'
 import { twin } from '../../db/engine'
@@ -26,10 +26,11 @@ export interface Pkg {
 }
 
 
-/** A queued set: a minion's key indexes (each once) and its source. */
+/** A queued set: a minion's key indexes (each once), its source and the salt source it was collected through. */
 interface Pending {
   minionId: string
   source: string
+  saltSource: string
   keys: Int32Array
 }
 
@@ -53,6 +54,8 @@ export class PackageSetWriter {
   /** The key indexes of the set being replaced, in its order (scratch). */
   private oldKeys = new Int32Array(2048)
   private tick = 0
+  /** The salt source (master) the sets queued from now on were collected through (contract §15 "Several masters"). */
+  saltSource = 'default'
 
   /** Ids and counts are loaded by the first flush (the generation starts unknown). */
   constructor(private deps: AppDeps) {}
@@ -75,7 +78,7 @@ export class PackageSetWriter {
       stamp[k] = t
       out[m++] = k
     }
-    this.pending.push({ minionId, source, keys: m === n ? out : out.slice(0, m) })
+    this.pending.push({ minionId, source, saltSource: this.saltSource, keys: m === n ? out : out.slice(0, m) })
   }
 
   /** Queues one minion's set given as package rows. */
@@ -102,6 +105,7 @@ export class PackageSetWriter {
         }
         await d.apply(tx, collectedAt)
         await holders.apply()
+        await recordSaltSources(tx, sets)
         // Keys inserted and pruned within this flush have their id cleared by the prune: only the kept ones are new.
         const inserted = d.inserted.map((k) => this.catalog.keyId[k]!).filter((id) => id > 0)
         await watchPackageSets(this.deps, tx, { changes, inserted, pruned: d.pruned })
@@ -252,4 +256,15 @@ function* windows(sets: Pending[]): Generator<Pending[]> {
     ids.add(s.minionId)
   }
   if (w.length) yield w
+}
+
+/** Records the salt source each stored set came through: one statement per source among the sets (almost always one). */
+async function recordSaltSources(q: Queryable, sets: Pending[]) {
+  const by = new Map<string, string[]>()
+  for (const p of sets) {
+    const ids = by.get(p.saltSource)
+    if (ids) ids.push(p.minionId)
+    else by.set(p.saltSource, [p.minionId])
+  }
+  for (const [source, ids] of by) await setSaltSource(q, ids, source)
 }

@@ -175,11 +175,11 @@ export async function jobOrigins(q: Queryable, jids: Iterable<string>): Promise<
   return new Map([...rows].map(([jid, r]) => [jid, { ...r, arg: r.arg ? JSON.parse(r.arg) : undefined }]))
 }
 
-/** The minions a job was sent to (empty when unknown); NotFound when the job is not indexed. */
-export async function jobMinions(deps: AppDeps, jid: string): Promise<string[]> {
+/** The minions a job was sent to (empty when unknown) and the salt source it ran through; NotFound when the job is not indexed. */
+export async function jobTarget(deps: AppDeps, jid: string): Promise<{ minions: string[]; source: string }> {
   const j = await jobRow(deps.db, jid)
   if (!j) throw new NotFound('Job')
-  return j.minions ? (JSON.parse(j.minions) as string[]) : []
+  return { minions: j.minions ? (JSON.parse(j.minions) as string[]) : [], source: j.source }
 }
 
 /** What a job page says of a job: killed through Saltdeck (whatever answered after), still waited for, or finished. */

@@ -40,13 +40,16 @@ export const minionRoutes = [
   }),
   route({
     method: 'GET', path: '/api/minions/:minion_id/runs', tag: 'minions', summary: "A minion's state runs, newest first", access: view, params: MinionPath,
-    query: T.Object({ ...paging(200, 20), status: T.Optional(OneOf(RUN_STATUSES)), test: T.Optional(T.Boolean()) }),
+    query: T.Object({
+      ...paging(200, 20), status: T.Optional(OneOf(RUN_STATUSES)), test: T.Optional(T.Boolean()),
+      source: T.Optional(T.String({ maxLength: 64, description: 'Only runs whose return came through this salt source (an unknown one matches nothing)' })),
+    }),
     response: RunListOut,
     handler: ({ deps, params, query }) => listRuns(deps, params.minion_id, query),
     csv: {
-      filename: 'runs.csv', header: ['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls'],
+      filename: 'runs.csv', header: ['minion_id', 'jid', 'fun', 'completed_at', 'status', 'test', 'pass_count', 'fail_count', 'change_count', 'total_count', 'duration_ms', 'blocked', 'sls', 'source'],
       page: async ({ deps, params, query }, offset, limit) => (await listRuns(deps, params.minion_id, { ...query, offset, limit })).runs.map((r) => [
-        params.minion_id, r.jid, r.fun, r.completed_at, r.status, r.test, r.pass_count, r.fail_count, r.change_count, r.total_count, r.duration_ms, r.blocked, r.sls,
+        params.minion_id, r.jid, r.fun, r.completed_at, r.status, r.test, r.pass_count, r.fail_count, r.change_count, r.total_count, r.duration_ms, r.blocked, r.sls, r.source,
       ]),
     },
   }),

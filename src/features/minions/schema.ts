@@ -11,6 +11,8 @@ export const RunOut = T.Object({
   test: T.Boolean(),
   /** The state files the run applied. */
   sls: T.Array(T.String()),
+  /** The salt source (master) its return came through (contract §15 "Several masters"). */
+  source: T.String(),
 })
 
 /** One state of a run, in Salt's order. */

@@ -85,12 +85,12 @@ export async function recordRun(deps: AppDeps, raw: RawRun, tx?: Queryable): Pro
 const runOut = (r: RunRow) => ({
   id: r.id, jid: r.jid, fun: r.fun, completed_at: iso(r.completed_at), pass_count: r.pass_count, fail_count: r.fail_count,
   change_count: r.change_count, total_count: r.total_count, duration_ms: r.duration_ms, blocked: r.blocked === 1, status: r.status as RunStatus,
-  test: r.test === 1, sls: JSON.parse(r.sls) as string[],
+  test: r.test === 1, sls: JSON.parse(r.sls) as string[], source: r.source,
 })
 
-/** One minion's runs, newest first (completed_at, then jid), with the total for the filters (status, dry or real). */
-export async function listRuns(deps: AppDeps, minionId: string, q: { limit: number; offset: number; status?: RunStatus; test?: boolean }) {
-  const f = { status: q.status, test: q.test }
+/** One minion's runs, newest first (completed_at, then jid), with the total for the filters (status, dry or real, salt source). */
+export async function listRuns(deps: AppDeps, minionId: string, q: { limit: number; offset: number; status?: RunStatus; test?: boolean; source?: string }) {
+  const f = { status: q.status, test: q.test, source: q.source }
   // Unfiltered totals come from the minion's run_count, kept in the same transaction as each insert.
   const total = await countRuns(deps.db, minionId, f)
   const rows = await runPage(deps.db, minionId, f, q.limit, q.offset)

@@ -9,11 +9,11 @@ import type { Row } from '../../db/row'
 import { minions, runs } from '../../db/schema'
 
 /** A run as the list and the detail read it. */
-export type RunRow = Pick<Row<typeof runs>, 'id' | 'jid' | 'fun' | 'completed_at' | 'pass_count' | 'fail_count' | 'change_count' | 'total_count' | 'duration_ms' | 'blocked' | 'status' | 'test' | 'sls'>
+export type RunRow = Pick<Row<typeof runs>, 'id' | 'jid' | 'fun' | 'completed_at' | 'pass_count' | 'fail_count' | 'change_count' | 'total_count' | 'duration_ms' | 'blocked' | 'status' | 'test' | 'sls' | 'source'>
 /** A run with its minion. */
 export type MinionRunRow = RunRow & Pick<Row<typeof runs>, 'minion_id'>
 
-const LIST = sql`${runs.id}, ${runs.jid}, ${runs.fun}, ${runs.completedAt}, ${runs.passCount}, ${runs.failCount}, ${runs.changeCount}, ${runs.totalCount}, ${runs.durationMs}, ${runs.blocked}, ${runs.status}, ${runs.test}, ${runs.sls}`
+const LIST = sql`${runs.id}, ${runs.jid}, ${runs.fun}, ${runs.completedAt}, ${runs.passCount}, ${runs.failCount}, ${runs.changeCount}, ${runs.totalCount}, ${runs.durationMs}, ${runs.blocked}, ${runs.status}, ${runs.test}, ${runs.sls}, ${runs.source}`
 
 /** Inserts a run unless the minion already has one of this jid; whether it was stored. */
 export async function insertRun(q: Queryable, r: Row<typeof runs>): Promise<boolean> {
@@ -45,11 +45,13 @@ export async function lastRealRunId(q: Queryable, minionId: string): Promise<str
 export interface RunFilter {
   status?: string
   test?: boolean
+  /** Only the runs whose return came through this salt source. */
+  source?: string
 }
 
 /** How many runs of a minion match the filter (a count only when filtered: unfiltered, the kept run_count). */
 export async function countRuns(q: Queryable, minionId: string, f: RunFilter): Promise<number> {
-  if (f.status === undefined && f.test === undefined)
+  if (f.status === undefined && f.test === undefined && f.source === undefined)
     return (await q.row<{ n: number }>(sql`SELECT ${minions.runCount} AS n FROM ${minions} WHERE ${minions.id} = ${minionId}`))?.n ?? 0
   return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${runs} WHERE ${runFilter(minionId, f)}`))!.n
 }
@@ -59,6 +61,7 @@ function runFilter(minionId: string, f: RunFilter): SQL {
   const where = [sql`${runs.minionId} = ${minionId}`]
   if (f.status !== undefined) where.push(sql`${runs.status} = ${f.status}`)
   if (f.test !== undefined) where.push(sql`${runs.test} = ${f.test ? 1 : 0}`)
+  if (f.source !== undefined) where.push(sql`${runs.source} = ${f.source}`)
   return sql.join(where, sql` AND `)
 }
 

@@ -23,7 +23,7 @@ export interface PreviewRequest {
 /** The matched minions, the first 1,000 of them, those outside the caller's scope (for `fun`, or for every execute grant without it), and whether `fun` is allowed at all. */
 export async function previewForUser(deps: AppDeps, client: SaltClient, userId: string, req: PreviewRequest) {
   const grants = await scopedGrantsOf(deps, userId)
-  const minions = await expandEverywhere(deps, client, req.tgt, req.tgt_type)
+  const { minions } = await expandEverywhere(deps, client, req.tgt, req.tgt_type)
   let outside: string[]
   if (req.fun) outside = uncovered(grants, req.fun, minions)
   else {

@@ -8,9 +8,9 @@ import { allowedUrl } from '../../http/destination'
 import { Forbidden } from '../../lib/errors'
 import { saltCredentials } from '../settings/service'
 import { SALT_FIELDS } from '../settings/schema'
-import { jobInitiator, jobMinions, markJob, markKilled } from '../jobs/service'
+import { jobInitiator, jobTarget, markJob, markKilled } from '../jobs/service'
 import { holds } from '../roles/service'
-import { runForUser, runScope } from './run'
+import { runForUser, runScope, sendKill } from './run'
 import { runRunnerForUser } from './runner'
 import { ValidationFailed, valueErrorEntry } from '../../http/errors'
 import { previewForUser } from './preview'
@@ -35,6 +35,9 @@ const TgtType = Default(OneOf(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'p
 const Tgt = T.Union([T.String({ minLength: 1, maxLength: 1024 }), T.Array(T.String({ minLength: 1, maxLength: 255 }), { maxItems: 10000 })])
 /** A salt function name. */
 const Fun = T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.]+$' })
+
+/** The audit detail's note of the salt sources a job or kill left out (contract §15 "Several masters"); '' when none. */
+const skippedNote = (skipped: { source: string; reason: string }[]) => (skipped.length ? `; skipped ${skipped.map((s) => `${s.source} (${s.reason})`).join(', ')}` : '')
 
 const KeyPath = T.Object({ minion_id: T.String({ minLength: 1, maxLength: 255 }) })
 
@@ -134,7 +137,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
     audit: {
       // A batch is audited once, with its id; its later slices are not separate acts.
-      action: 'job.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`),
+      action: 'job.run', failures: true, detail: (_, r) => ('batch_id' in r ? `jid ${r.jid}, batch ${r.batch_id}` : `jid ${r.jid}`) + skippedNote(r.skipped_sources),
       target: ({ body }) => body.client === 'runner' ? `runner ${body.fun}` : `${body.fun} on ${Array.isArray(body.tgt) ? body.tgt.join(',') : body.tgt}`,
     },
   }),
@@ -143,17 +146,18 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     access: { scoped: [{ verb: 'kill', kind: 'job' }, { verb: 'execute', kind: 'salt' }], doc: '`kill job:*`, or the jobs the caller started' },
     params: T.Object({ jid: T.String({ minLength: 1, maxLength: 64, pattern: '^[0-9_]+$' }) }),
     async handler({ deps, params, principal }) {
-      const minions = await jobMinions(deps, params.jid)
+      const job = await jobTarget(deps, params.jid)
       // Without kill job:* a user may kill only the jobs it started itself (contract §14).
       if (!holds(principal.grants, 'kill', `job:${params.jid}`) && (await jobInitiator(deps, params.jid)) !== principal.username) throw new Forbidden()
       const jid = newJid(deps.clock.now())
       await markJob(deps, jid, { initiator: principal.username })
-      const r = await salt(deps).client.localAsync(minions.length ? minions : '*', 'saltutil.kill_job', { arg: [params.jid], tgt_type: minions.length ? 'list' : 'glob', jid })
+      // Through the salt source the job ran through (contract §15 "Several masters"), not default's.
+      const r = await sendKill(deps, salt(deps).client, params.jid, job, jid)
       await markKilled(deps, params.jid, principal.username)
-      return { jid: params.jid, kill_jid: r?.jid ? String(r.jid) : null, minions: r?.minions ?? [] }
+      return { jid: params.jid, ...r }
     },
     // A kill salt refuses is audited too, as key actions and runs are: the attempt is the operator's act.
-    audit: { action: 'job.kill', failures: true, target: (c) => c.params.jid },
+    audit: { action: 'job.kill', failures: true, target: (c) => c.params.jid, detail: (_, r) => skippedNote(r.skipped_sources).slice(2) || null },
   }),
   route({
     method: 'POST', path: '/api/inventory/refresh', errors: [409, 503], tag: 'inventory', summary: 'Collect package inventory now', access: { verb: 'collect', resource: 'inventory:*' }, status: 202, response: RefreshStartedOut,

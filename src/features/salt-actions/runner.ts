@@ -46,7 +46,8 @@ export async function runRunnerForUser(deps: AppDeps, client: SaltClient, user: 
   const arg = Object.keys(req.kwarg).length ? [...req.arg, { ...req.kwarg, __kwarg__: true }] : req.arg
   await applyFacts(deps, [{ ...noFacts(), jobs: [{ jid, fun, target: null, tgtType: 'runner', user: null, arg, minions: null, startedAt: now, ts: now }] }])
   void followRunner(deps, client, jid, fun, arg, now, followMs)
-  return { jid, minions: [] as string[] }
+  // A runner runs on default's master alone: no source is left out of it.
+  return { jid, minions: [] as string[], skipped_sources: [] }
 }
 
 /** Looks in salt's job cache until the runner's return is there (or the job is given up on), then stores it. */

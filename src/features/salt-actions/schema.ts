@@ -14,10 +14,13 @@ export const RunPreviewOut = T.Object({
   outside_scope: T.Array(T.String()),
   functions_allowed: T.Union([T.Boolean(), T.Null()]),
 })
+/** A salt source a job did not go through, and why (contract §15 "Several masters": the job runs on the sources that are up). */
+export const SkippedSourceOut = T.Object({ source: T.String(), reason: T.String() })
+const Skipped = T.Array(SkippedSourceOut, { description: 'the salt sources that could not take it (error, no answer in time, not configured); empty with one source' })
 /** POST /api/run (202): the job salt published and the minions it went to; a batch's first slice, with the batch's id. */
-export const RunOut = T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String({ format: 'uuid' })) })
+export const RunOut = T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String({ format: 'uuid' })), skipped_sources: Skipped })
 /** POST /api/jobs/{jid}/kill (202): the killed job, the kill job (null when salt published none) and the minions it went to. */
-export const KillOut = T.Object({ jid: T.String(), kill_jid: T.Union([T.String(), T.Null()]), minions: T.Array(T.String()) })
+export const KillOut = T.Object({ jid: T.String(), kill_jid: T.Union([T.String(), T.Null()]), minions: T.Array(T.String()), skipped_sources: Skipped })
 /** One poller's state. */
 export const PollerStatusOut = T.Object({
   name: T.String(), enabled: T.Boolean(), interval_seconds: T.Integer(), running: T.Boolean(), last_started_at: T.Union([T.String({ format: 'date-time' }), T.Null()]),

@@ -1,6 +1,7 @@
 /** The answer schemas of the template and schedule routes: schema-only, so the dashboard derives its types from them. */
 import { Type as T } from '@sinclair/typebox'
 import { Nullable } from '../../lib/schemas'
+import { SkippedSourceOut } from '../salt-actions/schema'
 
 /** A template as answered. */
 export const TemplateOut = T.Object({
@@ -11,7 +12,7 @@ export const TemplateOut = T.Object({
 /** GET /api/templates. */
 export const TemplateListOut = T.Object({ templates: T.Array(TemplateOut) })
 /** POST /api/templates/{id}/run: the job started (and its batch, when the template runs in batches). */
-export const TemplateRunOut = T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String()) })
+export const TemplateRunOut = T.Object({ jid: T.String(), minions: T.Array(T.String()), batch_id: T.Optional(T.String()), skipped_sources: T.Array(SkippedSourceOut) })
 
 /** A schedule as answered. */
 export const ScheduleOut = T.Object({

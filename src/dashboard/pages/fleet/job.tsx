@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { ConfirmButton } from '../../lib/confirm'
 import { count, dateTime } from '../../lib/format'
-import { clip, isStateFun, jobArgs, jobFunLabel, jobOutcome, prettyJson, runCountsText, runTone, type JobDetail, type KillStarted, type RunDetail } from '../../lib/fleet'
+import { clip, isStateFun, skippedSentence, jobArgs, jobFunLabel, jobOutcome, prettyJson, runCountsText, runTone, type JobDetail, type KillStarted, type RunDetail } from '../../lib/fleet'
 import { useAction, useGet } from '../../lib/hooks'
 import { useActivityReload } from '../../lib/live'
 import type { PageProps } from '../../lib/pages'
@@ -143,7 +143,7 @@ export function JobPage({ params }: PageProps) {
   const j = r.data
   const doKill = () => kill.run(async () => {
     const out = await api<KillStarted>('POST', `/api/jobs/${encodeURIComponent(jid)}/kill`, {})
-    setKilled(`Kill sent to ${out.minions.length} minion${out.minions.length === 1 ? '' : 's'}${out.kill_jid ? ` (job ${out.kill_jid})` : ''}.`)
+    setKilled(`Kill sent to ${out.minions.length} minion${out.minions.length === 1 ? '' : 's'}${out.kill_jid ? ` (job ${out.kill_jid})` : ''}. ${skippedSentence(out.skipped_sources)}`.trim())
     // The job record now says who killed it (and, once the minions answer, that it no longer runs).
     r.reload()
   })

@@ -35,6 +35,24 @@ const runColumns = (minionId: string, canJobs: boolean): Column<Run>[] => [
   { label: 'Job', cell: (r) => (canJobs ? <a href={href(`/jobs/${encodeURIComponent(r.jid)}`)}>{r.jid}</a> : r.jid), class: 'mono' },
 ]
 
+/** Where a package set came from, said only with several masters (a source beyond `default`). */
+const throughSource = (source: string | null) => (source && source !== 'default' ? ` through salt source ${source}` : '')
+
+/** The salt source a run's return came through, a link to this minion's runs through that source. */
+const runSourceColumn = (path: string, query: URLSearchParams): Column<Run> => ({
+  label: 'Source',
+  cell: (r) => {
+    const q = new URLSearchParams(query)
+    q.set('run_source', r.source)
+    q.delete('run_offset')
+    return <a href={href(`${path}?${q}`)}>{r.source}</a>
+  },
+})
+
+/** With several masters (a run beyond `default` on the page, or a source filter) the run list gains its Source column, after Function. */
+const withRunSources = (cols: Column<Run>[], rows: Run[] | undefined, filtered: boolean, path: string, query: URLSearchParams) =>
+  filtered || rows?.some((r) => r.source !== 'default') ? [...cols.slice(0, 3), runSourceColumn(path, query), ...cols.slice(3)] : cols
+
 type Pkg = MinionPackages['packages'][number]
 const pkgColumns: Column<Pkg>[] = [
   { label: 'Package', cell: (p) => p.name },
@@ -51,9 +69,10 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
   const { can } = useSession()
   const status = oneOf(query, 'run_status', RUN_STATUSES, '')
   const test = oneOf(query, 'run_test', ['true', 'false'] as const, '')
+  const source = query.get('run_source') ?? ''
   const offset = intParam(query, 'run_offset', 0)
   const set = useQueryNav(path, query)
-  const r = useGet<RunList>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, test, limit: RUN_LIMIT, offset })}`)
+  const r = useGet<RunList>(`/api/minions/${encodeURIComponent(id)}/runs${qs({ status, test, source: source || undefined, limit: RUN_LIMIT, offset })}`)
   return (
     <Panel id="runs-h" title="Run history">
       <div class="toolbar" role="group" aria-label="Run status filter">
@@ -69,11 +88,20 @@ function Runs({ id, path, query }: { id: string; path: string; query: URLSearchP
             {RUN_KIND_LABEL[k]}
           </button>
         ))}
-        <ExportCsv path={`/api/minions/${encodeURIComponent(id)}/runs`} filters={{ status, test }} />
+        <ExportCsv path={`/api/minions/${encodeURIComponent(id)}/runs`} filters={{ status, test, source: source || undefined }} />
       </div>
+      {source ? (
+        <div class="toolbar">
+          <span>Runs through salt source <strong>{source}</strong></span>
+          <button type="button" class="chip" onClick={() => set({ run_source: undefined, run_offset: undefined }, false)}>All sources</button>
+        </div>
+      ) : null}
       <ErrorBox error={r.error} />
       <Loading when={r.loading && !r.data} />
-      <div class="wide stack"><Table rows={r.data?.runs} columns={runColumns(id, can('view', 'job:*'))} rowKey={(x) => x.id} caption="Runs" empty="No runs recorded." /></div>
+      <div class="wide stack"><Table
+          rows={r.data?.runs} columns={withRunSources(runColumns(id, can('view', 'job:*')), r.data?.runs, !!source, path, query)} rowKey={(x) => x.id}
+          caption={source ? `Runs through salt source ${source}` : 'Runs'} empty="No runs recorded."
+        /></div>
       <Pager total={r.data?.total} limit={RUN_LIMIT} offset={offset} onChange={(o) => set({ run_offset: o }, false)} />
     </Panel>
   )
@@ -90,7 +118,7 @@ function Packages({ id, path, query }: { id: string; path: string; query: URLSea
       <div class="toolbar">
         <SearchBox id="pkg-q" label="Search packages" value={q} onCommit={(v, replace) => set({ pkg_q: v, pkg_offset: undefined }, replace)} />
       </div>
-      {r.data ? <p class="muted">{r.data.collected_at ? `Collected ${dateTime(r.data.collected_at)}.` : 'Not collected yet.'}</p> : null}
+      {r.data ? <p class="muted">{r.data.collected_at ? `Collected ${dateTime(r.data.collected_at)}${throughSource(r.data.salt_source)}.` : 'Not collected yet.'}</p> : null}
       <ErrorBox error={r.error} />
       <Table rows={r.data?.packages} columns={pkgColumns} rowKey={(p) => `${p.name}\u0000${p.version}\u0000${p.arch}`} caption="Packages" empty={r.data?.collected_at ? 'No packages recorded.' : 'Not collected yet.'} />
       <Pager total={r.data?.total} limit={PKG_LIMIT} offset={offset} onChange={(o) => set({ pkg_offset: o }, false)} />

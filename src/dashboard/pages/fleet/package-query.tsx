@@ -25,11 +25,16 @@ const columns: Column<Row>[] = [
   { label: 'Source', cell: (m) => m.source },
 ]
 
+/** With several masters (a holder collected beyond `default`, or a salt source filter) the list names each holder's master. */
+const withSaltSources = (rows: Row[] | undefined, filtered: boolean) =>
+  filtered || rows?.some((m) => m.salt_source !== 'default') ? [...columns, { label: 'Salt source', cell: (m: Row) => m.salt_source }] : columns
+
 /** The query form and, once asked, the matching minions (in the package system's own version order). */
 export function PackageQuery({ name, path, query }: { name: string; path: string; query: URLSearchParams }) {
   const op = oneOf(query, 'op', OPS, '')
   const version = query.get('version') ?? ''
   const source = query.get('source') ?? ''
+  const saltSource = query.get('salt_source') ?? ''
   const binaries = query.get('binaries') === '1'
   const offset = intParam(query, 'offset', 0)
   const set = useQueryNav(path, query)
@@ -37,7 +42,7 @@ export function PackageQuery({ name, path, query }: { name: string; path: string
   const [draft, setDraft] = useState(version)
   const [draftBin, setDraftBin] = useState(binaries)
   const asked = !!(op && version)
-  const r = useGet<Answer>(asked ? `/api/inventory/packages/${encodeURIComponent(name)}/minions${qs({ op, version, source, binaries: binaries || undefined, limit: LIMIT, offset })}` : null)
+  const r = useGet<Answer>(asked ? `/api/inventory/packages/${encodeURIComponent(name)}/minions${qs({ op, version, source, salt_source: saltSource || undefined, binaries: binaries || undefined, limit: LIMIT, offset })}` : null)
   // The packages built from this name as a source package (openssl → libssl3), offered as vulnerability records reach them.
   const built = useGet<Answer>(`/api/inventory/packages/${encodeURIComponent(name)}/minions${qs({ limit: 1 })}`).data?.binaries ?? []
   return (
@@ -62,8 +67,8 @@ export function PackageQuery({ name, path, query }: { name: string; path: string
       {asked && r.data ? (
         <p role="status">{count(r.data.total)} minion package{r.data.total === 1 ? '' : 's'} with {name} {OP_LABEL[op as (typeof OPS)[number]]} <span class="mono">{version}</span>.</p>
       ) : null}
-      {asked ? <Table caption={`Minions with ${name} ${OP_LABEL[op as (typeof OPS)[number]]} ${version}`} rows={r.data?.minions} columns={columns} rowKey={(m) => `${m.minion_id}\u0000${m.version}\u0000${m.arch}`} empty="No minion matches." /> : null}
-      {asked ? <p><ExportCsv path={`/api/inventory/packages/${encodeURIComponent(name)}/minions`} filters={{ op, version, source, binaries: binaries || undefined }} /></p> : null}
+      {asked ? <Table caption={`Minions with ${name} ${OP_LABEL[op as (typeof OPS)[number]]} ${version}`} rows={r.data?.minions} columns={withSaltSources(r.data?.minions, !!saltSource)} rowKey={(m) => `${m.minion_id}\u0000${m.version}\u0000${m.arch}`} empty="No minion matches." /> : null}
+      {asked ? <p><ExportCsv path={`/api/inventory/packages/${encodeURIComponent(name)}/minions`} filters={{ op, version, source, salt_source: saltSource || undefined, binaries: binaries || undefined }} /></p> : null}
       {asked ? <Pager total={r.data?.total} limit={LIMIT} offset={offset} onChange={(o) => set({ offset: o })} /> : null}
     </Panel>
   )

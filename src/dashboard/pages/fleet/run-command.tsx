@@ -7,7 +7,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../../lib/api'
-import { parseJsonField, runTarget, type RunStarted } from '../../lib/fleet'
+import { parseJsonField, runTarget, skippedSentence, type RunStarted } from '../../lib/fleet'
 import { useAction, useDebounced, useGet } from '../../lib/hooks'
 import { confirmReason, firstIds, recognisedType, TARGET_CHOICES } from '../../lib/run-target'
 import { exactFunctions, functionNote, grantText, type RunScope } from '../../lib/run-scope'
@@ -137,6 +137,7 @@ export function RunCommand() {
             Job <a href={href(`/jobs/${encodeURIComponent(started.jid)}`)}>{started.jid}</a> started on {started.minions.length} minion{started.minions.length === 1 ? '' : 's'}.
           </p>
         ) : null}
+        {started && skippedSentence(started.skipped_sources) ? <p role="alert" class="error">{skippedSentence(started.skipped_sources)}</p> : null}
         {asking ? (
           <div class="confirm" role="group" aria-label="Confirm the run">
             <span role="alert">Run {fun.trim()} on {asking.count} minion{asking.count === 1 ? '' : 's'}? Asked because {asking.reason}.</span>{' '}

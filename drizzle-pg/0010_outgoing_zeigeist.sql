@@ -1,0 +1,1 @@
+ALTER TABLE "minion_package_sets" ADD COLUMN "salt_source" text DEFAULT 'default' NOT NULL;
