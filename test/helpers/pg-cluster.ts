@@ -3,7 +3,7 @@
  * root), on a free port of 127.0.0.1, collation C (text sorts bytewise, as SQLite sorts it), trust authentication,
  * no fsync (the cluster dies with the run). One cluster per test process, started on first use and stopped at exit.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -98,7 +98,18 @@ export function startCluster(): PgCluster {
   tool('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start'])
   const cluster: PgCluster = { port, dir, url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}` }
   process.once('exit', () => stopCluster(cluster))
+  watchOwner(cluster)
   return cluster
+}
+
+/**
+ * A detached watchdog that stops and removes the cluster once this process is gone: `bun test` fires no 'exit' event,
+ * and a test run killed by a timeout fires nothing at all, so each run used to leave its cluster running.
+ */
+function watchOwner(c: PgCluster) {
+  const stop = process.getuid?.() === 0 ? `runuser -u postgres -- ${join(pgBinDir(), 'pg_ctl')}` : join(pgBinDir(), 'pg_ctl')
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stop} -D '${join(c.dir, 'data')}' -m immediate stop >/dev/null 2>&1; rm -rf '${c.dir}'`
+  spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref()
 }
 
 /** Stops a cluster at once and removes its files. */
