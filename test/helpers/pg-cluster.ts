@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { processAlive } from '../../src/lib/process-alive'
 
 /** A running cluster: its port and the URL of a database in it. */
 export interface PgCluster {
@@ -43,20 +44,10 @@ function freePort(): number {
 /** The file in a cluster's directory naming the test process that owns it. */
 const OWNER = 'owner.pid'
 
-/** Whether process `pid` is alive (signal 0 tests without sending). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** Whether a cluster's postmaster runs (the first line of its pid file names it). */
 function running(dir: string): boolean {
   const pidFile = join(dir, 'data', 'postmaster.pid')
-  return existsSync(pidFile) && alive(Number(readFileSync(pidFile, 'utf8').split('\n')[0]))
+  return existsSync(pidFile) && processAlive(Number(readFileSync(pidFile, 'utf8').split('\n')[0]))
 }
 
 /**
@@ -72,7 +63,7 @@ export function sweepStaleClusters(root = tmpdir()) {
     try {
       const ownerFile = join(dir, OWNER)
       const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : null
-      if (owner !== null ? alive(owner) : running(dir) || Date.now() - statSync(dir).mtimeMs < 3_600_000) continue
+      if (owner !== null ? processAlive(owner) : running(dir) || Date.now() - statSync(dir).mtimeMs < 3_600_000) continue
       stopCluster({ port: 0, dir, url: () => '' })
     } catch {
       // Gone meanwhile, or not ours to read: leave it.

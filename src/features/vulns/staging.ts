@@ -7,22 +7,13 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from '../../lib/log'
+import { processAlive } from '../../lib/process-alive'
 
 const PREFIX = '.vuln-import-'
 
 /** A new staging directory of this process: in the data directory (a feed may be far larger than a RAM-backed /tmp likes), else the system's temp dir. */
 export function makeStagingDir(dataDir: string): string {
   return mkdtempSync(join(existsSync(dataDir) ? dataDir : tmpdir(), `${PREFIX}${process.pid}-`))
-}
-
-/** Whether process `pid` is alive (signal 0 checks without sending anything). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /**
@@ -36,7 +27,7 @@ export function removeStaleStaging(dataDir: string, log: Logger): number {
     if (!name.startsWith(PREFIX)) continue
     const pid = Number(/^\.vuln-import-(\d+)-/.exec(name)?.[1] ?? NaN)
     // A name without a pid comes from a version that did not write one: no import of this process can own it.
-    if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) continue
+    if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) continue
     rmSync(join(dataDir, name), { recursive: true, force: true })
     removed++
   }
