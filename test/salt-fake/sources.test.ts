@@ -72,6 +72,29 @@ describe('salt sources at runtime', () => {
     }
   })
 
+  test("presence is unknown only for the minions of a source whose salt-api is gone; a minion of two masters stays known", async () => {
+    const t = await twoMasters()
+    try {
+      await t.registry.start()
+      await t.add('east', t.east)
+      const rt = t.registry.runtime('east')!
+      const presence = async () => Object.fromEntries((await call(t.w, 'GET', '/api/minions')).body.minions.map((m: { id: string; presence: string }) => [m.id, m.presence]))
+      await tick(t.w.rt, 'presence')
+      await tick(rt, 'presence')
+      expect(await presence()).toEqual({ 'east-01': 'online', 'shared-01': 'online', 'web-01': 'online' })
+      // East's master and salt-api gone: its stream drops and its calls fail.
+      t.east.stop()
+      await tick(rt, 'presence').catch(() => {})
+      await until(() => !rt.presenceKnown() || null, "east's presence no longer known")
+      expect(t.w.rt.presenceKnown()).toBe(true)
+      expect(await presence()).toEqual({ 'east-01': 'unknown', 'shared-01': 'online', 'web-01': 'online' })
+      expect((await call(t.w, 'GET', '/api/minions/east-01')).body.presence).toBe('unknown')
+      expect((await call(t.w, 'GET', '/api/minions/shared-01')).body.presence).toBe('online')
+    } finally {
+      await t.close()
+    }
+  })
+
   test('changes whose notices were lost (the bus reconnected) are applied by a resync; unchanged runtimes are left running', async () => {
     const t = await twoMasters()
     const west = new FakeSalt().start().addMinions(['west-01'])

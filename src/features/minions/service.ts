@@ -6,6 +6,7 @@ import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
 import { boundDepth, MAX_GRAIN_DEPTH } from './grains-depth'
 import { forgetSource, noteSeenThrough, seenThroughSql, sourceNames, sourcesOf } from './sources-store'
+import { DEFAULT_SOURCE } from '../salt-sources/schema'
 import {
   acceptedOf, idsWithKey, idsWithoutFingerprint, insertMinion, keyRows, minionPage, minionRow, updateGrains, versionCounts, type MinionRow,
 } from './store'
@@ -59,8 +60,18 @@ export function presentMinionIds(deps: AppDeps): Promise<string[]> {
 
 export { MINION_STATUSES } from './filter-store'
 
-/** Whether the stored online flags are current: not while salt-api does not answer (the flags are then last known). */
-const presenceKnown = (deps: AppDeps) => deps.salt?.presenceKnown() ?? true
+/**
+ * Whether a minion's stored online flag is current, from the salt sources it is seen through: not while none of their
+ * salt-apis answers (the flag is then last known; a minion of two masters stays known through the one that answers).
+ * A minion seen through no source yet is `default`'s; a source not running on this instance counts as known.
+ */
+function presenceKnown(deps: AppDeps): (sources: string[]) => boolean {
+  const salt = deps.salt
+  if (!salt) return () => true
+  const known = new Map(salt.sources().map((s) => [s.source, s.presenceKnown()]))
+  known.set(DEFAULT_SOURCE, salt.presenceKnown())
+  return (sources) => (sources.length ? sources : [DEFAULT_SOURCE]).some((n) => known.get(n) ?? true)
+}
 
 function minionOut(r: MinionRow, known: boolean) {
   return {
@@ -78,7 +89,13 @@ export async function listMinions(deps: AppDeps, q: { q?: string; status?: Minio
   if (q.source !== undefined) where.push(seenThroughSql(q.source))
   const { total, rows } = await minionPage(deps.db, where, q.limit, q.offset)
   const known = presenceKnown(deps)
-  return { total, minions: rows.map((r) => ({ ...minionOut(r, known), sources: sourceNames(r.sources) })) }
+  return {
+    total,
+    minions: rows.map((r) => {
+      const sources = sourceNames(r.sources)
+      return { ...minionOut(r, known(sources)), sources }
+    }),
+  }
 }
 
 /** The salt sources each of these minions has been seen through, by name. */
@@ -104,7 +121,7 @@ export async function minionDetail(deps: AppDeps, id: string) {
   const r = await minionRow(deps.db, id)
   if (!r) throw new NotFound('Minion')
   const sources = (await sourcesOf(deps.db, [id])).get(id) ?? []
-  return { ...minionOut(r, presenceKnown(deps)), sources, key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
+  return { ...minionOut(r, presenceKnown(deps)(sources)), sources, key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
 }
 
 /** Accepted minions per Salt version (from their grains; null when grains have not arrived), most first. */
