@@ -105,7 +105,12 @@ test('keys: minion ids grouped by key state, sorted', async () => {
   const keys: [string, KeyAct][] = [['web-02', 'accept'], ['web-01', 'accept'], ['new-1', 'pend'], ['bad-1', 'reject'], ['dup', 'denied']]
   await applyFacts(w.deps, [{ ...noFacts(), keys: keys.map(([minionId, act]) => ({ minionId, act, ts: w.clock.now() })) }])
   await recordGrains(w.deps, [{ id: 'no-key', grains: {} }])
-  expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({ accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'], fingerprints: {} })
+  // Each key names the salt sources it was seen through (the key list came through `default`).
+  const d = ['default']
+  expect((await call(w, 'GET', '/api/keys', { who: 'viewer' })).body).toEqual({
+    accepted: ['web-01', 'web-02'], pending: ['new-1'], rejected: ['bad-1'], denied: ['dup'], fingerprints: {},
+    sources: { 'web-01': d, 'web-02': d, 'new-1': d, 'bad-1': d, dup: d },
+  })
 })
 
 test('keys: fingerprints are stored for the key state they were read in, kept on accept, dropped when the key may be another', async () => {
@@ -120,7 +125,7 @@ test('keys: fingerprints are stored for the key state they were read in, kept on
     { minionId: 'ghost', act: 'pend', fingerprint: 'ee:ff' },
   ] }])
   const keys = async () => (await call(w, 'GET', '/api/keys', { who: 'viewer' })).body
-  expect(await keys()).toEqual({ accepted: ['web-01'], pending: ['new-1'], rejected: [], denied: [], fingerprints: { 'new-1': 'aa:bb' } })
+  expect(await keys()).toMatchObject({ accepted: ['web-01'], pending: ['new-1'], rejected: [], denied: [], fingerprints: { 'new-1': 'aa:bb' } })
   expect(await keysWithoutFingerprint(w.deps)).toEqual(['web-01'])
   expect((await call(w, 'GET', '/api/minions/new-1', { who: 'viewer' })).body).toMatchObject({ key_state: 'pending', key_fingerprint: 'aa:bb' })
   expect((await call(w, 'GET', '/api/minions/web-01', { who: 'viewer' })).body.key_fingerprint).toBeNull()

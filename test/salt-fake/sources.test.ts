@@ -95,6 +95,26 @@ describe('salt sources at runtime', () => {
     }
   })
 
+  test('keys carry the sources they were seen through, with a source filter', async () => {
+    const t = await twoMasters()
+    try {
+      await t.registry.start()
+      await t.add('east', t.east)
+      await tick(t.w.rt, 'keys')
+      await tick(t.registry.runtime('east')!, 'keys')
+      const all = (await call(t.w, 'GET', '/api/keys')).body
+      expect(all.accepted).toEqual(['east-01', 'shared-01', 'web-01'])
+      expect(all.sources).toEqual({ 'east-01': ['east'], 'shared-01': ['default', 'east'], 'web-01': ['default'] })
+      const east = (await call(t.w, 'GET', '/api/keys?source=east')).body
+      expect(east.accepted).toEqual(['east-01', 'shared-01'])
+      expect(Object.keys(east.sources).sort()).toEqual(['east-01', 'shared-01'])
+      const none = (await call(t.w, 'GET', '/api/keys?source=nope')).body
+      expect([none.accepted, none.pending, none.sources]).toEqual([[], [], {}])
+    } finally {
+      await t.close()
+    }
+  })
+
   test('changes whose notices were lost (the bus reconnected) are applied by a resync; unchanged runtimes are left running', async () => {
     const t = await twoMasters()
     const west = new FakeSalt().start().addMinions(['west-01'])

@@ -28,7 +28,8 @@ export const jobRoutes = [
   }),
   route({
     method: 'GET', path: '/api/keys', tag: 'keys', summary: 'Minion keys by state', access: { verb: 'view', resource: 'key:*' },
+    query: T.Object({ source: T.Optional(T.String({ maxLength: 64, description: 'Only the keys of minions seen through this salt source (an unknown one lists none)' })) }),
     response: KeyListsOut,
-    handler: ({ deps }) => listKeys(deps),
+    handler: ({ deps, query }) => listKeys(deps, query.source),
   }),
 ]

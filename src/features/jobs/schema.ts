@@ -32,4 +32,5 @@ export const JobDetailOut = T.Composite([JobOut, T.Object({
 export const KeyListsOut = T.Object({
   accepted: T.Array(T.String()), pending: T.Array(T.String()), rejected: T.Array(T.String()), denied: T.Array(T.String()),
   fingerprints: T.Record(T.String(), T.String(), { description: 'Key fingerprint by minion id (wheel key.finger), for the keys the keys poller has read one of' }),
+  sources: T.Record(T.String(), T.Array(T.String()), { description: 'The salt sources each listed key was seen through, by name (empty: none yet)' }),
 })

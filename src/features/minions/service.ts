@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/engine'
 import { NotFound } from '../../lib/errors'
 import { isoOrNull } from '../../lib/clock'
 import { boundDepth, MAX_GRAIN_DEPTH } from './grains-depth'
-import { forgetSource, noteSeenThrough, seenThroughSql, sourceNames, sourcesOf } from './sources-store'
+import { allSightings, forgetSource, noteSeenThrough, seenThroughSql, sourceNames, sourcesOf } from './sources-store'
 import { DEFAULT_SOURCE } from '../salt-sources/schema'
 import {
   acceptedOf, idsWithKey, idsWithoutFingerprint, insertMinion, keyRows, minionPage, minionRow, updateGrains, versionCounts, type MinionRow,
@@ -130,17 +130,21 @@ export function minionVersions(deps: AppDeps) {
 }
 
 /** Minion ids by key state, each list sorted, and the fingerprints known of those keys (by id). */
-export async function listKeys(deps: AppDeps) {
+export async function listKeys(deps: AppDeps, source?: string) {
   const lists = { accepted: [] as string[], pending: [] as string[], rejected: [] as string[], denied: [] as string[] }
   // No prototype: a minion id such as `__proto__` is an own key like any other.
   const fingerprints: Record<string, string> = Object.create(null)
+  const sources: Record<string, string[]> = Object.create(null)
+  const seen = await allSightings(deps.db)
   for (const r of await keyRows(deps.db)) {
     const list = lists[r.key_state as keyof typeof lists]
-    if (!list) continue
+    const through = seen.get(r.id) ?? []
+    if (!list || (source !== undefined && !through.includes(source))) continue
     list.push(r.id)
     if (r.key_fingerprint !== null) fingerprints[r.id] = r.key_fingerprint
+    sources[r.id] = through
   }
-  return { ...lists, fingerprints }
+  return { ...lists, fingerprints, sources }
 }
 
 /** Ids of the keys whose fingerprint is not stored yet, sorted. */

@@ -42,6 +42,17 @@ export const sourcesColumn: SQL = sql`(SELECT string_agg(${ms.source}, ',') FROM
 /** The names of a `sourcesColumn` value, by name. */
 export const sourceNames = (joined: string | null): string[] => (joined ? joined.split(',').sort() : [])
 
+/** Every minion's sources, each list by name (the key lists carry them whole: one read of a small table). */
+export async function allSightings(q: Queryable): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>()
+  for (const r of await q.rows<{ minion_id: string; source: string }>(sql`SELECT ${ms.minionId}, ${ms.source} FROM ${ms} ORDER BY ${ms.minionId}, ${ms.source}`)) {
+    const list = out.get(r.minion_id)
+    if (list) list.push(r.source)
+    else out.set(r.minion_id, [r.source])
+  }
+  return out
+}
+
 /** The minions also seen through a source other than `source`: one master's full list does not speak for them. */
 export async function seenElsewhere(q: Queryable, source: string): Promise<Set<string>> {
   const rows = await q.rows<{ minion_id: string }>(sql`SELECT DISTINCT ${ms.minionId} FROM ${ms} WHERE ${ms.source} <> ${source}`)

@@ -40,11 +40,13 @@ function FingerHint() {
 }
 
 /** One state's list: a page of ids from the filtered list, each with the actions that make sense for that state. */
-function KeyList({ state, title, ids, fingerprint, filter, busy, onAct, selected, onSelect }: {
+function KeyList({ state, title, ids, fingerprint, masters, filter, busy, onAct, selected, onSelect }: {
   state: State
   title: string
   ids: string[]
   fingerprint: (id: string) => string | null
+  /** The salt sources a key was seen through; null with one master only (no column then). */
+  masters: ((id: string) => string[]) | null
   filter: string
   busy: boolean
   onAct: (id: string, act: Act) => void
@@ -61,6 +63,7 @@ function KeyList({ state, title, ids, fingerprint, filter, busy, onAct, selected
       label: 'Select', cell: (id: string) => <input type="checkbox" aria-label={`Select ${id}`} checked={selected!.has(id)} disabled={busy} onChange={(e) => onSelect!([id], (e.target as HTMLInputElement).checked)} />,
     }] : []),
     { label: 'Minion', cell: (id) => (can('view', 'minion:*') ? <a href={href(`/minions/${encodeURIComponent(id)}`)}>{id}</a> : id) },
+    ...(masters ? [{ label: 'Source', cell: (id: string) => masters(id).join(', ') || <span class="muted">not seen yet</span> }] : []),
     // Compare it with the minion's own before accepting (FingerHint says how on this master's version).
     { label: 'Fingerprint', cell: (id) => { const fp = fingerprint(id); return fp ? <span class="mono fingerprint">{fp}</span> : <span class="muted">not read yet</span> } },
     {
@@ -131,6 +134,9 @@ export function Keys({ query }: PageProps) {
   const q = query.get('q') ?? ''
   const set = useQueryNav('/keys', query)
   const r = useGet<KeyLists>('/api/keys')
+  // A Source column only when a key was seen through a master other than `default` (own properties only: ids are data).
+  const several = !!r.data && Object.values(r.data.sources).some((list) => list.some((n) => n !== 'default'))
+  const masters = several ? (id: string) => (Object.hasOwn(r.data!.sources, id) ? r.data!.sources[id]! : []) : null
   const act = useAction()
   const [done, setDone] = useState('')
   const [selected, setSelected] = useState<Set<string>>(new Set())
@@ -178,7 +184,7 @@ export function Keys({ query }: PageProps) {
       <Loading when={r.loading && !r.data} />
       {r.data ? <BulkBar ids={chosen} fingerprint={(id) => fingerprintOf(r.data!, id)} busy={act.busy} onRun={onBulk} /> : null}
       {r.data ? STATES.map(([s, title]) => (
-        <KeyList key={s} state={s} title={title} ids={r.data![s]} fingerprint={(id) => fingerprintOf(r.data!, id)} filter={q} busy={act.busy} onAct={onAct}
+        <KeyList key={s} state={s} title={title} ids={r.data![s]} fingerprint={(id) => fingerprintOf(r.data!, id)} masters={masters} filter={q} busy={act.busy} onAct={onAct}
           {...(s === 'pending' ? { selected, onSelect } : {})} />
       )) : null}
     </Page>
