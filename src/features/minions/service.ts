@@ -68,8 +68,8 @@ export { MINION_STATUSES } from './filter-store'
 function presenceKnown(deps: AppDeps): (sources: string[]) => boolean {
   const salt = deps.salt
   if (!salt) return () => true
+  // `default` first: this side itself.
   const known = new Map(salt.sources().map((s) => [s.source, s.presenceKnown()]))
-  known.set(DEFAULT_SOURCE, salt.presenceKnown())
   return (sources) => (sources.length ? sources : [DEFAULT_SOURCE]).some((n) => known.get(n) ?? true)
 }
 

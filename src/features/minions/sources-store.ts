@@ -24,10 +24,21 @@ export const forgetSource = (q: Queryable, source: string) => q.exec(sql`DELETE 
 
 /** The sources of each of these minions, each list by name. */
 export async function sourcesOf(q: Queryable, ids: string[]): Promise<Map<string, string[]>> {
+  if (!ids.length) return new Map()
+  return byMinion(await q.rows<Sighting>(sql`SELECT ${ms.minionId}, ${ms.source} FROM ${ms} WHERE ${ms.minionId} IN ${ids} ORDER BY ${ms.source}`))
+}
+
+/** One sighting: a minion and a source it was seen through. */
+type Sighting = { minion_id: string; source: string }
+
+/** Sightings grouped by minion, each list in the rows' order. */
+function byMinion(rows: Sighting[]): Map<string, string[]> {
   const out = new Map<string, string[]>()
-  if (!ids.length) return out
-  const rows = await q.rows<{ minion_id: string; source: string }>(sql`SELECT ${ms.minionId}, ${ms.source} FROM ${ms} WHERE ${ms.minionId} IN ${ids} ORDER BY ${ms.source}`)
-  for (const r of rows) out.set(r.minion_id, [...(out.get(r.minion_id) ?? []), r.source])
+  for (const r of rows) {
+    const list = out.get(r.minion_id)
+    if (list) list.push(r.source)
+    else out.set(r.minion_id, [r.source])
+  }
   return out
 }
 
@@ -44,13 +55,7 @@ export const sourceNames = (joined: string | null): string[] => (joined ? joined
 
 /** Every minion's sources, each list by name (the key lists carry them whole: one read of a small table). */
 export async function allSightings(q: Queryable): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>()
-  for (const r of await q.rows<{ minion_id: string; source: string }>(sql`SELECT ${ms.minionId}, ${ms.source} FROM ${ms} ORDER BY ${ms.minionId}, ${ms.source}`)) {
-    const list = out.get(r.minion_id)
-    if (list) list.push(r.source)
-    else out.set(r.minion_id, [r.source])
-  }
-  return out
+  return byMinion(await q.rows<Sighting>(sql`SELECT ${ms.minionId}, ${ms.source} FROM ${ms} ORDER BY ${ms.minionId}, ${ms.source}`))
 }
 
 /** The minions also seen through a source other than `source`: one master's full list does not speak for them. */
