@@ -163,8 +163,11 @@ export const returnedMinions = async (deps: AppDeps, jid: string): Promise<Set<s
 /** Who started a job (the Saltdeck user, else salt's user) and on what target, for the events of its returns; null when unknown. */
 export async function jobOrigin(q: Queryable, jid: string): Promise<JobOrigin | null> {
   const r = await jobOriginRow(q, jid)
-  return r ? { ...r, arg: r.arg ? JSON.parse(r.arg) : undefined } : null
+  return r ? originOf(r) : null
 }
+
+/** A job's origin as stored, its arguments parsed. */
+const originOf = (r: { user: string | null; target: string | null; fun: string | null; arg: string | null }): JobOrigin => ({ ...r, arg: r.arg ? JSON.parse(r.arg) : undefined })
 
 /** Who started a job and on what, as the events of its returns name it. */
 export type JobOrigin = { user: string | null; target: string | null; fun: string | null; arg: unknown }
@@ -172,7 +175,7 @@ export type JobOrigin = { user: string | null; target: string | null; fun: strin
 /** jobOrigin of many jobs at once (a statement per chunk on PostgreSQL); the unknown ones are left out. */
 export async function jobOrigins(q: Queryable, jids: Iterable<string>): Promise<Map<string, JobOrigin>> {
   const rows = await jobOriginRows(q, [...new Set(jids)])
-  return new Map([...rows].map(([jid, r]) => [jid, { ...r, arg: r.arg ? JSON.parse(r.arg) : undefined }]))
+  return new Map([...rows].map(([jid, r]) => [jid, originOf(r)]))
 }
 
 /** The minions a job was sent to (empty when unknown) and the salt source it ran through; NotFound when the job is not indexed. */
