@@ -7,7 +7,8 @@ export interface Loaded<T> {
   data: T | undefined
   error: ApiError | Error | undefined
   loading: boolean
-  reload: () => void
+  /** Loads again; resolves once that answer (or its error) is on screen, so a page can say "created" after the list shows it. */
+  reload: () => Promise<void>
 }
 
 /**
@@ -18,19 +19,25 @@ export function useGet<T>(path: string | null, refreshMs = 0): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError | Error; loading: boolean }>({ loading: path !== null })
   const [tick, setTick] = useState(0)
   const seq = useRef(0)
+  // Callers of reload() waiting for the next answer; a superseded load leaves them for the one that replaced it.
+  const waiting = useRef<(() => void)[]>([])
   useEffect(() => {
-    if (path === null) return
+    const settle = () => waiting.current.splice(0).forEach((resolve) => resolve())
+    if (path === null) return settle()
     const mine = ++seq.current
     setState((s) => ({ ...s, loading: true }))
     api<T>('GET', path).then(
-      (data) => mine === seq.current && setState({ data, loading: false }),
-      (error) => mine === seq.current && setState((s) => ({ data: s.data, error, loading: false })),
+      (data) => mine === seq.current && (setState({ data, loading: false }), settle()),
+      (error) => mine === seq.current && (setState((s) => ({ data: s.data, error, loading: false })), settle()),
     )
   }, [path, tick])
-  const reload = useCallback(() => setTick((t) => t + 1), [])
+  const reload = useCallback(() => new Promise<void>((resolve) => {
+    waiting.current.push(resolve)
+    setTick((t) => t + 1)
+  }), [])
   useEffect(() => {
     if (!refreshMs || path === null) return
-    const t = setInterval(reload, refreshMs)
+    const t = setInterval(() => void reload(), refreshMs)
     return () => clearInterval(t)
   }, [refreshMs, path, reload])
   return { data: state.data, error: state.error, loading: state.loading, reload }

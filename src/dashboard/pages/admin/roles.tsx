@@ -50,7 +50,7 @@ export function RolesPage() {
       <Table caption="Roles" rows={list.data?.roles} columns={columns} rowKey={(r) => r.id} empty="No roles." />
       {can('manage_role', 'role:*') ? (
         <Panel id="h-new-role" title="New role">
-          <NewRole onCreated={(r) => { setCreated(r); list.reload() }} />
+          <NewRole onCreated={(r) => void list.reload().then(() => setCreated(r))} />
         </Panel>
       ) : null}
     </Page>

@@ -90,8 +90,7 @@ export function SaltSourcesPage() {
   const remove = useAction()
   const done = (text: string) => {
     setEditing(null)
-    setNote(text)
-    list.reload()
+    void list.reload().then(() => setNote(text))
   }
   const drop = (s: Source) => remove.run(async () => {
     await api('DELETE', `/api/admin/salt-sources/${s.name}`)

@@ -64,8 +64,8 @@ export function TokensPage() {
   })
   const remove = (t: ApiToken) => revoke.run(async () => {
     await api('DELETE', `/api/auth/tokens/${t.id}`)
+    await list.reload()
     setNote(`Token ${t.name} revoked.`)
-    list.reload()
   })
   const columns: Column<ApiToken>[] = [
     { label: 'Name', cell: (t) => t.name },

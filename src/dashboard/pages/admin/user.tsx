@@ -95,7 +95,7 @@ function UserRoles({ u, manage, onSaved }: { u: User; manage: boolean; onSaved: 
   const submit = () => act.run(async () => {
     setNote('')
     await api('PUT', `/api/users/${u.id}/roles`, { role_ids: [...picked] })
-    assigned.reload()
+    await assigned.reload()
     setNote('Roles saved.')
     onSaved()
   })

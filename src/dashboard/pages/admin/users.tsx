@@ -81,7 +81,7 @@ export function UsersPage() {
       <Pager total={list.data?.total} limit={PAGE} offset={offset} onChange={setOffset} />
       {can('manage_user', 'user:*') ? (
         <Panel id="h-new-user" title="New user">
-          <NewUser onCreated={(u) => { setCreated(u); list.reload() }} />
+          <NewUser onCreated={(u) => void list.reload().then(() => setCreated(u))} />
         </Panel>
       ) : null}
     </Page>

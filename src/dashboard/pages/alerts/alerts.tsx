@@ -22,8 +22,8 @@ export function AlertsPage() {
   const [note, setNote] = useState('')
   const doAck = (a: Alert) => ack.run(async () => {
     await api('POST', `/api/alerts/${a.id}/ack`)
+    await list.reload()
     setNote(`Alert on ${a.subject} acknowledged.`)
-    list.reload()
   })
   const columns: Column<Alert>[] = [
     { label: 'State', cell: (a) => <Badge tone={a.state === 'firing' ? 'bad' : 'ok'}>{a.state}</Badge> },

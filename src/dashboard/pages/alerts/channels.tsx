@@ -100,8 +100,8 @@ export function ChannelsPage() {
   })
   const remove = (c: Channel) => act.run(async () => {
     await api('DELETE', `/api/alerts/channels/${c.id}`)
+    await list.reload()
     setNote(`Channel ${c.name} deleted.`)
-    list.reload()
   })
   const columns: Column<Channel>[] = [
     { label: 'Name', cell: (c) => c.name },
@@ -131,7 +131,7 @@ export function ChannelsPage() {
       <ErrorBox error={list.error ?? (conflict ? undefined : act.error)} />
       <Loading when={list.loading && !list.data} />
       <Table caption="Alert channels" rows={list.data?.channels} columns={columns} rowKey={(c) => c.id} empty="No channels." />
-      {manage ? <Panel id="h-new-channel" title="New channel"><NewChannel onCreated={(c) => { setNote(`Channel ${c.name} created.`); list.reload() }} /></Panel> : null}
+      {manage ? <Panel id="h-new-channel" title="New channel"><NewChannel onCreated={(c) => void list.reload().then(() => setNote(`Channel ${c.name} created.`))} /></Panel> : null}
     </Page>
   )
 }

@@ -106,13 +106,13 @@ export function RulesPage() {
   const name = (id: string) => chans.data?.channels.find((c) => c.id === id)?.name ?? id
   const change = (r: Rule, enabled: boolean) => act.run(async () => {
     await api('PATCH', `/api/alerts/rules/${r.id}`, { enabled })
+    await list.reload()
     setNote(`Rule ${r.name} ${enabled ? 'enabled' : 'disabled'}.`)
-    list.reload()
   })
   const remove = (r: Rule) => act.run(async () => {
     await api('DELETE', `/api/alerts/rules/${r.id}`)
+    await list.reload()
     setNote(`Rule ${r.name} deleted.`)
-    list.reload()
   })
   const columns: Column<Rule>[] = [
     { label: 'Name', cell: (r) => r.name },
@@ -141,13 +141,13 @@ export function RulesPage() {
       {manage && editing ? (
         <Panel id="h-edit-rule" title={`Edit rule ${editing.name}`}>
           <RuleEditor channels={chans.data?.channels ?? []} rule={editing} onCancel={() => setEditing(null)}
-            onSaved={(r) => { setEditing(null); setNote(`Rule ${r.name} saved.`); list.reload() }} />
+            onSaved={(r) => { setEditing(null); void list.reload().then(() => setNote(`Rule ${r.name} saved.`)) }} />
         </Panel>
       ) : null}
       {manage ? (
         <Panel id="h-new-rule" title="New rule">
           <p class="muted">A rule judges what happens after it is created, not what is already stored.</p>
-          <RuleEditor channels={chans.data?.channels ?? []} onSaved={(r) => { setNote(`Rule ${r.name} created.`); list.reload() }} />
+          <RuleEditor channels={chans.data?.channels ?? []} onSaved={(r) => void list.reload().then(() => setNote(`Rule ${r.name} created.`))} />
         </Panel>
       ) : null}
     </Page>

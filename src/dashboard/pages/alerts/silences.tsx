@@ -22,13 +22,13 @@ export function SilencesPage() {
   const submit = () => create.run(async () => {
     const ends = new Date(Date.now() + Number(f.hours) * 3600_000).toISOString()
     await api('POST', '/api/alerts/silences', { rule_id: f.rule_id || null, subject_glob: f.subject_glob, ends_at: ends, comment: f.comment })
+    await list.reload()
     setNote(`Silenced until ${dateTime(ends)}.`)
-    list.reload()
   })
   const remove = (s: Silence) => end.run(async () => {
     await api('DELETE', `/api/alerts/silences/${s.id}`)
+    await list.reload()
     setNote('Silence ended.')
-    list.reload()
   })
   const columns: Column<Silence>[] = [
     { label: 'Rule', cell: (s) => ruleName(s.rule_id) },

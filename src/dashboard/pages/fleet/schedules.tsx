@@ -27,19 +27,19 @@ export function SchedulesPage() {
   const submit = () => create.run(async () => {
     const tid = f.template_id || templates.data?.templates[0]?.id || ''
     await api('POST', '/api/schedules', { ...f, template_id: tid })
+    await list.reload()
     setNote(`Schedule ${f.name} created.`)
     setF({ ...f, name: '' })
-    list.reload()
   })
   const toggle = (s: Schedule) => change.run(async () => {
     await api('PATCH', `/api/schedules/${s.id}`, { enabled: !s.enabled })
+    await list.reload()
     setNote(`Schedule ${s.name} ${s.enabled ? 'disabled' : 'enabled'}.`)
-    list.reload()
   })
   const remove = (s: Schedule) => change.run(async () => {
     await api('DELETE', `/api/schedules/${s.id}`)
+    await list.reload()
     setNote(`Schedule ${s.name} deleted.`)
-    list.reload()
   })
   const columns: Column<Schedule>[] = [
     { label: 'Name', cell: (s) => <strong>{s.name}</strong> },

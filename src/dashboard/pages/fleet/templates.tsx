@@ -37,9 +37,9 @@ export function TemplatesPage() {
       arg: parseJsonField(draft.arg, 'array', 'Arguments') ?? [], kwarg: parseJsonField(draft.kwarg, 'object', 'Keyword arguments') ?? {} }
     if (draft.id) await api('PATCH', `/api/templates/${draft.id}`, body)
     else await api('POST', '/api/templates', body)
+    await list.reload()
     setNote(draft.id ? `Template ${draft.name} saved.` : `Template ${draft.name} created.`)
     setDraft(EMPTY)
-    list.reload()
   })
   const runIt = () => run.run(async () => {
     if (!running) return
@@ -49,8 +49,8 @@ export function TemplatesPage() {
   })
   const remove = (t: Template) => del.run(async () => {
     await api('DELETE', `/api/templates/${t.id}`)
+    await list.reload()
     setNote(`Template ${t.name} deleted.`)
-    list.reload()
   })
   const columns: Column<Template>[] = [
     { label: 'Name', cell: (t) => <><strong>{t.name}</strong>{t.description ? <div class="muted">{t.description}</div> : null}</> },
