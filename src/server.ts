@@ -213,7 +213,7 @@ export async function serve(config: Config, log = new Logger()): Promise<Running
   const schemaWatch = deps.db.engine === 'postgres' && !ahead ? setInterval(() => void watchSchema(deps, [stopNode, stopSalt, () => alerts.stop()]), SCHEMA_CHECK_MS) : undefined
   const app = createApp(deps)
   // Serving RSS stays near MEMORY_SOFT_LIMIT_MB: past it, a full collection (lib/memory.ts; counted in /metrics).
-  const stopMemoryGuard = startMemoryGuard(MEMORY_SOFT_LIMIT_MB * 1024 * 1024, () => deps.metrics!.memoryCollections++)
+  const stopMemoryGuard = startMemoryGuard(MEMORY_SOFT_LIMIT_MB * 1024 * 1024, (seconds) => deps.metrics!.memoryCollection(seconds))
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,

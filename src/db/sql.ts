@@ -19,14 +19,37 @@ function partsOf(strings: TemplateStringsArray): StringChunk[] {
   return parts
 }
 
+const NO_CHUNKS: never[] = []
+
+/**
+ * A drizzle SQL over `chunks`, made without its constructor's pass over them: that pass lists the tables a statement
+ * uses for drizzle's own query cache, which these engines never use, and tests every chunk with `is(chunk, Table)`, a
+ * prototype-chain walk per chunk (2% of a filtered activity list's CPU profile, bench/RESULTS.md session 12).
+ */
+function made<T>(chunks: unknown[]): SQL<T> {
+  const q = new SQL<T>(NO_CHUNKS)
+  ;(q as { queryChunks: unknown[] }).queryChunks = chunks
+  return q
+}
+
 /** Builds a statement as drizzle's `sql` does (a string chunk, a value, a string chunk, ...), marked with its template. */
 function tag<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): SQL<T> {
   const parts = partsOf(strings)
   const chunks: unknown[] = [parts[0]]
   for (let i = 0; i < values.length; i++) chunks.push(values[i], parts[i + 1])
-  const q = new SQL<T>(chunks as never)
+  const q = made<T>(chunks)
   ;(q as MarkedSQL)[TEMPLATE] = strings
   return q
+}
+
+/** drizzle's `sql.join` (the chunks, `separator` between them), made as `tag` makes a statement. */
+function join(chunks: unknown[], separator?: unknown): SQL {
+  const out: unknown[] = []
+  for (let i = 0; i < chunks.length; i++) {
+    if (i > 0 && separator !== undefined) out.push(separator)
+    out.push(chunks[i])
+  }
+  return made(out)
 }
 
 /** drizzle's `sql` tag and its helpers; statements written with it render once per place (see render.ts). */
@@ -34,7 +57,7 @@ export const sql: typeof drizzleSql = Object.assign(tag, {
   empty: drizzleSql.empty,
   fromList: drizzleSql.fromList,
   raw: drizzleSql.raw,
-  join: drizzleSql.join,
+  join: join as typeof drizzleSql.join,
   identifier: drizzleSql.identifier,
   placeholder: drizzleSql.placeholder,
   param: drizzleSql.param,

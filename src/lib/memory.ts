@@ -16,17 +16,20 @@ const PROCESS: MemoryProbe = { rss: () => process.memoryUsage.rss(), collect: ()
 const MAX_BACKOFF_MS = 30_000
 
 /**
- * Checks RSS every `everyMs` and collects fully when it is above `softLimitBytes`; returns a stop function. When a
+ * Checks RSS every `everyMs` and collects fully when it is above `softLimitBytes`, telling `onCollect` how long the
+ * collection took; returns a stop function. When a
  * collection leaves RSS above the limit (the process really holds that much, as during a burst of events), the next
  * check waits twice as long, up to 30 s: a full collection is a pause, and repeating a useless one would only cost.
  */
-export function startMemoryGuard(softLimitBytes: number, onCollect: () => void, everyMs = 500, probe: MemoryProbe = PROCESS): () => void {
+export function startMemoryGuard(softLimitBytes: number, onCollect: (seconds: number) => void, everyMs = 500, probe: MemoryProbe = PROCESS): () => void {
   let wait = everyMs
   let timer: ReturnType<typeof setTimeout>
   const check = () => {
     if (probe.rss() > softLimitBytes) {
+      // A full collection stops everything else in the process: its length is the pause a request can meet (metrics).
+      const t0 = performance.now()
       probe.collect()
-      onCollect()
+      onCollect((performance.now() - t0) / 1000)
       wait = probe.rss() > softLimitBytes ? Math.min(wait * 2, MAX_BACKOFF_MS) : everyMs
     } else wait = everyMs
     timer = setTimeout(check, wait)

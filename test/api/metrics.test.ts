@@ -37,10 +37,16 @@ describe('access', async () => {
     expect(sample(r.body, 'saltdeck_db_size_bytes')).toBeGreaterThan(0)
   })
 
-  test('the memory guard\'s collections are counted', async () => {
-    const before = sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_memory_collections_total')!
-    w.deps.metrics!.memoryCollections += 2
-    expect(sample((await call(w, 'GET', '/metrics')).body, 'saltdeck_memory_collections_total')).toBe(before + 2)
+  test('the memory guard\'s collections are counted with their pauses', async () => {
+    const body0 = (await call(w, 'GET', '/metrics')).body
+    const before = sample(body0, 'saltdeck_memory_collections_total')!
+    const seconds = sample(body0, 'saltdeck_memory_collection_seconds_total')!
+    w.deps.metrics!.memoryCollection(0.004)
+    w.deps.metrics!.memoryCollection(0.012)
+    const body = (await call(w, 'GET', '/metrics')).body
+    expect(sample(body, 'saltdeck_memory_collections_total')).toBe(before + 2)
+    expect(sample(body, 'saltdeck_memory_collection_seconds_total')).toBeCloseTo(seconds + 0.016, 9)
+    expect(sample(body, 'saltdeck_memory_collection_longest_seconds')).toBeGreaterThanOrEqual(0.012)
   })
 
   test('the search index backlog counts events not yet indexed', async () => {

@@ -23,8 +23,12 @@ test('below the limit nothing is collected', async () => {
 test('above it a collection runs and is counted; one that helps keeps the checks frequent', async () => {
   const { p, probe } = fakeProcess(300, 100)
   let counted = 0
-  const stop = startMemoryGuard(200, () => counted++, 5, probe)
+  const took: number[] = []
+  const stop = startMemoryGuard(200, (seconds) => (counted++, took.push(seconds)), 5, probe)
   await until(() => counted === 1)
+  // Told how long the collection took (the fake one takes next to nothing).
+  expect(took[0]!).toBeGreaterThanOrEqual(0)
+  expect(took[0]!).toBeLessThan(1)
   expect(p.collections.length).toBe(1)
   // Up again: collected again soon (the wait went back to 5 ms).
   p.rss = 300

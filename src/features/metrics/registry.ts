@@ -6,6 +6,16 @@ export class Metrics {
   private signIns = new Map<string, { provider: string; outcome: string; count: number }>()
   /** Full garbage collections the memory guard ran because RSS passed its soft limit. */
   memoryCollections = 0
+  /** Seconds those collections took in all, and the longest one: each is a pause of everything the process serves. */
+  memoryCollectionSeconds = 0
+  memoryCollectionLongest = 0
+
+  /** Counts one of the memory guard's full collections and its length. */
+  memoryCollection(seconds: number) {
+    this.memoryCollections++
+    this.memoryCollectionSeconds += seconds
+    this.memoryCollectionLongest = Math.max(this.memoryCollectionLongest, seconds)
+  }
 
   /** Counts one answered request under its route pattern (never the raw path: ids would explode the label set). */
   request(route: string, method: string, status: number, seconds: number) {
