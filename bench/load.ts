@@ -252,11 +252,15 @@ for (let round = 1; round <= ROUNDS; round++) {
     const r = await wrk(x.e, x.c, DURATION)
     raw[x.key]!.push(r)
     roundLoads[round - 1]!.push(r.load1)
-    console.log(`[load] round ${round} ${x.key.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms  cpu ${r.cpuUsPerReq.toFixed(0).padStart(6)} µs/req (${(r.cpuUtil * 100).toFixed(0)}% of a core)  rss ${r.rssMaxMb.toFixed(1)} MB  load ${r.load1}${r.non2xx ? `  NON-2XX ${r.non2xx}` : ''}${r.socketErrors ? `  ${r.socketErrors}` : ''}`)
+    console.log(`[load] round ${round} ${x.key.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms  max ${r.max.toFixed(1).padStart(6)} ms  cpu ${r.cpuUsPerReq.toFixed(0).padStart(6)} µs/req (${(r.cpuUtil * 100).toFixed(0)}% of a core)  rss ${r.rssMaxMb.toFixed(1)} MB  load ${r.load1}${r.non2xx ? `  NON-2XX ${r.non2xx}` : ''}${r.socketErrors ? `  ${r.socketErrors}` : ''}`)
   }
 }
 
 const ingested = { events: (await eventCount()) - ingestStart.events, seconds: (performance.now() - ingestStart.at) / 1000, indexLag: await indexLag() }
+// The memory guard's full collections over the whole run (issue 27 item 2: are they the pauses?).
+const metricsText = await (await fetch(`${base}/metrics`, { headers: H })).text()
+const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metricsText)?.[1] ?? NaN)
+const guard = { collections: metric('saltdeck_memory_collections_total'), seconds: metric('saltdeck_memory_collection_seconds_total'), longest_s: metric('saltdeck_memory_collection_longest_seconds') }
 // RSS after the load, once the process has settled.
 await Bun.sleep(5000)
 const memAfter = mem()
@@ -288,13 +292,16 @@ const floorLine = `Request floor (req/s against /healthz in the same run): auth/
 const ingestLine = INGEST
   ? `Background ingest asked ${INGEST}/s: ${ingested.events} events stored in ${ingested.seconds.toFixed(0)} s (${(ingested.events / ingested.seconds).toFixed(0)}/s); search index backlog at the end: ${ingested.indexLag} events`
   : 'No background ingest (--ingest 0)'
+// Pauses (issue 27 item 2): the slowest single request of each case over all its rounds, against 50 ms.
+const slowest = rows.map((r) => `${r.key} ${Math.max(...r.raw.map((x) => x.max)).toFixed(1)} ms`).join(', ')
+const pauseLine = `Slowest request per case (wrk's max, target ≤ 50 ms): ${slowest}; memory guard: ${guard.collections} full collections, ${(guard.seconds * 1000).toFixed(0)} ms in all, longest ${(guard.longest_s * 1000).toFixed(1)} ms`
 const loadLine = `Load average (1 min) per round, min–max over its cases: ${roundLoads.map((ls) => `${Math.min(...ls)}–${Math.max(...ls)}`).join(', ')}`
-console.log('\n' + lines.join('\n') + '\n\n' + loadLine + '\n' + memLine + '\n' + floorLine + '\n' + ingestLine + `\nEvents in the last 60 min at the end of the load: ${eventsLastHour}`)
+console.log('\n' + lines.join('\n') + '\n\n' + loadLine + '\n' + memLine + '\n' + floorLine + '\n' + pauseLine + '\n' + ingestLine + `\nEvents in the last 60 min at the end of the load: ${eventsLastHour}`)
 mkdirSync(dirname(OUT), { recursive: true })
 writeFileSync(OUT, JSON.stringify({
   at: new Date().toISOString(), engine: ENGINE, database_url: DATABASE_URL, commit: Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).stdout.toString().trim(),
   load_per_round: roundLoads.map((ls) => ({ min: Math.min(...ls), max: Math.max(...ls) })), data_dir: DATA_DIR, seed_info: { ...info, admin_password: undefined, minion_ids_sample: undefined }, wrk: { threads: THREADS, duration_s: DURATION, rounds: ROUNDS },
-  startup_ms: startupMs, sanity, rows, mem: { idle_start: memIdleStart, peak_during_load_mb: rssPeak, after: memAfter }, events_last_hour_at_end: eventsLastHour, ingest: { asked_per_s: INGEST, ...ingested }, table_md: lines.join('\n'), mem_md: memLine, floor_md: floorLine, ingest_md: ingestLine,
+  startup_ms: startupMs, sanity, rows, mem: { idle_start: memIdleStart, peak_during_load_mb: rssPeak, after: memAfter }, events_last_hour_at_end: eventsLastHour, ingest: { asked_per_s: INGEST, ...ingested }, table_md: lines.join('\n'), mem_md: memLine, floor_md: floorLine, pause_md: pauseLine, memory_guard: guard, ingest_md: ingestLine,
 }, null, 2) + '\n')
 console.log(`[load] wrote ${OUT}`)
 process.exit(0)
