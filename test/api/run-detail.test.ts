@@ -48,6 +48,13 @@ describe('state detail', () => {
     // One row per run, four u32 per state.
     expect((await c.row<{ n: number }>(sql`SELECT length(${runDetails.states}) AS n FROM ${runDetails} LIMIT 1`))!.n).toBe(3 * 16)
   })
+  test('a state whose id, name and comment hold a NUL is stored and read back (PostgreSQL text holds none: U+FFFD)', async () => {
+    const w = await testWorld()
+    const jid = await ret(w, 'web-01', Object.fromEntries([st('bad\u0000id', false, 0, { comment: 'broke\u0000here' }), st('fine', true, 1)]))
+    const r = await get(w, `/api/minions/web-01/runs/${jid}`)
+    const nul = w.deps.db.engine === 'postgres' ? '\uFFFD' : '\u0000'
+    expect(r.states.map((s: any) => [s.id, s.name, s.comment, s.result])).toEqual([[`bad${nul}id`, `bad${nul}id`, `broke${nul}here`, false], ['fine', 'fine', 'Success!', true]])
+  })
   test('a render error is a run whose detail is its errors', async () => {
     const w = await testWorld()
     const jid = await ret(w, 'web-01', ["Rendering SLS 'base:broken' failed: Jinja variable 'undefined_thing' is undefined"])

@@ -195,6 +195,17 @@ describe('vulnerabilities', () => {
     expect(metrics).toContain('saltdeck_vulnerable_minions{severity="unknown"} 1')
   })
 
+  test('a record whose texts hold a NUL imports on either engine (PostgreSQL text holds none: U+FFFD takes its place)', async () => {
+    const w = await fleet()
+    const r = await importJson(w, [rec('DSA-1', 'openssl', [{ introduced: '0' }], { summary: 'bad\u0000summary', details: 'x\u0000y' }), rec('DSA-2', 'curl', [{ introduced: '0' }])])
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ records: 2 })
+    const one = (await call(w, 'GET', '/api/vulns/DSA-1', { who: 'viewer' })).body
+    const nul = w.deps.db.engine === 'postgres' ? '\uFFFD' : '\u0000'
+    expect([one.summary, one.details]).toEqual([`bad${nul}summary`, `x${nul}y`])
+    expect(await countOf(w, 'DSA-1')).toBe(3)
+  })
+
   test('findings follow the fleet: an upgrade, a new minion, grains arriving late, a release upgrade', async () => {
     const w = await fleet()
     await importJson(w, FEED)

@@ -4,6 +4,7 @@
  */
 import type { SQL } from 'drizzle-orm'
 import { sql, limitOf } from '../../db/sql'
+import { jsonRows } from '../../db/json-rows'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { alertAttempts, alertDeliveries, alertNotifications, alertRules, alertTransitions, alerts } from '../../db/schema'
@@ -20,7 +21,7 @@ export type DueDelivery = Pick<DeliveryRow, 'id' | 'notification_id' | 'channel_
  * name 50,000 alerts, past both engines' parameter limits).
  */
 function listed(q: Queryable, values: readonly (string | number)[], type: 'text' | 'bigint'): SQL {
-  const json = JSON.stringify(values)
+  const json = jsonRows(values)
   // PostgreSQL: the parameter is text, cast after; typed jsonb, the driver would send the string as a JSON string.
   return twin(q, {
     sqlite: sql`(SELECT value FROM json_each(${json}))`,

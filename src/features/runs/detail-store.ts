@@ -3,6 +3,7 @@
  * one run_details row per run. Everything runs on the Queryable it is handed.
  */
 import { sql, limitOf } from '../../db/sql'
+import { jsonRows } from '../../db/json-rows'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { runDetails, runs, stateIdents, stateTexts } from '../../db/schema'
@@ -25,13 +26,13 @@ export async function identIdOf(q: Queryable, s: Omit<IdentRow, 'id'>): Promise<
  */
 export function identIdsOfPg(q: Queryable, list: Omit<IdentRow, 'id'>[]): Promise<Pick<IdentRow, 'id' | 'key' | 'sls'>[]> {
   return q.rows(sql`INSERT INTO ${stateIdents} (key, sls, state_id, function, name)
-    SELECT key, sls, state_id, function, name FROM jsonb_to_recordset(${JSON.stringify(list)}::text::jsonb) AS x(key text, sls text, state_id text, function text, name text)
+    SELECT key, sls, state_id, function, name FROM jsonb_to_recordset(${jsonRows(list)}::text::jsonb) AS x(key text, sls text, state_id text, function text, name text)
     ON CONFLICT (key, sls) DO UPDATE SET key = excluded.key RETURNING id, key, sls`)
 }
 
 /** PostgreSQL only: the ids of many distinct comments, inserted when new, in one statement (one JSON parameter). */
 export function textIdsOfPg(q: Queryable, texts: string[]): Promise<Pick<Row<typeof stateTexts>, 'id' | 'text'>[]> {
-  return q.rows(sql`INSERT INTO ${stateTexts} (text) SELECT t FROM jsonb_array_elements_text(${JSON.stringify(texts)}::text::jsonb) AS x(t)
+  return q.rows(sql`INSERT INTO ${stateTexts} (text) SELECT t FROM jsonb_array_elements_text(${jsonRows(texts)}::text::jsonb) AS x(t)
     ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id, text`)
 }
 

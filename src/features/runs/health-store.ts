@@ -3,6 +3,7 @@
  * lookups over runs and minions they are kept from. Everything runs on the Queryable it is handed.
  */
 import { sql, limitOf } from '../../db/sql'
+import { jsonRows } from '../../db/json-rows'
 import { twin, type Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions, runs, runTrend, stateFailures, stateIdents, stateTexts } from '../../db/schema'
@@ -79,8 +80,8 @@ export function markFailing(q: Queryable, identId: number, minionId: string, fai
  * one JSON parameter each, so the statement's text (and SQLite's prepared statement) does not change with their length.
  */
 export async function clearPassing(q: Queryable, minionId: string, failedIds: number[], sls: string[]): Promise<void> {
-  const ids = JSON.stringify(failedIds)
-  const files = JSON.stringify(sls)
+  const ids = jsonRows(failedIds)
+  const files = jsonRows(sls)
   const [notFailed, inFiles] = twin(q, {
     sqlite: [sql`SELECT value FROM json_each(${ids})`, sql`SELECT value FROM json_each(${files})`],
     // ::text first: a parameter PostgreSQL types as jsonb is JSON-encoded again by the driver (a string, not a list).

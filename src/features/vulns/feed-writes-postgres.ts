@@ -8,6 +8,7 @@ import type { Queryable } from '../../db/engine'
 import { vulnAffected as affected, vulnRecords as records } from '../../db/schema'
 import type { StagingTables } from './feed-staging'
 import { chunked } from './findings-postgres'
+import { jsonRows } from '../../db/json-rows'
 
 /** A staged record's row. */
 export interface StagedRecord {
@@ -55,7 +56,7 @@ export async function postgresStageBatch(tx: Queryable, t: StagingTables, b: Sta
 /** The entries of the records `ids` (package and ranges), in record, ecosystem and package order. */
 export async function postgresEntriesOf(tx: Queryable, ids: string[]) {
   return tx.rows<{ vuln_id: string; package: string; ranges: string }>(
-    sql`SELECT ${affected.vulnId}, ${affected.package}, ${affected.ranges} FROM ${affected} WHERE ${affected.vulnId} IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb))
+    sql`SELECT ${affected.vulnId}, ${affected.package}, ${affected.ranges} FROM ${affected} WHERE ${affected.vulnId} IN (SELECT jsonb_array_elements_text(${jsonRows(ids)}::text::jsonb))
       ORDER BY ${affected.vulnId}, ${affected.ecosystem}, ${affected.package}`,
   )
 }

@@ -6,6 +6,7 @@
  * prepared statement, no 65,535-parameter limit, nothing to render per row), and rows go in fixed chunks of CHUNK.
  */
 import { sql } from '../../db/sql'
+import { jsonRows } from '../../db/json-rows'
 import type { Queryable } from '../../db/engine'
 import { minionPackageSets as sets, minions, packageKeys as keys, vulnAffected as affected, vulnMatches as matches, vulnMinions as vm, vulnRecords as records } from '../../db/schema'
 import { setNum } from '../inventory/holder-store'
@@ -15,17 +16,17 @@ import type { EcosystemGrains, MatchedKey, StoredEntry } from './findings-store'
 /** Rows per statement (and ids per read): bounds one statement's JSON text to a few MB. */
 export const CHUNK = 5000
 
-/** Runs `run` over `items` in chunks of CHUNK, each as JSON text; resolves to the sum of what the runs answer. */
+/** Runs `run` over `items` in chunks of CHUNK, each as JSON text (a NUL as U+FFFD: db/json-rows.ts); resolves to the sum of what the runs answer. */
 export async function chunked<T>(items: T[], run: (json: string) => Promise<number | void>): Promise<number> {
   let n = 0
-  for (let i = 0; i < items.length; i += CHUNK) n += (await run(JSON.stringify(items.slice(i, i + CHUNK)))) || 0
+  for (let i = 0; i < items.length; i += CHUNK) n += (await run(jsonRows(items.slice(i, i + CHUNK)))) || 0
   return n
 }
 
 /** Rows of `read` over chunks of `ids`, concatenated. */
 async function readChunked<I, R>(ids: I[], read: (json: string) => Promise<R[]>): Promise<R[]> {
   const out: R[] = []
-  for (let i = 0; i < ids.length; i += CHUNK) for (const r of await read(JSON.stringify(ids.slice(i, i + CHUNK)))) out.push(r)
+  for (let i = 0; i < ids.length; i += CHUNK) for (const r of await read(jsonRows(ids.slice(i, i + CHUNK)))) out.push(r)
   return out
 }
 
@@ -70,7 +71,7 @@ export async function postgresMatchIo(q: Queryable, keyIds: number[], withSeveri
     finish: async () => {
       // Drops before adds: a key's matches are made anew.
       let dropped = await chunked(dropAll, (json) => q.exec(sql`DELETE FROM ${matches} WHERE ${matches.keyId} IN (SELECT jsonb_array_elements_text(${json}::text::jsonb)::bigint)`))
-      const ecoJson = JSON.stringify([...(dropEcos ?? [])])
+      const ecoJson = jsonRows([...(dropEcos ?? [])])
       dropped += await chunked(dropIn, (json) => q.exec(sql`DELETE FROM ${matches} WHERE ${matches.keyId} IN (SELECT jsonb_array_elements_text(${json}::text::jsonb)::bigint)
         AND ${matches.ecosystem} IN (SELECT jsonb_array_elements_text(${ecoJson}::text::jsonb))`))
       await chunked(adds, (json) => q.exec(sql`INSERT INTO ${matches} (ecosystem, key_id, vuln_id, package, fixed)
