@@ -42,6 +42,26 @@ function direct(client: SqliteClient): Queryable {
 }
 
 /**
+ * Opens a transaction holding the write lock of the main database only. The lock is taken at the start (a reader
+ * turning writer mid-way could fail with SQLITE_BUSY), but not by BEGIN IMMEDIATE: that takes the write lock of every
+ * attached database too, search.db among them, whose indexer thread holds it while it indexes or drops a range of
+ * rows; the main thread then waited in BEGIN, every request with it (2.6 s at 50,000 minions, bench/RESULTS.md
+ * session 12). A write that changes nothing on main takes main's lock alone. sqlite_sequence exists once a table
+ * with AUTOINCREMENT does (the first migration makes one); before that, BEGIN IMMEDIATE (nothing is attached yet).
+ */
+function beginWriting(client: SqliteClient): void {
+  const lockMain = client.query("SELECT 1 AS x FROM main.sqlite_master WHERE name = 'sqlite_sequence'").get()
+  if (!lockMain) return void client.run('BEGIN IMMEDIATE')
+  client.run('BEGIN')
+  try {
+    client.run('DELETE FROM main.sqlite_sequence WHERE 0')
+  } catch (e) {
+    client.run('ROLLBACK')
+    throw e
+  }
+}
+
+/**
  * The engine over an open bun:sqlite connection. One connection means one transaction at a time: while `tx` is open
  * (its function may await), the engine's own statements and other transactions wait for it to end, so nothing else
  * runs inside it by accident.
@@ -61,8 +81,7 @@ export function sqliteEngine(client: SqliteClient): Engine {
         let done!: () => void
         open = new Promise<void>((r) => (done = r))
         try {
-          // IMMEDIATE takes the write lock at the start: a reader turning writer mid-way could fail with SQLITE_BUSY.
-          client.run('BEGIN IMMEDIATE')
+          beginWriting(client)
           try {
             const out = await fn(inner)
             client.run('COMMIT')

@@ -8,6 +8,11 @@ import { twin, type EngineKind } from '../../src/db/engine'
 import { minions } from '../../src/db/schema'
 import type { Row } from '../../src/db/row'
 import { TEST_ENGINE, testDb } from '../helpers/migrations'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { attachSearchIndex } from '../../src/db/search-index'
 
 const engines: EngineKind[] = TEST_ENGINE === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite']
 
@@ -62,3 +67,41 @@ for (const engine of engines) {
     })
   })
 }
+
+describe('engine on sqlite: the write lock', () => {
+  test("a transaction holds main's write lock from its start, and not search.db's, which the indexer thread writes meanwhile", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sd-lock-'))
+    const db = await testDb(join(dir, 'saltdeck.db'), 'sqlite')
+    attachSearchIndex(db.$client)
+    // Another connection, as the indexer thread's: it must never wait for the main thread's transactions on search.db.
+    const other = new Database(join(dir, 'saltdeck.db'))
+    other.exec('PRAGMA busy_timeout = 0')
+    attachSearchIndex(other)
+    const tryWrite = (stmt: string) => {
+      try {
+        other.exec('BEGIN')
+        other.exec(stmt)
+        other.exec('ROLLBACK')
+        return 'written'
+      } catch (e) {
+        if (other.inTransaction) other.exec('ROLLBACK')
+        return (e as Error).message
+      }
+    }
+    const seen: string[] = []
+    try {
+      await db.tx(async (tx) => {
+        // Before the transaction's first write: main is locked already, search.db is not.
+        seen.push(tryWrite(`INSERT INTO main.minions (id, updated_at) VALUES ('x', 1)`))
+        seen.push(tryWrite('UPDATE search.search_state SET watermark = watermark'))
+        await tx.exec(sql`INSERT INTO ${minions} (id, updated_at) VALUES (${'a'}, 1)`)
+      })
+      expect(seen).toEqual(['database is locked', 'written'])
+      expect((await db.rows<{ id: string }>(sql`SELECT id FROM ${minions}`)).map((r) => r.id)).toEqual(['a'])
+    } finally {
+      other.close()
+      await db.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
