@@ -18,6 +18,7 @@ import { audit } from './features/audit/service'
 import { DisplayName, NewPassword, Username } from './http/schemas'
 import { Conflict } from './lib/errors'
 import { importFeed } from './features/vulns/feeds'
+import { indexActivity } from './features/activity/service'
 import { FeedError, readRecords } from './features/vulns/osv-read'
 
 /** A command's failure with the message the operator sees. */
@@ -186,6 +187,13 @@ export async function migrateToPostgres(config: Config, print: (s: string) => vo
     const rows = result.reduce((n, r) => n + r.copied, 0)
     for (const r of result) print(`  ${r.table.padEnd(28)} ${String(r.source).padStart(10)} → ${String(r.copied).padStart(10)}`)
     print(`Copied ${rows} rows of ${result.length} tables into ${withoutPassword(config.databaseUrl)} in ${((performance.now() - t0) / 1000).toFixed(1)} s; every count matches.`)
+    // The activity search index is derived (PostgreSQL's trigger queued every copied event): built here, so the first
+    // start searches an index. Left to the service, a search read every queued event until it caught up (over a minute
+    // at 2,000,000 events, bench/RESULTS.md session 12).
+    const t1 = performance.now()
+    let indexed = 0
+    for (let n = -1; n !== 0; indexed += n) n = Math.max(0, await indexActivity({ db: pg }, 50_000))
+    print(`Indexed ${indexed} events for the activity search in ${((performance.now() - t1) / 1000).toFixed(1)} s.`)
     print(`Start saltdeck with SALTDECK_DATABASE_URL set and the same secret.key (in ${dir}, or SALTDECK_SECRET_KEY_FILE) so the stored secrets stay readable.`)
   } catch (e) {
     if (e instanceof CopyError) throw new CommandError(e.message)

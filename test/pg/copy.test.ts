@@ -14,6 +14,7 @@ import { copyToPostgres, CopyError, tablesInCopyOrder } from '../../src/db/copy-
 import { activityEvents, packageKeys } from '../../src/db/schema'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { attachSearchIndex } from '../../src/db/search-index'
+import { recordEvents } from '../../src/features/activity/service'
 import { loadConfig } from '../../src/config'
 import { ManualClock } from '../../src/lib/clock'
 import { Logger } from '../../src/lib/log'
@@ -91,6 +92,7 @@ test('saltdeck migrate-to-postgres copies a stopped install, prints each table, 
     config: loadConfig({}, { adminPassword: 'admin-password-1', passwordMemoryKib: 256 }),
   }
   await bootstrap(deps, null, () => {})
+  await recordEvents(deps, ['web-01', 'web-02', 'db-01'].map((id, i) => ({ ts: 1000 + i, category: 'minion', event_type: 'minion.start', minion_id: id, summary: `${id} started` })))
   db.$client.close()
   // Trust authentication ignores the password; it is there to be kept out of the output.
   const url = (await freshPostgresUrl()).replace('postgres@', 'postgres:s3cret-pw@')
@@ -117,6 +119,9 @@ test('saltdeck migrate-to-postgres copies a stopped install, prints each table, 
   const pg = openPostgres(url)
   try {
     expect((await pg.row<{ username: string }>(sql`SELECT username FROM users`))!.username).toBe('admin')
+    // The search index is built by the command: nothing left queued, every copied event indexed.
+    expect(text).toContain('Indexed 3 events for the activity search')
+    expect(await pg.row(sql`SELECT (SELECT count(*) FROM activity_search_queue)::int AS queued, (SELECT count(*) FROM activity_search)::int AS indexed`)).toEqual({ queued: 0, indexed: 3 })
   } finally {
     await pg.close()
   }

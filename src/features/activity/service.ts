@@ -93,7 +93,7 @@ export function lastEventId(deps: AppDeps): Promise<number> {
 }
 
 /** One step of the search index on this connection (tests, seeding): indexes up to `limit` events; how many it took. */
-export async function indexActivity(deps: AppDeps, limit = 50_000): Promise<number> {
+export async function indexActivity(deps: Pick<AppDeps, 'db'>, limit = 50_000): Promise<number> {
   return deps.db.native.engine === 'sqlite' ? syncSearchIndex(deps.db.native.client, limit) : syncSearchIndexPostgres(deps.db, limit)
 }
 
