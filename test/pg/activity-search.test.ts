@@ -7,6 +7,8 @@ import { expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { call, testWorld } from '../helpers/app'
 import { indexActivity, pruneEvents, recordEvents, searchBacklog } from '../../src/features/activity/service'
+import { searchCandidates } from '../../src/features/activity/search-index-postgres'
+import { activityEvents } from '../../src/db/schema'
 
 const found = async (w: Awaited<ReturnType<typeof testWorld>>, term: string) =>
   (await call(w, 'GET', `/api/activity?search=${encodeURIComponent(term)}`)).body.events.map((e: { summary: string }) => e.summary).sort()
@@ -63,4 +65,22 @@ test('retention removes pruned events from the index and the queue', async () =>
   const left = async (table: string) => (await w.deps.db.rows<{ n: number }>(sql.raw(`SELECT count(*)::int AS n FROM ${table}`)))[0]!.n
   expect((await left('activity_search')) + (await left('activity_search_queue'))).toBe(1)
   expect(await found(w, 'started')).toEqual(['new-01 started'])
+})
+
+test('a common word past work_mem: the candidates are one semi-join, not a subplan scanned again for every event', async () => {
+  const w = await testWorld()
+  const t = w.clock.now()
+  await recordEvents(w.deps, Array.from({ length: 6000 }, (_, i) => ({ ts: t, category: 'minion', event_type: 'minion.start', minion_id: `web-${i}`, summary: `web-${i} started` })))
+  await indexActivity(w.deps)
+  await recordEvents(w.deps, [{ ts: t, category: 'minion', event_type: 'minion.start', minion_id: 'web-late', summary: 'web-late started' }])
+  // A small work_mem stands in for a large table: a set that does not fit is not hashed.
+  const plan = await w.deps.db.tx(async (tx) => {
+    await tx.exec(sql`ANALYZE activity_search`)
+    await tx.exec(sql`SET LOCAL work_mem = '64kB'`)
+    return (await tx.rows<{ 'QUERY PLAN': string }>(sql`EXPLAIN SELECT count(*) FROM ${activityEvents} WHERE ${searchCandidates('%web%')}`)).map((r) => r['QUERY PLAN']).join('\n')
+  })
+  // "(SubPlan 1)" in a filter is a subplan run per row; "(hashed SubPlan 1)" is not.
+  expect(plan).not.toMatch(/\((?!hashed)[^()]*SubPlan \d+\)/)
+  // Indexed and queued events both counted.
+  expect((await call(w, 'GET', '/api/activity?search=web&limit=1')).body.total).toBe(6001)
 })

@@ -32,7 +32,12 @@ export async function searchPendingPostgres(q: Queryable): Promise<number> {
   return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${SEARCH_QUEUE}`))!.n
 }
 
-/** The condition narrowing a search to the index's candidates for `pattern`, and every event not indexed yet. */
+/**
+ * The condition narrowing a search to the index's candidates for `pattern`, and every event not indexed yet. One IN
+ * over both sets, which PostgreSQL plans as a semi-join (hashed, or driven by the trigram index for a rare pattern).
+ * Two INs joined by OR planned the index's set as a plain subplan once it outgrew work_mem, scanned again for every
+ * event: a common word's count over 800,000 events ran for minutes (bench/RESULTS.md, session 12). UNION ALL: the two
+ * sets need no merging, and a duplicate changes nothing in an IN.
+ */
 export const searchCandidates = (pattern: string) =>
-  // Two hashed lookups per row, where a UNION of both made PostgreSQL build and dedupe one set first.
-  sql`(${ev.id} IN (SELECT id FROM ${SEARCH_TABLE} WHERE doc ILIKE ${pattern} ESCAPE '\\') OR ${ev.id} IN (SELECT id FROM ${SEARCH_QUEUE}))`
+  sql`${ev.id} IN (SELECT id FROM ${SEARCH_TABLE} WHERE doc ILIKE ${pattern} ESCAPE '\\' UNION ALL SELECT id FROM ${SEARCH_QUEUE})`
