@@ -4,9 +4,9 @@
 export class Metrics {
   private requests = new Map<string, { route: string; method: string; status: number; count: number; seconds: number }>()
   private signIns = new Map<string, { provider: string; outcome: string; count: number }>()
-  /** Full garbage collections the memory guard ran because RSS passed its soft limit. */
+  /** Full garbage collections the memory guard asked for because RSS passed its soft limit. */
   memoryCollections = 0
-  /** Seconds those collections took in all, and the longest one: each is a pause of everything the process serves. */
+  /** Seconds the serving thread spent asking for them in all, and the longest ask: the pause a request could meet. */
   memoryCollectionSeconds = 0
   memoryCollectionLongest = 0
 

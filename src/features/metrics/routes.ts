@@ -65,9 +65,9 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   x.family('saltdeck_search_index_pending_events', 'gauge', 'Activity events stored but not yet in the search index.', [[{}, await searchBacklog(deps)]])
   x.family('saltdeck_db_size_bytes', 'gauge', 'Size of the database (SQLite: the file and its WAL).', [[{}, await dbSizeBytes(deps.db)]])
   x.family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, process.memoryUsage.rss()]])
-  x.family('saltdeck_memory_collections_total', 'counter', 'Full garbage collections run because resident memory passed the soft limit.', [[{}, deps.metrics?.memoryCollections ?? 0]])
-  x.family('saltdeck_memory_collection_seconds_total', 'counter', 'Seconds those full collections took (each pauses the process).', [[{}, deps.metrics?.memoryCollectionSeconds ?? 0]])
-  x.family('saltdeck_memory_collection_longest_seconds', 'gauge', 'The longest of those full collections since start.', [[{}, deps.metrics?.memoryCollectionLongest ?? 0]])
+  x.family('saltdeck_memory_collections_total', 'counter', 'Full garbage collections asked for because resident memory passed the soft limit.', [[{}, deps.metrics?.memoryCollections ?? 0]])
+  x.family('saltdeck_memory_collection_seconds_total', 'counter', 'Seconds the serving thread spent asking for those collections (they run on the collector thread).', [[{}, deps.metrics?.memoryCollectionSeconds ?? 0]])
+  x.family('saltdeck_memory_collection_longest_seconds', 'gauge', 'The longest of those asks since start: the pause a request could meet.', [[{}, deps.metrics?.memoryCollectionLongest ?? 0]])
   return x.text()
 }
 
