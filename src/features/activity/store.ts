@@ -56,13 +56,17 @@ const HORIZON = sql`pg_snapshot_xmin(pg_current_snapshot())`
  * Where a kept total stands now, and how many events matching `conds` it does not count yet. SQLite: the newest id
  * (one writer, ids committed in order), none beyond it. PostgreSQL: the horizon as a number (xid8 values stay far
  * below 2^53), under which no event will appear any more, and the committed events at or past it (a few, but for a
- * long transaction's minutes), in one statement.
+ * long transaction's minutes).
  */
 export async function countedTop(q: Queryable, conds: SQL[]): Promise<{ top: number; beyond: number }> {
   if (q.engine === 'sqlite') return { top: await maxEventId(q), beyond: 0 }
-  const r = await q.row<{ h: string; n: number }>(sql`WITH h AS (SELECT ${HORIZON} AS x)
-    SELECT (SELECT x FROM h)::text AS h, (SELECT count(*) FROM ${ev}${whereOf([...conds, sql`${XID} >= (SELECT x FROM h)`])}) AS n`)
-  return { top: Number(r!.h), beyond: Number(r!.n) }
+  // The horizon first, then the count with it bound. In one statement the horizon was a subquery whose value the
+  // planner could not see: it took a third of the table to match and scanned all of it on every filtered list
+  // (bench/RESULTS.md, session 12); bound, the (xid, id) index finds the few events past it. Every event under the
+  // horizon is committed already, so a later snapshot for the count changes nothing the kept total holds.
+  const h = (await q.row<{ h: string }>(sql`SELECT ${HORIZON}::text AS h`))!.h
+  const r = await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${ev}${whereOf([...conds, sql`${XID} >= ${h}::xid8`])}`)
+  return { top: Number(h), beyond: Number(r!.n) }
 }
 
 /** The events a total kept at `top` counts: SQLite `id <= top` in a form no index is chosen for (unary plus); PostgreSQL those inserted under the horizon `top`. */
