@@ -1292,6 +1292,8 @@ describe.skipIf(noBrowser)('dashboard', () => {
       // web-01's runs all came through default: no Source column there.
       await page.goto(`${sys.url}/#/minions/web-01`)
       await page.getByRole('table', { name: 'Runs' }).getByRole('columnheader', { name: 'Function' }).waitFor()
+      // The hash route keeps the page: east-01's runs stay on screen until web-01's answer lands, then the column goes.
+      await page.getByRole('table', { name: 'Runs' }).getByRole('link', { name: 'east', exact: true }).waitFor({ state: 'detached', timeout: 10_000 })
       expect(await page.getByRole('table', { name: 'Runs' }).getByRole('columnheader', { name: 'Source' }).count()).toBe(0)
       await expectClean('salt sources')
     } finally {
