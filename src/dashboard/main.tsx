@@ -74,7 +74,9 @@ function Nav({ me, path, onLogout, zone, onZone }: { me: Me; path: string; onLog
 function Routed({ path, query }: { path: string; query: URLSearchParams }) {
   for (const p of pages) {
     const params = match(p.pattern, path)
-    if (params) return <p.component params={params} query={query} />
+    // Keyed by the path: another minion's (or job's, role's...) page starts from nothing instead of showing the previous
+    // one's answers until its own arrive. A query change (filters, paging) keeps the page and its answer meanwhile.
+    if (params) return <p.component key={path} params={params} query={query} />
   }
   return <Page title="Not found"><p>There is no page at this address. <a href="#/">Go to the overview.</a></p></Page>
 }

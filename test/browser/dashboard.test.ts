@@ -1292,7 +1292,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
       // web-01's runs all came through default: no Source column there.
       await page.goto(`${sys.url}/#/minions/web-01`)
       await page.getByRole('table', { name: 'Runs' }).getByRole('columnheader', { name: 'Function' }).waitFor()
-      // The hash route keeps the page: east-01's runs stay on screen until web-01's answer lands, then the column goes.
+      // The page starts over for another minion (keyed by its path): east-01's runs never show under web-01.
       await page.getByRole('table', { name: 'Runs' }).getByRole('link', { name: 'east', exact: true }).waitFor({ state: 'detached', timeout: 10_000 })
       expect(await page.getByRole('table', { name: 'Runs' }).getByRole('columnheader', { name: 'Source' }).count()).toBe(0)
       await expectClean('salt sources')
