@@ -42,16 +42,26 @@ function direct(client: SqliteClient): Queryable {
 }
 
 /**
- * Opens a transaction holding the write lock of the main database only. The lock is taken at the start (a reader
- * turning writer mid-way could fail with SQLITE_BUSY), but not by BEGIN IMMEDIATE: that takes the write lock of every
+ * How the engine opens a transaction: holding the write lock of the main database only. The lock is taken at the
+ * start (a reader turning writer mid-way could fail with SQLITE_BUSY), but not by BEGIN IMMEDIATE: that takes the write lock of every
  * attached database too, search.db among them, whose indexer thread holds it while it indexes or drops a range of
  * rows; the main thread then waited in BEGIN, every request with it (2.6 s at 50,000 minions, bench/RESULTS.md
  * session 12). A write that changes nothing on main takes main's lock alone. sqlite_sequence exists once a table
  * with AUTOINCREMENT does (the first migration makes one); before that, BEGIN IMMEDIATE (nothing is attached yet).
+ * Returns the function a transaction begins with.
  */
-function beginWriting(client: SqliteClient): void {
-  const lockMain = client.query("SELECT 1 AS x FROM main.sqlite_master WHERE name = 'sqlite_sequence'").get()
-  if (!lockMain) return void client.run('BEGIN IMMEDIATE')
+function mainWriteLock(client: SqliteClient): () => void {
+  // Looked up until it exists, then no more: no migration drops the AUTOINCREMENT tables, so it stays.
+  let lockable = false
+  return () => {
+    lockable ||= !!client.query("SELECT 1 AS x FROM main.sqlite_master WHERE name = 'sqlite_sequence'").get()
+    if (lockable) beginOnMain(client)
+    else client.run('BEGIN IMMEDIATE')
+  }
+}
+
+/** BEGIN, then a write on main that changes nothing: main's write lock, held until the transaction ends. */
+function beginOnMain(client: SqliteClient): void {
   client.run('BEGIN')
   try {
     client.run('DELETE FROM main.sqlite_sequence WHERE 0')
@@ -68,6 +78,7 @@ function beginWriting(client: SqliteClient): void {
  */
 export function sqliteEngine(client: SqliteClient): Engine {
   const inner = direct(client)
+  const beginWriting = mainWriteLock(client)
   let open: Promise<void> | null = null
   const after = <T>(run: () => Promise<T>): Promise<T> => (open ? open.then(() => after(run)) : run())
   return {
@@ -81,7 +92,7 @@ export function sqliteEngine(client: SqliteClient): Engine {
         let done!: () => void
         open = new Promise<void>((r) => (done = r))
         try {
-          beginWriting(client)
+          beginWriting()
           try {
             const out = await fn(inner)
             client.run('COMMIT')
