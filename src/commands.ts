@@ -192,7 +192,7 @@ export async function migrateToPostgres(config: Config, print: (s: string) => vo
     // at 2,000,000 events, bench/RESULTS.md session 12).
     const t1 = performance.now()
     let indexed = 0
-    for (let n = -1; n !== 0; indexed += n) n = Math.max(0, await indexActivity({ db: pg }, 50_000))
+    for (let n; (n = await indexActivity({ db: pg }, 50_000)) > 0; ) indexed += n
     print(`Indexed ${indexed} events for the activity search in ${((performance.now() - t1) / 1000).toFixed(1)} s.`)
     print(`Start saltdeck with SALTDECK_DATABASE_URL set and the same secret.key (in ${dir}, or SALTDECK_SECRET_KEY_FILE) so the stored secrets stay readable.`)
   } catch (e) {
