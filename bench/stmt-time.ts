@@ -10,28 +10,33 @@ import { loadConfig } from '../src/config'
 import { openDataDir } from '../src/server'
 import { createApp } from '../src/app'
 import { nullLogger } from './harness'
-const orig = Database.prototype.query
 const acc = new Map<string, { n: number; us: number }>()
 let on = false
 let last: () => unknown = () => {}
 const wrapped = new WeakSet<object>()
-Database.prototype.query = function (this: Database, t: string) {
-  const s = orig.call(this, t) as any
-  if (!wrapped.has(s)) {
-    wrapped.add(s)
-    for (const m of ['all', 'get', 'run', 'values']) {
-      const f = s[m]
-      s[m] = function (...a: unknown[]) {
-        if (!on) return f.apply(this, a)
-        const t0 = Bun.nanoseconds(); const r = f.apply(this, a); const d = (Bun.nanoseconds() - t0) / 1000
-        const k = m + ' ' + t.slice(0, Number(process.env.W ?? 140)); const e = acc.get(k) ?? { n: 0, us: 0 }; e.n++; e.us += d; acc.set(k, e)
-        last = () => f.apply(this, a)
-        return r
-      }
+/** Wraps a statement's run methods with a timer, keyed by method and text. */
+function timed(s: any, t: string) {
+  if (wrapped.has(s)) return s
+  wrapped.add(s)
+  for (const m of ['all', 'get', 'run', 'values']) {
+    const f = s[m]
+    s[m] = function (...a: unknown[]) {
+      if (!on) return f.apply(this, a)
+      const t0 = Bun.nanoseconds(); const r = f.apply(this, a); const d = (Bun.nanoseconds() - t0) / 1000
+      const k = m + ' ' + t.slice(0, Number(process.env.W ?? 140)); const e = acc.get(k) ?? { n: 0, us: 0 }; e.n++; e.us += d; acc.set(k, e)
+      last = () => f.apply(this, a)
+      return r
     }
   }
   return s
-} as never
+}
+// The engine prepares its statements (db/sqlite.ts); bun:sqlite's query() is what prepared.ts and older code use.
+for (const method of ['query', 'prepare'] as const) {
+  const orig = Database.prototype[method] as (...a: unknown[]) => unknown
+  Database.prototype[method] = function (this: Database, t: string, ...rest: unknown[]) {
+    return timed(orig.call(this, t, ...rest), t)
+  } as never
+}
 process.env.SALTDECK_ADMIN_PASSWORD = 'bench-admin-pw'
 const deps = await openDataDir(loadConfig(process.env, { dataDir: process.argv[2]!, host: '127.0.0.1' }), nullLogger())
 const app = createApp(deps)

@@ -25,6 +25,7 @@ import m22 from '../../drizzle/0022_magenta_smiling_tiger.sql' with { type: 'tex
 import m23 from '../../drizzle/0023_uneven_natasha_romanoff.sql' with { type: 'text' }
 import m24 from '../../drizzle/0024_perfect_microbe.sql' with { type: 'text' }
 import m25 from '../../drizzle/0025_friendly_switch.sql' with { type: 'text' }
+import m26 from '../../drizzle/0026_minion_sources_column.sql' with { type: 'text' }
 import pg0 from '../../drizzle-pg/0000_pg_trgm.sql' with { type: 'text' }
 import pg1 from '../../drizzle-pg/0001_init.sql' with { type: 'text' }
 import pg2 from '../../drizzle-pg/0002_engine_twins.sql' with { type: 'text' }
@@ -36,6 +37,7 @@ import pg7 from '../../drizzle-pg/0007_funny_spiral.sql' with { type: 'text' }
 import pg8 from '../../drizzle-pg/0008_activity_search_queue.sql' with { type: 'text' }
 import pg9 from '../../drizzle-pg/0009_inventory_fillfactor.sql' with { type: 'text' }
 import pg10 from '../../drizzle-pg/0010_outgoing_zeigeist.sql' with { type: 'text' }
+import pg11 from '../../drizzle-pg/0011_minion_sources_column.sql' with { type: 'text' }
 
 /** One embedded migration: tag, creation time, breakpoints flag and SQL text. */
 export interface Migration { tag: string; when: number; breakpoints: boolean; sql: string }
@@ -68,6 +70,7 @@ export const migrations: Migration[] = [
   { tag: "0023_uneven_natasha_romanoff", when: 1795734087732, breakpoints: true, sql: m23 },
   { tag: "0024_perfect_microbe", when: 1795742889902, breakpoints: true, sql: m24 },
   { tag: "0025_friendly_switch", when: 1795748356815, breakpoints: true, sql: m25 },
+  { tag: "0026_minion_sources_column", when: 1795768406946, breakpoints: true, sql: m26 },
 ]
 
 /** Every PostgreSQL migration (drizzle-pg/) in journal order. */
@@ -83,4 +86,5 @@ export const pgMigrations: Migration[] = [
   { tag: "0008_activity_search_queue", when: 1795745000000, breakpoints: true, sql: pg8 },
   { tag: "0009_inventory_fillfactor", when: 1795746000000, breakpoints: true, sql: pg9 },
   { tag: "0010_outgoing_zeigeist", when: 1795748357553, breakpoints: true, sql: pg10 },
+  { tag: "0011_minion_sources_column", when: 1795768407646, breakpoints: true, sql: pg11 },
 ]

@@ -1,40 +1,81 @@
 /**
- * Statement text rendered once per place in the code. drizzle renders a `sql` statement by walking its chunks on
- * every call (about 1 µs for a short one, 18 µs for a wide upsert), which on SQLite costs more than running it. A
- * statement written with db/sql.ts's tag carries its template; when its values are only parameters and table or
- * column objects, its text depends on nothing else, so the first rendering is kept by template and reused while the
- * same tables and columns sit in the same places. Anything else (nested fragments, lists, drizzle params) renders as
- * drizzle renders it, every time.
+ * Statement text rendered once per shape. drizzle renders a `sql` statement by walking its chunks on every call
+ * (about 1 µs for a short one, 18 µs for a wide upsert), which on SQLite costs more than running it. A statement
+ * written with db/sql.ts's tag carries its template, so its text depends only on what fills its places:
+ *
+ * - **flat**: every value a parameter, a table or a column. The first rendering is kept by template and reused while
+ *   the same tables and columns sit in the same places (one WeakMap lookup and a pass over the values).
+ * - **nested**: fragments inside (a filter's conditions, a list, a LIMIT). The statement's shape (each template's
+ *   identity, each fragment's, each list's length, each table's and column's) is written as a short key while its
+ *   parameters are gathered, and the text is kept by that key: a key is far shorter than the text it stands for.
+ *
+ * Anything else (drizzle's own params, identifiers of aliased tables, a statement not written with the tag) renders
+ * as drizzle renders it, every time. A kept rendering is trusted only when drizzle's parameters are exactly the
+ * values gathered, in order; otherwise that template or shape is never kept.
  */
-import { Column, is, Table, type SQL } from 'drizzle-orm'
+import { Column, is, Name, SQL, StringChunk, Table } from 'drizzle-orm'
 import { TEMPLATE, type MarkedSQL } from './sql'
 
 /** What a dialect renders: text and parameters. */
 type Render = (q: SQL) => { sql: string; params: unknown[] }
 
-/** A rendering kept for a template: its text, and per value either PARAM or the table/column it must be. */
-interface Kept {
+/**
+ * A rendering: text, parameters, and the kept entry it came from (the same object for every statement of that text,
+ * so an engine can hang its prepared statement on it instead of looking the text up).
+ */
+export interface Rendered {
+  sql: string
+  params: unknown[]
+  kept?: object
+}
+
+/** A flat template's kept rendering: its text, and per value either PARAM or the table/column it must be. */
+interface Flat {
   text: string
   slots: unknown[]
 }
 
+/** A nested shape's kept rendering. */
+interface Shape {
+  text: string
+}
+
 const PARAM = Symbol('param')
-/** A template whose values cannot be kept (a fragment, a list): rendered every time. */
+/** A template or shape that cannot be kept: rendered every time. */
 const NEVER = Symbol('never')
+/** A template whose values are not flat: its statements are kept by shape. */
+const NESTED = Symbol('nested')
+
+/** Shapes kept at most per renderer: lists of many lengths make many; past this, new ones render every time. */
+const MAX_SHAPES = 4096
 
 /** A value drizzle binds as one parameter as it is. */
 const plain = (v: unknown) => v === null || typeof v !== 'object' || v instanceof Uint8Array
 
-/** A renderer that keeps each template's text for `render`'s dialect. */
-export function keptRenderer(render: Render): Render {
-  const kept = new WeakMap<TemplateStringsArray, Kept | typeof NEVER>()
+/** A renderer that keeps each template's (or shape's) text for `render`'s dialect. */
+export function keptRenderer(render: Render): (q: SQL) => Rendered {
+  const flat = new WeakMap<TemplateStringsArray, Flat | typeof NESTED | typeof NEVER>()
+  const shapes = new Map<string, Shape | typeof NEVER>()
+  const byShape = (q: SQL): Rendered => {
+    const params: unknown[] = []
+    const key = shapeOf(q, params)
+    if (key === null) return render(q)
+    const s = shapes.get(key)
+    if (s === undefined) {
+      const out = render(q)
+      if (shapes.size < MAX_SHAPES) shapes.set(key, sameParams(params, out.params) ? { text: out.sql } : NEVER)
+      return out
+    }
+    return s === NEVER ? render(q) : { sql: s.text, params, kept: s }
+  }
   return (q: SQL) => {
     const strings = (q as MarkedSQL)[TEMPLATE]
-    if (!strings) return render(q)
-    const chunks = q.queryChunks
-    const k = kept.get(strings)
+    if (!strings) return byShape(q)
+    const k = flat.get(strings)
+    if (k === NESTED) return byShape(q)
     if (k === NEVER) return render(q)
-    if (k) {
+    const chunks = q.queryChunks
+    if (k && chunks.length === 2 * k.slots.length + 1) {
       const params: unknown[] = []
       let i = 0
       for (; i < k.slots.length; i++) {
@@ -42,16 +83,28 @@ export function keptRenderer(render: Render): Render {
         if (k.slots[i] === PARAM ? !plain(v) : v !== k.slots[i]) break
         if (k.slots[i] === PARAM) params.push(v)
       }
-      if (i === k.slots.length) return { sql: k.text, params }
+      if (i === k.slots.length) return { sql: k.text, params, kept: k }
+    }
+    if (k) return render(q)
+    // First time at this place: flat when it can be, else by shape from now on.
+    const kind = flatOf(chunks)
+    if (kind === NESTED) {
+      flat.set(strings, NESTED)
+      return byShape(q)
     }
     const out = render(q)
-    if (!k) kept.set(strings, keep(chunks, out))
+    flat.set(strings, sameParams(kind.params, out.params) ? { text: out.sql, slots: kind.slots } : NEVER)
     return out
   }
 }
 
-/** The kept form of a first rendering, or NEVER when its values are not only parameters, tables and columns. */
-function keep(chunks: unknown[], out: { sql: string; params: unknown[] }): Kept | typeof NEVER {
+/** Whether drizzle bound exactly these values, in order (else the kept text would not match them). */
+function sameParams(gathered: unknown[], bound: unknown[]): boolean {
+  return gathered.length === bound.length && gathered.every((p, i) => Object.is(p, bound[i]))
+}
+
+/** A template's values as flat slots with its parameters, or NESTED when one is anything but a parameter, table or column. */
+function flatOf(chunks: unknown[]): { slots: unknown[]; params: unknown[] } | typeof NESTED {
   const slots: unknown[] = []
   const params: unknown[] = []
   for (let i = 1; i < chunks.length; i += 2) {
@@ -60,9 +113,84 @@ function keep(chunks: unknown[], out: { sql: string; params: unknown[] }): Kept 
       slots.push(PARAM)
       params.push(v)
     } else if (is(v, Column) || is(v, Table)) slots.push(v)
-    else return NEVER
+    else return NESTED
   }
-  // The parameters drizzle bound must be exactly the plain values, in order; otherwise do not trust the shortcut.
-  if (params.length !== out.params.length || params.some((p, i) => !Object.is(p, out.params[i]))) return NEVER
-  return { text: out.sql, slots }
+  return { slots, params }
+}
+
+/** A number per template, for shape keys. */
+const ids = new WeakMap<object, number>()
+let nextId = 0
+const idOf = (o: object) => {
+  let id = ids.get(o)
+  if (id === undefined) ids.set(o, (id = nextId++))
+  return id
+}
+
+/** Tables and columns met in shapes, with their key part: drizzle's `is` walks a prototype chain, a lookup does not. */
+const entities = new WeakMap<object, string>()
+function entityPart(c: object): string | null {
+  const known = entities.get(c)
+  if (known !== undefined) return known
+  if (!is(c, Column) && !is(c, Table)) return null
+  const key = `c${nextId++}`
+  entities.set(c, key)
+  return key
+}
+
+/**
+ * The shape key of `q`, gathering its parameters in the order drizzle binds them; null when it holds a chunk a key
+ * cannot stand for. A marked template's text chunks are its identity; an unmarked statement's (sql.join's separators,
+ * sql.raw's text) are written into the key with their length, so no two different texts give one key.
+ */
+function shapeOf(q: SQL, params: unknown[]): string | null {
+  if ((q as unknown as { shouldInlineParams: boolean }).shouldInlineParams) return null
+  const chunks = q.queryChunks
+  const strings = (q as MarkedSQL)[TEMPLATE]
+  if (strings) {
+    // A template's chunks alternate text and value (db/sql.ts's tag); anything else was changed after it was made.
+    if (chunks.length !== 2 * strings.length - 1) return null
+    let key = `t${idOf(strings)}(`
+    for (let i = 1; i < chunks.length; i += 2) {
+      const s = part(chunks[i], params)
+      if (s === null) return null
+      key += s
+    }
+    return `${key})`
+  }
+  let key = 'u('
+  for (const c of chunks) {
+    const s = c instanceof StringChunk ? text(c) : part(c, params)
+    if (s === null) return null
+    key += s
+  }
+  return `${key})`
+}
+
+/** A text chunk written into a key: its length, then the text. */
+function text(c: StringChunk): string {
+  const t = c.value.join('')
+  return `s${t.length}:${t}`
+}
+
+/** One value's part of a shape key. */
+function part(c: unknown, params: unknown[]): string | null {
+  if (c === undefined) return 'n'
+  if (plain(c)) {
+    params.push(c)
+    return 'p'
+  }
+  if (c instanceof SQL) return shapeOf(c, params)
+  if (c instanceof StringChunk) return text(c)
+  if (Array.isArray(c)) {
+    let key = '['
+    for (const x of c) {
+      const s = part(x, params)
+      if (s === null) return null
+      key += s
+    }
+    return `${key}]`
+  }
+  if (c instanceof Name) return `i${c.value.length}:${c.value}`
+  return entityPart(c as object)
 }

@@ -1,9 +1,9 @@
 /** The SQLite engine: bun:sqlite underneath, statements cached by text, transactions on its one connection. */
-import type { Database as SqliteClient } from 'bun:sqlite'
+import type { Database as SqliteClient, Statement } from 'bun:sqlite'
 import type { SQL } from 'drizzle-orm'
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
 import type { Engine, Native, Queryable } from './engine'
-import { keptRenderer } from './render'
+import { keptRenderer, type Rendered } from './render'
 import { renderFast } from './render-walk'
 
 const dialect = new SQLiteSyncDialect()
@@ -15,28 +15,49 @@ const mark = () => '?'
  */
 export const renderSqlite = keptRenderer((q) => renderFast(q, mark) ?? dialect.sqlToQuery(q))
 
+/** Statements prepared per connection beyond which the cache starts again (each holds SQLite memory; a store's working set is far fewer). */
+const MAX_STATEMENTS = 512
+
+/**
+ * A connection's prepared statements: by kept rendering (render.ts: one lookup by object) or else by text. Not
+ * bun:sqlite's query(): its cache holds 20 statements, fewer than a request and an ingest batch use between them, so
+ * under load a request's statements were compiled again on every call; and its lookup hashes the whole text.
+ */
+function statements(client: SqliteClient) {
+  let cache = new Map<unknown, Statement>()
+  return (r: Rendered): Statement => {
+    const key = r.kept ?? r.sql
+    let s = cache.get(key)
+    if (s) return s
+    if (cache.size >= MAX_STATEMENTS) {
+      // Every use of a statement is synchronous (prepared, run, done), so none is in use while the cache is dropped.
+      for (const old of cache.values()) old.finalize()
+      cache = new Map()
+    }
+    s = client.prepare(r.sql)
+    cache.set(key, s)
+    return s
+  }
+}
+
 /** Runs statements on `client` directly (inside or outside a transaction; the caller decides which). */
 function direct(client: SqliteClient): Queryable {
   const native: Native = { engine: 'sqlite', client }
-  // bun:sqlite's query() caches the prepared statement by its text, so a store's statement is compiled once.
-  const stmt = (q: SQL) => {
-    const r = renderSqlite(q)
-    return { s: client.query(r.sql), p: r.params as never[] }
-  }
+  const prepared = statements(client)
   return {
     engine: 'sqlite',
     native,
     rows: <T>(q: SQL) => {
-      const { s, p } = stmt(q)
-      return Promise.resolve(s.all(...p) as T[])
+      const r = renderSqlite(q)
+      return Promise.resolve(prepared(r).all(...(r.params as never[])) as T[])
     },
     row: <T>(q: SQL) => {
-      const { s, p } = stmt(q)
-      return Promise.resolve((s.get(...p) ?? undefined) as T | undefined)
+      const r = renderSqlite(q)
+      return Promise.resolve((prepared(r).get(...(r.params as never[])) ?? undefined) as T | undefined)
     },
     exec: (q: SQL) => {
-      const { s, p } = stmt(q)
-      return Promise.resolve(s.run(...p).changes)
+      const r = renderSqlite(q)
+      return Promise.resolve(prepared(r).run(...(r.params as never[])).changes)
     },
   }
 }
@@ -84,9 +105,10 @@ export function sqliteEngine(client: SqliteClient): Engine {
   return {
     engine: 'sqlite',
     native: inner.native,
-    rows: (q) => after(() => inner.rows(q)),
-    row: (q) => after(() => inner.row(q)),
-    exec: (q) => after(() => inner.exec(q)),
+    // Straight to the connection when no transaction is open (no closure to make: these are every request's calls).
+    rows: (q) => (open ? after(() => inner.rows(q)) : inner.rows(q)),
+    row: (q) => (open ? after(() => inner.row(q)) : inner.row(q)),
+    exec: (q) => (open ? after(() => inner.exec(q)) : inner.exec(q)),
     tx: <T>(fn: (tx: Queryable) => Promise<T>) =>
       after(async () => {
         let done!: () => void

@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { openPostgres, type Db } from '../../src/db/client'
-import { migrate } from '../../src/db/migrate'
+import { migrate, migratePostgres } from '../../src/db/migrate'
 import { pgMigrations } from '../../src/db/migrations.gen'
 import { readdirSync } from 'node:fs'
 import { sharedCluster } from '../helpers/pg-cluster'
@@ -115,4 +115,21 @@ test("a run whose sls list is long stores (PostgreSQL keys SQLite's covering run
   expect(await db.exec(sql`INSERT INTO runs (id, minion_id, jid, fun, completed_at, pass_count, fail_count, change_count, total_count, duration_ms, blocked, status, sls)
     VALUES ('r1', 'web-01', '20261126120000000001', 'state.apply', 1, 0, 0, 0, 0, 0, 0, 'healthy', ${sls})`)).toBe(1)
   await db.close()
+})
+
+test("0011 fills each minion's sources from its sightings, in name order (none: null)", async () => {
+  const db = await emptyDb()
+  try {
+    const client = db.native.client as never
+    const at = pgMigrations.findIndex((m) => m.tag === '0011_minion_sources_column')
+    await migratePostgres(client, pgMigrations.slice(0, at))
+    await db.exec(sql`INSERT INTO minions (id, updated_at) VALUES ('both', 1), ('one', 1), ('none', 1)`)
+    await db.exec(sql`INSERT INTO minion_sources (minion_id, source, first_seen_at, last_seen_at) VALUES ('both', 'west', 1, 1), ('both', 'default', 1, 1), ('one', 'default', 1, 1)`)
+    await migratePostgres(client, pgMigrations.slice(at))
+    expect(await db.rows(sql`SELECT id, sources FROM minions ORDER BY id`)).toEqual([
+      { id: 'both', sources: 'default,west' }, { id: 'none', sources: null }, { id: 'one', sources: 'default' },
+    ])
+  } finally {
+    await db.close()
+  }
 })

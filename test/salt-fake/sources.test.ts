@@ -334,6 +334,8 @@ describe('salt sources at runtime', () => {
       await call(t.w, 'DELETE', '/api/admin/salt-sources/east')
       await t.registry.changed('east')
       expect((await call(t.w, 'GET', '/api/minions/shared-01')).body.sources).toEqual(['default'])
+      // The list says the same (it reads each minion's kept list of sources): east-01 is now seen through none.
+      expect((await call(t.w, 'GET', '/api/minions')).body.minions.map((m: any) => [m.id, m.sources])).toEqual([['east-01', []], ['shared-01', ['default']], ['web-01', ['default']]])
       await tick(t.w.rt, 'keys')
       expect((await call(t.w, 'GET', '/api/minions')).body.minions.map((m: any) => [m.id, m.key_state])).toEqual([['east-01', null], ['shared-01', 'accepted'], ['web-01', 'accepted']])
     } finally {

@@ -68,3 +68,46 @@ test('a LIMIT is written into the text (SQLite re-plans a bound one on every run
   expect(page(50, 0).sql).toEndWith('LIMIT 50 OFFSET ?')
   for (const bad of [-1, 1.5, Number.NaN, 2 ** 60]) expect(() => limitOf(bad)).toThrow('LIMIT must be a non-negative integer')
 })
+
+test('a statement with fragments inside renders once per shape: same fragments and list lengths reuse the text', () => {
+  const { r, renders } = counting()
+  const where = (conds: ReturnType<typeof sql>[]) => sql` WHERE ${sql.join(conds, sql` AND `)}`
+  const page = (conds: ReturnType<typeof sql>[], limit: number) =>
+    r(sql`SELECT ${minions.id} FROM ${minions}${where(conds)} ORDER BY ${minions.id} LIMIT ${limitOf(limit)} OFFSET ${0}`)
+  const os = (v: string) => sql`${minions.os} = ${v}`
+  const inIds = (ids: string[]) => sql`${minions.id} IN ${ids}`
+  const a = page([os('Debian'), inIds(['a', 'b'])], 20)
+  expect(a).toEqual({ sql: 'SELECT "minions"."id" FROM "minions" WHERE "minions"."os" = ? AND "minions"."id" IN (?, ?) ORDER BY "minions"."id" LIMIT 20 OFFSET ?', params: ['Debian', 'a', 'b', 0] })
+  const n = renders()
+  // The same shape with other values: the kept text, these values.
+  expect(page([os('Alma'), inIds(['c', 'd'])], 20)).toEqual({ ...a, params: ['Alma', 'c', 'd', 0] })
+  expect(renders()).toBe(n)
+  // Another list length, another LIMIT, another order of the conditions, another column: each its own text.
+  expect(page([os('Alma'), inIds(['c'])], 20).sql).toContain('IN (?) ORDER')
+  expect(page([os('Alma'), inIds(['c'])], 50).sql).toEndWith('LIMIT 50 OFFSET ?')
+  expect(page([inIds(['c']), os('Alma')], 50)).toEqual({
+    sql: 'SELECT "minions"."id" FROM "minions" WHERE "minions"."id" IN (?) AND "minions"."os" = ? ORDER BY "minions"."id" LIMIT 50 OFFSET ?', params: ['c', 'Alma', 0],
+  })
+  expect(r(sql`SELECT 1 FROM ${minions}${where([sql`${minions.osrelease} = ${'12'}`])}`).sql).toBe('SELECT 1 FROM "minions" WHERE "minions"."osrelease" = ?')
+  expect(r(sql`SELECT 1 FROM ${minions}${where([sql`${minions.os} = ${'12'}`])}`).sql).toBe('SELECT 1 FROM "minions" WHERE "minions"."os" = ?')
+  // Separators and raw text are part of the shape: OR is not AND.
+  expect(r(sql`SELECT 1 FROM ${minions} WHERE ${sql.join([os('x'), os('y')], sql` OR `)}`).sql).toBe('SELECT 1 FROM "minions" WHERE "minions"."os" = ? OR "minions"."os" = ?')
+  expect(r(sql`SELECT 1 FROM ${minions} WHERE ${sql.join([os('x'), os('y')], sql.raw(' AND '))}`).sql).toBe('SELECT 1 FROM "minions" WHERE "minions"."os" = ? AND "minions"."os" = ?')
+})
+
+test('a kept rendering is handed out with the same entry each time (an engine hangs its prepared statement on it)', () => {
+  const kept = keptRenderer(renderSqlite)
+  const flat = (id: string) => kept(sql`SELECT 1 FROM ${minions} WHERE ${minions.id} = ${id}`)
+  flat('a')
+  expect(flat('b').kept).toBeDefined()
+  expect(flat('c').kept).toBe(flat('d').kept!)
+  const nested = (ids: string[]) => kept(sql`SELECT 1 FROM ${minions} WHERE ${minions.id} IN ${ids}`)
+  nested(['a'])
+  expect(nested(['b']).kept).toBe(nested(['c']).kept!)
+  expect(nested(['b', 'c']).kept).not.toBe(nested(['c']).kept)
+  // drizzle's own params are rendered every time, never kept.
+  const own = (v: string) => kept(sql`SELECT 1 FROM ${minions} WHERE ${minions.id} = ${drizzleSql.param(v)}`)
+  own('a')
+  expect(sp(own('b'))).toEqual({ sql: 'SELECT 1 FROM "minions" WHERE "minions"."id" = ?', params: ['b'] })
+  expect(own('b').kept).toBeUndefined()
+})

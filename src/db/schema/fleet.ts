@@ -23,6 +23,11 @@ export const minions = sqliteTable('minions', {
   /** Stored runs of this minion, kept by recordRun so the run list's total needs no count. */
   runCount: integer('run_count').notNull().default(0),
   updatedAt: integer('updated_at').notNull(),
+  /**
+   * The salt sources it has been seen through, their names in name order joined by commas (null: none yet). Kept from
+   * minion_sources by minions/sources-store.ts, so a page of minions reads it with the row instead of one lookup each.
+   */
+  sources: text('sources'),
 }, (t) => [index('minions_key_state').on(t.keyState, t.id), index('minions_key_last_status').on(t.keyState, t.lastRunStatus)])
 
 /**

@@ -7,6 +7,7 @@ import { holds, type Grant } from '../roles/service'
 import { searchPending, syncSearchIndex } from './search-index-sqlite'
 import { searchPendingPostgres, syncSearchIndexPostgres } from './search-index-postgres'
 import { forgetTotals, keptTotal } from './totals'
+import { DEFAULT_SOURCE, sourceName } from '../salt-sources/schema'
 import {
   countedIn, countedTop, countEvents, cursorAt, deleteEventsBefore, eventsAfterCursor, eventsInRuns, eventsPage, eventWhere, insertEvents, maxEventId,
   newestOfCategory, seenBetween, seenBy, startBetween, tsAtDepth, tsBetween, tsFrom, type EventRow, type StreamCursor, type Where, type WhereFilter,
@@ -46,7 +47,7 @@ export function eventOut(r: EventRow): EventOut {
   return {
     id: r.id, ts: iso(r.ts), category: r.category, event_type: r.event_type, minion_id: r.minion_id, jid: r.jid, fun: r.fun,
     success: bool(r.success), changed: bool(r.changed), initiator: r.initiator, target: r.target, duration_ms: r.duration_ms, summary: r.summary,
-    source: r.source,
+    source: sourceName(r.source),
   }
 }
 
@@ -69,7 +70,7 @@ export async function recordEvents(deps: AppDeps, events: EventInput[], tx?: Que
     return {
       ts: e.ts, category: e.category, event_type: e.event_type, minion_id: e.minion_id ?? null, jid: e.jid ?? null, fun: e.fun ?? null, success: b(e.success),
       changed: b(e.changed), initiator: e.initiator ?? null, target: e.target ?? null, duration_ms: e.duration_ms == null ? null : Math.round(e.duration_ms), summary: e.summary,
-      source: e.source ?? 'default',
+      source: e.source ?? DEFAULT_SOURCE,
     }
   })
   const ids = tx ? await insertEvents(tx, rows, perCategory) : await deps.db.tx((t) => insertEvents(t, rows, perCategory))

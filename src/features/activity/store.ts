@@ -12,13 +12,17 @@ import { containsPattern } from '../../lib/sql'
 import { insertEventsSqlite, type EventValues } from './events-sqlite'
 import { insertEventsPostgres } from './events-postgres'
 import { searchCandidates, SEARCH_QUEUE, SEARCH_TABLE } from './search-index-postgres'
+import { sourceColumn } from '../salt-sources/store'
 
-/** A row of activity_events as the list and the stream read it. */
-export type EventRow = Row<typeof ev>
+/**
+ * A row of activity_events as the list and the stream read it: `source` null for the default source (salt-sources/store.ts sourceColumn).
+ */
+export type EventRow = Omit<Row<typeof ev>, 'source'> & { source: string | null }
 
 export type { EventValues }
 
-const COLS = sql`${ev.id}, ${ev.ts}, ${ev.category}, ${ev.eventType}, ${ev.minionId}, ${ev.jid}, ${ev.fun}, ${ev.success}, ${ev.changed}, ${ev.initiator}, ${ev.target}, ${ev.durationMs}, ${ev.summary}, ${ev.source}`
+/** The columns a list reads (the source null for the default: salt-sources/store.ts sourceColumn). */
+const COLS = sql`${ev.id}, ${ev.ts}, ${ev.category}, ${ev.eventType}, ${ev.minionId}, ${ev.jid}, ${ev.fun}, ${ev.success}, ${ev.changed}, ${ev.initiator}, ${ev.target}, ${ev.durationMs}, ${ev.summary}, ${sourceColumn(ev.source)}`
 
 /**
  * Inserts events in order and adds them to their categories' counters; returns their ids. SQLite: one prepared

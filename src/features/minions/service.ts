@@ -73,11 +73,13 @@ function presenceKnown(deps: AppDeps): (sources: string[]) => boolean {
   return (sources) => (sources.length ? sources : [DEFAULT_SOURCE]).some((n) => known.get(n) ?? true)
 }
 
-function minionOut(r: MinionRow, known: boolean) {
+/** A minion as the API shows it, with the salt sources it is seen through. */
+function minionOut(r: MinionRow, known: boolean, sources: string[]) {
   return {
     id: r.id, key_state: r.key_state, online: r.online === 1, presence: known ? (r.online === 1 ? 'online' : 'offline') : 'unknown',
     last_seen: isoOrNull(r.last_seen), os: r.os, osrelease: r.osrelease, ip: r.ip,
     salt_version: r.salt_version, last_run: r.last_run_status ? { status: r.last_run_status, completed_at: isoOrNull(r.last_run_completed_at) } : null,
+    sources,
   }
 }
 
@@ -89,11 +91,17 @@ export async function listMinions(deps: AppDeps, q: { q?: string; status?: Minio
   if (q.source !== undefined) where.push(seenThroughSql(q.source))
   const { total, rows } = await minionPage(deps.db, where, q.limit, q.offset)
   const known = presenceKnown(deps)
+  // Most rows of a page have the same sources (`default` alone): each list is decided once per page.
+  const lists = new Map<string | null, { sources: string[]; known: boolean }>()
   return {
     total,
     minions: rows.map((r) => {
-      const sources = sourceNames(r.sources)
-      return { ...minionOut(r, known(sources)), sources }
+      let l = lists.get(r.sources)
+      if (!l) {
+        const sources = sourceNames(r.sources)
+        lists.set(r.sources, (l = { sources, known: known(sources) }))
+      }
+      return minionOut(r, l.known, l.sources)
     }),
   }
 }
@@ -105,7 +113,8 @@ export function minionSourcesOf(deps: AppDeps, ids: string[]) {
 
 /** A salt source was removed: its minions are no longer seen through it (their jobs, runs and events keep its name). */
 export async function forgetMinionSource(deps: AppDeps, source: string) {
-  await forgetSource(deps.db, source)
+  // One transaction: the sightings and the minions' lists of them change together.
+  await deps.db.tx((tx) => forgetSource(tx, source))
 }
 
 /**
@@ -121,7 +130,7 @@ export async function minionDetail(deps: AppDeps, id: string) {
   const r = await minionRow(deps.db, id)
   if (!r) throw new NotFound('Minion')
   const sources = (await sourcesOf(deps.db, [id])).get(id) ?? []
-  return { ...minionOut(r, presenceKnown(deps)(sources)), sources, key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
+  return { ...minionOut(r, presenceKnown(deps)(sources), sources), key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
 }
 
 /** Accepted minions per Salt version (from their grains; null when grains have not arrived), most first. */

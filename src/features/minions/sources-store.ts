@@ -3,24 +3,45 @@ import type { SQL } from 'drizzle-orm'
 import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { minions as m, minionSources as ms } from '../../db/schema'
+import { DEFAULT_SOURCE } from '../salt-sources/schema'
 
 /** Rows per INSERT: well under either engine's limit of bound parameters. */
 const CHUNK = 500
 /** last_seen_at moves at most this often: every ingest batch names its minions, and a row rewritten per batch is waste. */
 const SEEN_RESOLUTION_MS = 3_600_000
 
-/** Notes that these minions were seen through `source` at `now` (first time: both times; again: the last, to the hour). */
+/**
+ * Notes that these minions were seen through `source` at `now` (first time: both times; again: the last, to the hour).
+ * A first sighting also rewrites the minion's `sources` (the names its list row carries).
+ */
 export async function noteSeenThrough(q: Queryable, ids: string[], source: string, now: number) {
   for (let i = 0; i < ids.length; i += CHUNK) {
     const values = ids.slice(i, i + CHUNK).map((id) => sql`(${id}, ${source}, ${now}, ${now})`)
-    await q.exec(sql`INSERT INTO ${ms} (minion_id, source, first_seen_at, last_seen_at) VALUES ${sql.join(values, sql`, `)}
+    // Rows come back only when written: new ones, and those whose last sighting moved (once an hour); a new one's first
+    // sighting is now. (An older one first seen at this same millisecond rewrites its list to what it already is.)
+    const written = await q.rows<{ minion_id: string; first_seen_at: number }>(sql`INSERT INTO ${ms} (minion_id, source, first_seen_at, last_seen_at)
+      VALUES ${sql.join(values, sql`, `)}
       ON CONFLICT (minion_id, source) DO UPDATE SET last_seen_at = excluded.last_seen_at
-      WHERE ${ms.lastSeenAt} < excluded.last_seen_at - ${SEEN_RESOLUTION_MS}`)
+      WHERE ${ms.lastSeenAt} < excluded.last_seen_at - ${SEEN_RESOLUTION_MS}
+      RETURNING ${ms.minionId}, ${ms.firstSeenAt}`)
+    const added = written.filter((r) => r.first_seen_at === now).map((r) => r.minion_id)
+    if (added.length) await q.exec(sql`UPDATE ${m} SET sources = ${namesOf(sql`1 = 1`)} WHERE ${m.id} IN ${added}`)
   }
 }
 
-/** Forgets every minion's sighting through a removed source: the remaining sources' lists speak for those minions again. */
-export const forgetSource = (q: Queryable, source: string) => q.exec(sql`DELETE FROM ${ms} WHERE ${ms.source} = ${source}`)
+/** A minion's source names in name order joined by commas, from its sightings that meet `cond` (a subquery of `minions`). */
+const namesOf = (cond: SQL): SQL =>
+  sql`(SELECT string_agg(${ms.source}, ',' ORDER BY ${ms.source}) FROM ${ms} WHERE ${ms.minionId} = ${m.id} AND ${cond})`
+
+/**
+ * Forgets every minion's sighting through a removed source: the remaining sources' lists speak for those minions
+ * again. Their `sources` lose it first.
+ */
+export async function forgetSource(q: Queryable, source: string) {
+  await q.exec(sql`UPDATE ${m} SET sources = ${namesOf(sql`${ms.source} <> ${source}`)}
+    WHERE ${m.id} IN (SELECT ${ms.minionId} FROM ${ms} WHERE ${ms.source} = ${source})`)
+  await q.exec(sql`DELETE FROM ${ms} WHERE ${ms.source} = ${source}`)
+}
 
 /** The sources of each of these minions, each list by name. */
 export async function sourcesOf(q: Queryable, ids: string[]): Promise<Map<string, string[]>> {
@@ -43,15 +64,15 @@ function byMinion(rows: Sighting[]): Map<string, string[]> {
 }
 
 /**
- * A page query's column `sources`: the minion's source names joined by commas (names are `[a-z0-9-]`, so a comma
- * cannot be part of one), in no set order (sourceNames sorts them: an ORDER BY inside the aggregate costs a sorter per
- * row). One correlated seek per listed row, where a second statement binding the page's ids cost the minion list a
- * quarter of its time. string_agg is the same text on both engines (SQLite has it since 3.44).
+ * A page query's column `sources`, read so the common case costs nothing: null when the minion was seen through
+ * `default` alone (SQLite hands every text value over as a new string, and the same 'default' on every row of a
+ * one-master fleet was most of what the column cost), '' when through none yet, else the stored names.
  */
-export const sourcesColumn: SQL = sql`(SELECT string_agg(${ms.source}, ',') FROM ${ms} WHERE ${ms.minionId} = ${m.id}) AS sources`
+export const sourcesColumn: SQL =
+  sql`CASE WHEN ${m.sources} IS NULL THEN '' WHEN ${m.sources} = ${sql.raw(`'${DEFAULT_SOURCE}'`)} THEN NULL ELSE ${m.sources} END AS sources`
 
 /** The names of a `sourcesColumn` value, by name. */
-export const sourceNames = (joined: string | null): string[] => (joined ? joined.split(',').sort() : [])
+export const sourceNames = (read: string | null): string[] => (read === null ? [DEFAULT_SOURCE] : read ? read.split(',') : [])
 
 /** Every minion's sources, each list by name (the key lists carry them whole: one read of a small table). */
 export async function allSightings(q: Queryable): Promise<Map<string, string[]>> {

@@ -8,6 +8,7 @@ import { isTestRun, runDetail, slsOf } from '../../salt/states'
 import { NotFound } from '../../lib/errors'
 import { ensureMinionIn } from '../minions/service'
 import { readDetail, storeDetail } from './detail'
+import { sourceName } from '../salt-sources/schema'
 import { dayOf, moveInTrend, recordFailures, statusBefore } from './health'
 import { countRunOf, countRuns, insertRun, lastRealRunId, runBefore, runByJid, runPage, setLastRun, type MinionRunRow, type RunRow } from './store'
 
@@ -85,7 +86,7 @@ export async function recordRun(deps: AppDeps, raw: RawRun, tx?: Queryable): Pro
 const runOut = (r: RunRow) => ({
   id: r.id, jid: r.jid, fun: r.fun, completed_at: iso(r.completed_at), pass_count: r.pass_count, fail_count: r.fail_count,
   change_count: r.change_count, total_count: r.total_count, duration_ms: r.duration_ms, blocked: r.blocked === 1, status: r.status as RunStatus,
-  test: r.test === 1, sls: JSON.parse(r.sls) as string[], source: r.source,
+  test: r.test === 1, sls: JSON.parse(r.sls) as string[], source: sourceName(r.source),
 })
 
 /** One minion's runs, newest first (completed_at, then jid), with the total for the filters (status, dry or real, salt source). */

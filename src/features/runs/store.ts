@@ -7,13 +7,17 @@ import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { minions, runs } from '../../db/schema'
+import { sourceColumn } from '../salt-sources/store'
 
 /** A run as the list and the detail read it. */
-export type RunRow = Pick<Row<typeof runs>, 'id' | 'jid' | 'fun' | 'completed_at' | 'pass_count' | 'fail_count' | 'change_count' | 'total_count' | 'duration_ms' | 'blocked' | 'status' | 'test' | 'sls' | 'source'>
+export type RunRow = Pick<Row<typeof runs>, 'id' | 'jid' | 'fun' | 'completed_at' | 'pass_count' | 'fail_count' | 'change_count' | 'total_count' | 'duration_ms' | 'blocked' | 'status' | 'test' | 'sls'> & {
+  /** Null for the default source (salt-sources/store.ts sourceColumn). */
+  source: string | null
+}
 /** A run with its minion. */
 export type MinionRunRow = RunRow & Pick<Row<typeof runs>, 'minion_id'>
 
-const LIST = sql`${runs.id}, ${runs.jid}, ${runs.fun}, ${runs.completedAt}, ${runs.passCount}, ${runs.failCount}, ${runs.changeCount}, ${runs.totalCount}, ${runs.durationMs}, ${runs.blocked}, ${runs.status}, ${runs.test}, ${runs.sls}, ${runs.source}`
+const LIST = sql`${runs.id}, ${runs.jid}, ${runs.fun}, ${runs.completedAt}, ${runs.passCount}, ${runs.failCount}, ${runs.changeCount}, ${runs.totalCount}, ${runs.durationMs}, ${runs.blocked}, ${runs.status}, ${runs.test}, ${runs.sls}, ${sourceColumn(runs.source)}`
 
 /** Inserts a run unless the minion already has one of this jid; whether it was stored. */
 export async function insertRun(q: Queryable, r: Row<typeof runs>): Promise<boolean> {

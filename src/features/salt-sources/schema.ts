@@ -5,6 +5,9 @@ import { SettingsOut } from '../settings/schema'
 /** The source the interface's salt settings section is: it cannot be created, deleted or renamed. */
 export const DEFAULT_SOURCE = 'default'
 
+/** A source read by a store's `sourceColumn` (null: the default source), named. */
+export const sourceName = (read: string | null): string => read ?? DEFAULT_SOURCE
+
 /** A source's name: 1..64 of `[a-z0-9-]`. */
 export const SourceName = T.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9-]+$' })
 

@@ -1,11 +1,21 @@
 /** SQL of the salt sources beyond `default`: one JSON document per source, as the settings' salt section stores its own. */
+import type { AnyColumn, SQL } from 'drizzle-orm'
 import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import type { Row } from '../../db/row'
 import { saltSources } from '../../db/schema'
+import { DEFAULT_SOURCE } from './schema'
 
 /** A stored source. */
 export type SaltSourceRow = Row<typeof saltSources>
+
+/**
+ * A list's read of a row's `source` column `col`, as `source`: null when it is the default source (the service names
+ * it again with `sourceName`). SQLite hands every text value to the program as a new string, and `'default'` on every
+ * row of a one-master install cost a page of 200 events 14% more than the page without the column (bench/RESULTS.md,
+ * session 13); a null costs nothing.
+ */
+export const sourceColumn = (col: AnyColumn): SQL => sql`NULLIF(${col}, ${sql.raw(`'${DEFAULT_SOURCE}'`)}) AS source`
 
 /** Every stored source, by name. */
 export const allSourceRows = (q: Queryable) => q.rows<SaltSourceRow>(sql`SELECT * FROM ${saltSources} ORDER BY ${saltSources.name}`)
