@@ -75,13 +75,18 @@ const asked = process.argv.slice(8)
 const paths = asked.length ? asked : [
   '/api/inventory/packages', '/api/inventory/packages?q=lib', '/api/activity', '/api/activity?search=web',
   '/api/activity?hide_routine=true', '/api/activity?event_type=minion.offline', '/api/activity?categories=key,minion',
-  '/api/minions', `/api/minions/${encodeURIComponent(minion)}/runs`, '/healthz', '/api/auth/me',
+  '/api/minions', `/api/minions/${encodeURIComponent(minion)}/runs`, '/api/minions/<minion>/runs', '/healthz', '/api/auth/me',
 ]
+
+/** Minion ids of the fleet, for paths with `<minion>` (each request another minion, as bench/runs.lua does). */
+const ids = (await Bun.file(join(afterData, 'minion-ids.txt')).text().catch(() => '')).split('\n').filter(Boolean)
+let next = 0
+const pathOf = (path: string) => (path.includes('<minion>') ? path.replace('<minion>', encodeURIComponent(ids[(next = (next * 7919 + 104729) % ids.length)]!)) : path)
 
 /** µs per request over one slice. */
 async function slice(get: (p: string) => Promise<string>, path: string) {
   const t0 = Bun.nanoseconds()
-  for (let i = 0; i < perSlice; i++) await get(path)
+  for (let i = 0; i < perSlice; i++) await get(pathOf(path))
   return (Bun.nanoseconds() - t0) / perSlice / 1000
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!

@@ -48,6 +48,11 @@ const NESTED = Symbol('nested')
 
 /** Shapes kept at most per renderer: lists of many lengths make many; past this, new ones render every time. */
 const MAX_SHAPES = 4096
+/**
+ * Parameters a kept shape holds at most. A multi-row write of hundreds of rows has a shape per row count and a text of
+ * tens of kilobytes each; it renders every time, as before shapes were kept (its rendering is small beside its rows).
+ */
+const MAX_SHAPE_PARAMS = 256
 
 /** A value drizzle binds as one parameter as it is. */
 const plain = (v: unknown) => v === null || typeof v !== 'object' || v instanceof Uint8Array
@@ -144,6 +149,20 @@ function entityPart(c: object): string | null {
  * sql.raw's text) are written into the key with their length, so no two different texts give one key.
  */
 function shapeOf(q: SQL, params: unknown[]): string | null {
+  const known = constant.get(q)
+  if (known !== undefined) return known
+  const before = params.length
+  const key = walkShape(q, params)
+  // A fragment without parameters (a store's column list, a LIMIT) is the same object call after call: its key is kept.
+  if (key !== null && params.length === before) constant.set(q, key)
+  return key
+}
+
+/** Keys of fragments that hold no parameters, by object. */
+const constant = new WeakMap<SQL, string>()
+
+/** shapeOf's walk over one statement's chunks. */
+function walkShape(q: SQL, params: unknown[]): string | null {
   if ((q as unknown as { shouldInlineParams: boolean }).shouldInlineParams) return null
   const chunks = q.queryChunks
   const strings = (q as MarkedSQL)[TEMPLATE]
@@ -177,6 +196,7 @@ function text(c: StringChunk): string {
 function part(c: unknown, params: unknown[]): string | null {
   if (c === undefined) return 'n'
   if (plain(c)) {
+    if (params.length >= MAX_SHAPE_PARAMS) return null
     params.push(c)
     return 'p'
   }

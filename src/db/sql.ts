@@ -70,6 +70,14 @@ export const sql: typeof drizzleSql = Object.assign(tag, {
  * stays a parameter (it costs nothing bound, and its values are many).
  */
 export function limitOf(n: number): SQL {
+  let q = limits.get(n)
+  if (q) return q
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`LIMIT must be a non-negative integer, not ${n}`)
-  return drizzleSql.raw(String(n))
+  q = drizzleSql.raw(String(n))
+  // One object per count, so a statement's shape key finds it kept (render.ts); counts are few, but bound the map.
+  if (limits.size < 1024) limits.set(n, q)
+  return q
 }
+
+/** LIMIT fragments by count. */
+const limits = new Map<number, SQL>()

@@ -17,18 +17,32 @@ export const renderSqlite = keptRenderer((q) => renderFast(q, mark) ?? dialect.s
 
 /** Statements prepared per connection beyond which the cache starts again (each holds SQLite memory; a store's working set is far fewer). */
 const MAX_STATEMENTS = 512
+/**
+ * Statements longer than this are prepared for one run and freed: a multi-row write of hundreds of rows compiles to a
+ * program of hundreds of kilobytes, and its row counts vary, so keeping them would hold memory for little.
+ */
+const MAX_KEPT_TEXT = 8192
 
 /**
- * A connection's prepared statements: by kept rendering (render.ts: one lookup by object) or else by text. Not
- * bun:sqlite's query(): its cache holds 20 statements, fewer than a request and an ingest batch use between them, so
- * under load a request's statements were compiled again on every call; and its lookup hashes the whole text.
+ * Runs a rendered statement on a connection with a prepared statement: kept by kept rendering (render.ts: one lookup
+ * by object) or else by text. Not bun:sqlite's query(): its cache holds 20 statements, fewer than a request and an
+ * ingest batch use between them, so under load a request's statements were compiled again on every call; and its
+ * lookup hashes the whole text.
  */
 function statements(client: SqliteClient) {
   let cache = new Map<unknown, Statement>()
-  return (r: Rendered): Statement => {
+  return <T>(r: Rendered, use: (s: Statement) => T): T => {
     const key = r.kept ?? r.sql
     let s = cache.get(key)
-    if (s) return s
+    if (s) return use(s)
+    if (r.sql.length > MAX_KEPT_TEXT) {
+      const once = client.prepare(r.sql)
+      try {
+        return use(once)
+      } finally {
+        once.finalize()
+      }
+    }
     if (cache.size >= MAX_STATEMENTS) {
       // Every use of a statement is synchronous (prepared, run, done), so none is in use while the cache is dropped.
       for (const old of cache.values()) old.finalize()
@@ -36,28 +50,28 @@ function statements(client: SqliteClient) {
     }
     s = client.prepare(r.sql)
     cache.set(key, s)
-    return s
+    return use(s)
   }
 }
 
 /** Runs statements on `client` directly (inside or outside a transaction; the caller decides which). */
 function direct(client: SqliteClient): Queryable {
   const native: Native = { engine: 'sqlite', client }
-  const prepared = statements(client)
+  const run = statements(client)
   return {
     engine: 'sqlite',
     native,
     rows: <T>(q: SQL) => {
       const r = renderSqlite(q)
-      return Promise.resolve(prepared(r).all(...(r.params as never[])) as T[])
+      return Promise.resolve(run(r, (s) => s.all(...(r.params as never[])) as T[]))
     },
     row: <T>(q: SQL) => {
       const r = renderSqlite(q)
-      return Promise.resolve((prepared(r).get(...(r.params as never[])) ?? undefined) as T | undefined)
+      return Promise.resolve(run(r, (s) => (s.get(...(r.params as never[])) ?? undefined) as T | undefined))
     },
     exec: (q: SQL) => {
       const r = renderSqlite(q)
-      return Promise.resolve(prepared(r).run(...(r.params as never[])).changes)
+      return Promise.resolve(run(r, (s) => s.run(...(r.params as never[])).changes))
     },
   }
 }

@@ -31,6 +31,19 @@ for (const engine of engines) {
       expect(await db.exec(sql`UPDATE ${minions} SET online = 0 WHERE id IN ${['web-01', 'web-02']}`)).toBe(2)
     })
 
+    test('long statements, and many shapes of one place, run right: a 600-row write, lists of every length up to 300', async () => {
+      const db = await fresh()
+      const ids = Array.from({ length: 600 }, (_, i) => `m-${String(i).padStart(3, '0')}`)
+      // Over 8 KB of text and over 256 parameters: rendered every time, and on SQLite prepared for this run alone.
+      const values = ids.map((id, i) => sql`(${id}, ${i})`)
+      expect(await db.exec(sql`INSERT INTO ${minions} (id, updated_at) VALUES ${sql.join(values, sql`, `)}`)).toBe(600)
+      for (let n = 1; n <= 300; n++) {
+        const some = ids.slice(0, n)
+        const got = await db.row<{ n: number; last: string }>(sql`SELECT count(*) AS n, max(${minions.id}) AS last FROM ${minions} WHERE ${minions.id} IN ${some}`)
+        expect(got).toEqual({ n, last: some.at(-1)! })
+      }
+    })
+
     test('a transaction commits when its function resolves and rolls back when it throws', async () => {
       const db = await fresh()
       await db.tx(async (tx) => {

@@ -111,3 +111,19 @@ test('a kept rendering is handed out with the same entry each time (an engine ha
   expect(sp(own('b'))).toEqual({ sql: 'SELECT 1 FROM "minions" WHERE "minions"."id" = ?', params: ['b'] })
   expect(own('b').kept).toBeUndefined()
 })
+
+test('a statement of more parameters than a shape keeps (a multi-row write) renders every time, right', () => {
+  const { r, renders } = counting()
+  const kept = keptRenderer(renderSqlite)
+  const write = (n: number) => sql`INSERT INTO ${minions} (id, updated_at) VALUES ${sql.join(Array.from({ length: n }, (_, i) => sql`(${`m${i}`}, ${i})`), sql`, `)}`
+  const a = r(write(200))
+  expect(a.params).toHaveLength(400)
+  expect(a.sql).toStartWith('INSERT INTO "minions" (id, updated_at) VALUES (?, ?), (?, ?)')
+  const n = renders()
+  expect(r(write(200))).toEqual(a)
+  expect(renders()).toBe(n + 1)
+  expect(kept(write(200)).kept).toBeUndefined()
+  // A short one of the same place is kept.
+  kept(write(2))
+  expect(kept(write(2)).kept).toBeDefined()
+})
