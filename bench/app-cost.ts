@@ -1,8 +1,8 @@
 #!/usr/bin/env bun
 /**
  * One route's cost inside the process, without HTTP: the app's fetch handler called in a loop on a seeded fleet, the
- * mean wall and CPU µs per request printed. Run against any checkout (ROOT), so two commits compare without wrk and the network
- * stack, whose noise on a shared 2-core machine is larger than the differences looked for (bench/app-before-after.ts).
+ * mean wall and CPU µs per request printed, against any checkout (ROOT); under `bun --cpu-prof` it shows where a
+ * route's time goes without wrk and the network stack. Two checkouts side by side: bench/app-pair.ts.
  *
  *   bun bench/app-cost.ts ROOT DATA_DIR '/api/activity?search=web' [REQUESTS]     # DATA_DIR: admin bench-admin-pw
  */

@@ -81,7 +81,8 @@ const paths = asked.length ? asked : [
 /** Minion ids of the fleet, for paths with `<minion>` (each request another minion, as bench/runs.lua does). */
 const ids = (await Bun.file(join(afterData, 'minion-ids.txt')).text().catch(() => '')).split('\n').filter(Boolean)
 let next = 0
-const pathOf = (path: string) => (path.includes('<minion>') ? path.replace('<minion>', encodeURIComponent(ids[(next = (next * 7919 + 104729) % ids.length)]!)) : path)
+// A fixed walk through the ids: a prime step visits each before repeating (unless the count is its multiple).
+const pathOf = (path: string) => (path.includes('<minion>') ? path.replace('<minion>', encodeURIComponent(ids[(next = (next + 7919) % ids.length)]!)) : path)
 
 /** µs per request over one slice. */
 async function slice(get: (p: string) => Promise<string>, path: string) {
@@ -98,8 +99,15 @@ for (const path of paths) {
   const b: number[] = [], a: number[] = [], ratio: number[] = []
   for (let s = 0; s < slices; s++) {
     // Which side goes first alternates, so neither always runs just after the other's garbage.
-    const [x, y] = s % 2 ? [await slice(after, path), await slice(before, path)] : [await slice(before, path), await slice(after, path)].reverse()
-    a.push(x!), b.push(y!), ratio.push(x! / y!)
+    let x: number, y: number
+    if (s % 2) {
+      x = await slice(after, path)
+      y = await slice(before, path)
+    } else {
+      y = await slice(before, path)
+      x = await slice(after, path)
+    }
+    a.push(x), b.push(y), ratio.push(x / y)
   }
   out[path] = { before: median(b), after: median(a), ratio: median(ratio) }
 }
