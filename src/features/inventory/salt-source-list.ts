@@ -11,7 +11,7 @@ import { decodeKeyIds } from './holders'
 import type { PACKAGE_SORTS } from './package-store'
 
 /** One name's counts among the source's minions. */
-interface NameRow {
+interface NameCounts {
   name: string
   minion_count: number
   versions: Set<string>
@@ -32,7 +32,7 @@ export async function packagesThrough(
   const byId = new Map<number, { name: string; version: string }>()
   for (const k of await allKeys(deps.db)) byId.set(k.id, { name: k.name, version: k.version })
   const needle = p.q?.toLowerCase()
-  const names = new Map<string, NameRow>()
+  const names = new Map<string, NameCounts>()
   sets.forEach((s, i) => {
     for (const id of decodeKeyIds(s.keys)) {
       const k = byId.get(id)
