@@ -123,24 +123,18 @@ function flatOf(chunks: unknown[]): { slots: unknown[]; params: unknown[] } | ty
   return { slots, params }
 }
 
-/** A number per template, for shape keys. */
-const ids = new WeakMap<object, number>()
-let nextId = 0
-const idOf = (o: object) => {
-  let id = ids.get(o)
-  if (id === undefined) ids.set(o, (id = nextId++))
-  return id
+/** Key parts of templates, tables and columns met in shapes, by object (one counter, so no two share one). */
+const labels = new WeakMap<object, string>()
+let nextLabel = 0
+const labelOf = (o: object, prefix: string) => {
+  let l = labels.get(o)
+  if (l === undefined) labels.set(o, (l = `${prefix}${nextLabel++}`))
+  return l
 }
 
-/** Tables and columns met in shapes, with their key part: drizzle's `is` walks a prototype chain, a lookup does not. */
-const entities = new WeakMap<object, string>()
+/** A table's or column's key part; null for any other object. drizzle's `is` walks a prototype chain: asked once per object. */
 function entityPart(c: object): string | null {
-  const known = entities.get(c)
-  if (known !== undefined) return known
-  if (!is(c, Column) && !is(c, Table)) return null
-  const key = `c${nextId++}`
-  entities.set(c, key)
-  return key
+  return labels.get(c) ?? (is(c, Column) || is(c, Table) ? labelOf(c, 'c') : null)
 }
 
 /**
@@ -169,7 +163,7 @@ function walkShape(q: SQL, params: unknown[]): string | null {
   if (strings) {
     // A template's chunks alternate text and value (db/sql.ts's tag); anything else was changed after it was made.
     if (chunks.length !== 2 * strings.length - 1) return null
-    let key = `t${idOf(strings)}(`
+    let key = `${labelOf(strings, 't')}(`
     for (let i = 1; i < chunks.length; i += 2) {
       const s = part(chunks[i], params)
       if (s === null) return null

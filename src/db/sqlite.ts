@@ -1,4 +1,4 @@
-/** The SQLite engine: bun:sqlite underneath, statements cached by text, transactions on its one connection. */
+/** The SQLite engine: bun:sqlite underneath, statements prepared once per kept rendering, transactions on its one connection. */
 import type { Database as SqliteClient, Statement } from 'bun:sqlite'
 import type { SQL } from 'drizzle-orm'
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'

@@ -129,7 +129,8 @@ export async function noteMinionSources(deps: AppDeps, tx: Queryable, ids: strin
 export async function minionDetail(deps: AppDeps, id: string) {
   const r = await minionRow(deps.db, id)
   if (!r) throw new NotFound('Minion')
-  const sources = (await sourcesOf(deps.db, [id])).get(id) ?? []
+  // The list's column, so the detail and the list say the same.
+  const sources = sourceNames(r.sources)
   return { ...minionOut(r, presenceKnown(deps)(sources), sources), key_fingerprint: r.key_fingerprint, grains: r.grains ? JSON.parse(r.grains) : {} }
 }
 

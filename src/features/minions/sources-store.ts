@@ -4,6 +4,7 @@ import { sql } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { minions as m, minionSources as ms } from '../../db/schema'
 import { DEFAULT_SOURCE } from '../salt-sources/schema'
+import { DEFAULT_SOURCE_SQL } from '../salt-sources/store'
 
 /** Rows per INSERT: well under either engine's limit of bound parameters. */
 const CHUNK = 500
@@ -25,13 +26,13 @@ export async function noteSeenThrough(q: Queryable, ids: string[], source: strin
       WHERE ${ms.lastSeenAt} < excluded.last_seen_at - ${SEEN_RESOLUTION_MS}
       RETURNING ${ms.minionId}, ${ms.firstSeenAt}`)
     const added = written.filter((r) => r.first_seen_at === now).map((r) => r.minion_id)
-    if (added.length) await q.exec(sql`UPDATE ${m} SET sources = ${namesOf(sql`1 = 1`)} WHERE ${m.id} IN ${added}`)
+    if (added.length) await q.exec(sql`UPDATE ${m} SET sources = ${namesOf()} WHERE ${m.id} IN ${added}`)
   }
 }
 
-/** A minion's source names in name order joined by commas, from its sightings that meet `cond` (a subquery of `minions`). */
-const namesOf = (cond: SQL): SQL =>
-  sql`(SELECT string_agg(${ms.source}, ',' ORDER BY ${ms.source}) FROM ${ms} WHERE ${ms.minionId} = ${m.id} AND ${cond})`
+/** A minion's source names in name order joined by commas, from its sightings (those that meet `cond`): a subquery of `minions`. */
+const namesOf = (cond?: SQL): SQL =>
+  sql`(SELECT string_agg(${ms.source}, ',' ORDER BY ${ms.source}) FROM ${ms} WHERE ${ms.minionId} = ${m.id}${cond ? sql` AND ${cond}` : sql.empty()})`
 
 /**
  * Forgets every minion's sighting through a removed source: the remaining sources' lists speak for those minions
@@ -69,7 +70,7 @@ function byMinion(rows: Sighting[]): Map<string, string[]> {
  * one-master fleet was most of what the column cost), '' when through none yet, else the stored names.
  */
 export const sourcesColumn: SQL =
-  sql`CASE WHEN ${m.sources} IS NULL THEN '' WHEN ${m.sources} = ${sql.raw(`'${DEFAULT_SOURCE}'`)} THEN NULL ELSE ${m.sources} END AS sources`
+  sql`CASE WHEN ${m.sources} IS NULL THEN '' WHEN ${m.sources} = ${DEFAULT_SOURCE_SQL} THEN NULL ELSE ${m.sources} END AS sources`
 
 /** The names of a `sourcesColumn` value, by name. */
 export const sourceNames = (read: string | null): string[] => (read === null ? [DEFAULT_SOURCE] : read ? read.split(',') : [])

@@ -144,9 +144,9 @@ export async function minionPage(q: Queryable, where: SQL[], limit: number, offs
   return { total, rows }
 }
 
-/** One minion with its grains and key fingerprint. */
-export function minionRow(q: Queryable, id: string): Promise<(MinionRow & Pick<Row<typeof m>, 'grains' | 'key_fingerprint'>) | undefined> {
-  return q.row(sql`SELECT ${SUMMARY}, ${m.keyFingerprint}, ${m.grains} FROM ${m} WHERE ${m.id} = ${id}`)
+/** One minion with its grains, key fingerprint and salt sources (as `sourcesColumn` reads them). */
+export function minionRow(q: Queryable, id: string): Promise<(MinionRow & Pick<Row<typeof m>, 'grains' | 'key_fingerprint'> & { sources: string | null }) | undefined> {
+  return q.row(sql`SELECT ${SUMMARY}, ${m.keyFingerprint}, ${m.grains}, ${sourcesColumn} FROM ${m} WHERE ${m.id} = ${id}`)
 }
 
 /** Accepted minions per Salt version, most first (unknown first among equals: NULLS FIRST is SQLite's order, said for PostgreSQL). */

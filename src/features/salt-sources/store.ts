@@ -15,7 +15,10 @@ export type SaltSourceRow = Row<typeof saltSources>
  * row of a one-master install cost a page of 200 events 14% more than the page without the column (bench/RESULTS.md,
  * session 13); a null costs nothing.
  */
-export const sourceColumn = (col: AnyColumn): SQL => sql`NULLIF(${col}, ${sql.raw(`'${DEFAULT_SOURCE}'`)}) AS source`
+export const sourceColumn = (col: AnyColumn): SQL => sql`NULLIF(${col}, ${DEFAULT_SOURCE_SQL}) AS source`
+
+/** The default source's name as an SQL literal (no parameter: the fragments that hold it stay constant, render.ts). */
+export const DEFAULT_SOURCE_SQL: SQL = sql.raw(`'${DEFAULT_SOURCE}'`)
 
 /** Every stored source, by name. */
 export const allSourceRows = (q: Queryable) => q.rows<SaltSourceRow>(sql`SELECT * FROM ${saltSources} ORDER BY ${saltSources.name}`)
