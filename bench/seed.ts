@@ -376,7 +376,7 @@ function packageSetOf(mi: number): { names: Int32Array; vers: Int8Array } {
 {
   // The inventory refresh stores each collection batch with one PackageSetWriter flush at the batch's time; so does
   // the seed, so package_keys, package_versions, package_stats and package_seen are all the writer's work.
-  const writer = new PackageSetWriter(deps)
+  const writer = await PackageSetWriter.open(deps)
   /** Per source: the writer's catalog key index of (name index i, version index v) at i * 3 + v. */
   const keyIndex = Object.fromEntries((['apt', 'rpm'] as const).map((source) => {
     const c = catalogs[source]

@@ -60,7 +60,7 @@ if (process.argv[2] === '--child') {
     vulnerable_minions: await count(sql`SELECT count(*) AS n FROM vuln_minions WHERE vuln_count > 0`),
   }
   // One changed minion at a time, as an inventory refresh stores a minion whose packages moved: 15 new versions each.
-  const writer = new PackageSetWriter(deps)
+  const writer = await PackageSetWriter.open(deps)
   const times: number[] = []
   const rematchMs: number[] = []
   for (let k = 0; k < 51; k++) {

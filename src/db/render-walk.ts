@@ -15,14 +15,17 @@ const IS_ALIAS = Symbol.for('drizzle:IsAlias')
 /** A name in double quotes, as both engines quote identifiers. */
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
-/** Renders `q` with `placeholder(n)` for the n-th parameter (0-based); null when it holds a chunk this walk leaves to drizzle. */
-export function renderFast(q: SQL, placeholder: (n: number) => string): { sql: string; params: unknown[] } | null {
+/** How a parameter is written in the text: by its number (0-based) and its value (a prepared statement's Placeholder among them). */
+type Mark = (n: number, value: unknown) => string
+
+/** Renders `q` with `placeholder(n, value)` for the n-th parameter; null when it holds a chunk this walk leaves to drizzle. */
+export function renderFast(q: SQL, placeholder: Mark): { sql: string; params: unknown[] } | null {
   const params: unknown[] = []
   const text = walk(q, params, placeholder)
   return text === null ? null : { sql: text, params }
 }
 
-function walk(q: SQL, params: unknown[], placeholder: (n: number) => string): string | null {
+function walk(q: SQL, params: unknown[], placeholder: Mark): string | null {
   // sql.inlineParams() (values written into the text): drizzle's renderer does that.
   if ((q as unknown as { shouldInlineParams: boolean }).shouldInlineParams) return null
   let out = ''
@@ -34,12 +37,12 @@ function walk(q: SQL, params: unknown[], placeholder: (n: number) => string): st
   return out
 }
 
-function chunk(c: unknown, params: unknown[], placeholder: (n: number) => string): string | null {
+function chunk(c: unknown, params: unknown[], placeholder: Mark): string | null {
   if (c instanceof StringChunk) return c.value.join('')
   if (c === undefined) return ''
   if (c === null || typeof c !== 'object') {
     params.push(c)
-    return placeholder(params.length - 1)
+    return placeholder(params.length - 1, c)
   }
   if (c instanceof SQL) return walk(c, params, placeholder)
   if (Array.isArray(c)) {
@@ -53,25 +56,25 @@ function chunk(c: unknown, params: unknown[], placeholder: (n: number) => string
   }
   if (c instanceof Uint8Array) {
     params.push(c)
-    return placeholder(params.length - 1)
+    return placeholder(params.length - 1, c)
   }
   if (c instanceof Name) return quote(c.value)
   // A prepared statement's $(n) (db/prepared.ts): a parameter whose value comes when it runs, as drizzle renders it. A
   // multi-row statement holds thousands, which drizzle's renderer takes tens of milliseconds over.
   if (c instanceof Placeholder) {
     params.push(c)
-    return placeholder(params.length - 1)
+    return placeholder(params.length - 1, c)
   }
   if (c instanceof Param) {
     if (c.value === null) {
       params.push(null)
-      return placeholder(params.length - 1)
+      return placeholder(params.length - 1, null)
     }
     if (typeof c.value === 'object' && !(c.value instanceof Uint8Array)) return null
     const v = c.encoder.mapToDriverValue(c.value)
     if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array)) return null
     params.push(v)
-    return placeholder(params.length - 1)
+    return placeholder(params.length - 1, v)
   }
   // Tables and columns are a store's few long-lived objects: each is written out once.
   const known = names.get(c)

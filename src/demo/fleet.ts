@@ -213,7 +213,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ minions: number; runs: 
   await deps.db.tx((tx) => watchGrains(deps, tx, minions.map((m) => m.id)))
 
   // Packages as an inventory refresh stores them, then the source packages a refresh learns (pkg.info_installed).
-  const writer = new PackageSetWriter(deps)
+  const writer = await PackageSetWriter.open(deps)
   for (const m of minions) writer.addPackages(m.id, sourceOf(m.os === 'rocky' ? 'RedHat' : 'Debian'), packages(m).map(([name, version]) => ({ name, version })))
   await writer.flush(now - 3 * 3600_000)
   const infoInstalled = { local: async (tgt: string[], _fun: string, o: { arg: string[] }) => {

@@ -427,7 +427,7 @@ describe('aggregates equal an independent recount after random replacements', ()
     const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!
     const w = await testWorld()
     const model = new Model()
-    const writer = new PackageSetWriter(w.deps)
+    const writer = await PackageSetWriter.open(w.deps)
     const minions = Array.from({ length: 6 }, (_, i) => ({ id: `m${i}`, source: SOURCES[i % 3]! }))
     let changes = 0
     for (let step = 0; step < 50; step++) {
@@ -462,4 +462,14 @@ describe('aggregates equal an independent recount after random replacements', ()
     // 50 flushes each compared with a whole recount: on PostgreSQL, a few hundred round trips (4-12 s on a loaded
     // machine, past bun's 5 s default).
   }, 60_000)
+})
+
+test("a writer numbers the stored names in name order, whatever order a salt answer listed them in", async () => {
+  // The flush writes one row per name in the catalog's order; in name order those writes walk the B-trees in order
+  // (writer.ts open). Stored here in reverse order, the way a salt answer may list them.
+  const w = await testWorld()
+  const names = ['zsh', 'vim', 'openssl', 'libc6', 'curl', 'bash']
+  await replacePackageSets(w.deps, [{ minionId: 'm1', source: 'apt', packages: names.map((name) => ({ name, version: '1', arch: 'amd64' })) }])
+  const writer = await PackageSetWriter.open(w.deps)
+  expect(writer.catalog.nameOf.slice(0, names.length)).toEqual([...names].sort())
 })

@@ -121,7 +121,7 @@ async function scenario(deps: AppDeps, clock: ManualClock): Promise<unknown[]> {
   await read('stats', vulns.vulnStats(deps))
   // deb-a upgrades openssl past both records; `late` gets its grains; the feed is imported again.
   clock.advance(60_000)
-  const w = new PackageSetWriter(deps)
+  const w = await PackageSetWriter.open(deps)
   w.addPackages('deb-a', 'apt', [{ name: 'openssl', version: '3.0.13-1~deb12u1', arch: 'amd64' }, { name: 'curl', version: '7.88.1-10+deb12u4', arch: 'amd64' }])
   await read('flush', w.flush())
   await minions(deps.db, [['late', 'Debian', '12.5', DEB(12)]])

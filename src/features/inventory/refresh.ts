@@ -69,7 +69,7 @@ export async function refreshInventory(deps: AppDeps, opts: RefreshOptions, id: 
   // Every set of one refresh counts as collected at the refresh's start: last_seen then moves once per refresh instead of
   // once per flush, which spares a package_stats row write per name and flush.
   const collectedAt = (await refreshStartedAt(deps, id)) ?? deps.clock.now()
-  const writer = new PackageSetWriter(deps)
+  const writer = await PackageSetWriter.open(deps)
   const n = { asked: 0, answered: 0, stored: 0 }
   const failed: { source: string; error: unknown }[] = []
   for (const g of groups) {

@@ -35,7 +35,7 @@ const ALL = ''
 
 /** Replaces the package sets of several minions in one transaction; returns the number of rows stored. */
 export async function replacePackageSets(deps: AppDeps, sets: PackageSet[], collectedAt = deps.clock.now()): Promise<number> {
-  const w = new PackageSetWriter(deps)
+  const w = await PackageSetWriter.open(deps)
   for (const s of sets) w.addPackages(s.minionId, s.source, s.packages)
   return w.flush(collectedAt)
 }

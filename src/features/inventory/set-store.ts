@@ -16,9 +16,10 @@ export async function bumpInventoryGeneration(q: Queryable): Promise<number> {
     ON CONFLICT (id) DO UPDATE SET generation = ${gen}.generation + 1 RETURNING ${gen.generation}`))!.generation
 }
 
-/** Every stored key as [id, name, version, arch]. */
+/** Every stored key as [id, name, version, arch], in name order (the writer's catalog numbers names in it: writer.ts open). */
 export async function allKeys(q: Queryable) {
-  return q.rows<Pick<Row<typeof keys>, 'id' | 'name' | 'version' | 'arch'>>(sql`SELECT ${keys.id}, ${keys.name}, ${keys.version}, ${keys.arch} FROM ${keys}`)
+  return q.rows<Pick<Row<typeof keys>, 'id' | 'name' | 'version' | 'arch'>>(sql`SELECT ${keys.id}, ${keys.name}, ${keys.version}, ${keys.arch} FROM ${keys}
+    ORDER BY ${keys.name}, ${keys.version}, ${keys.arch}`)
 }
 
 /** Every version row's count. */

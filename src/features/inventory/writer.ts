@@ -57,8 +57,20 @@ export class PackageSetWriter {
   /** The salt source (master) the sets queued from now on were collected through (contract §15 "Several masters"). */
   saltSource = 'default'
 
-  /** Ids and counts are loaded by the first flush (the generation starts unknown). */
-  constructor(private deps: AppDeps) {}
+  private constructor(private deps: AppDeps) {}
+
+  /**
+   * A writer with the stored ids and counts loaded before any set is queued: the catalog then numbers the stored names
+   * in the database's name order, and a flush's per-name writes (package_stats, package_seen, package_versions) walk their
+   * B-trees in that order. Names numbered as a salt answer happened to list them made each of those writes land on
+   * another page, about twice their cost (bench/RESULTS.md session 14). A flush reloads if another writer moved the
+   * generation meanwhile (read first here, so a load that overlaps another's flush is stale, never taken as current).
+   */
+  static async open(deps: AppDeps): Promise<PackageSetWriter> {
+    const w = new PackageSetWriter(deps)
+    await w.load(deps.db)
+    return w
+  }
 
   /** Number of minions queued since the last flush. */
   get pendingMinions() {
