@@ -16,6 +16,8 @@ import { join } from 'node:path'
 const [beforeRoot, beforeData, afterRoot, afterData] = process.argv.slice(2, 6) as [string, string, string, string]
 const slices = Number(process.argv[6] ?? 20)
 const perSlice = Number(process.argv[7] ?? 200)
+/** Requests per side and route before measuring (APP_PAIR_WARM; at least three slices). */
+const warm = Number(process.env.APP_PAIR_WARM ?? 600)
 process.env.SALTDECK_ADMIN_PASSWORD = 'bench-admin-pw'
 const base = 'http://127.0.0.1:8000'
 
@@ -94,8 +96,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const out: Record<string, { before: number; after: number; ratio: number }> = {}
 for (const path of paths) {
-  // Warm both: statements prepared, code compiled, kept totals made.
-  for (let i = 0; i < 3; i++) await slice(before, path), await slice(after, path)
+  // Warm both: statements prepared, code compiled, kept totals made. JSC compiles a function again, more optimized, as
+  // it keeps running (its DFG and FTL tiers), and a longer request path takes longer to get there: a few hundred
+  // requests measure that warm-up more than the steady state a server runs in (APP_PAIR_WARM, requests per side).
+  for (let i = 0; i < Math.max(3, Math.ceil(warm / perSlice)); i++) await slice(before, path), await slice(after, path)
   const b: number[] = [], a: number[] = [], ratio: number[] = []
   for (let s = 0; s < slices; s++) {
     // Which side goes first alternates, so neither always runs just after the other's garbage.

@@ -3,8 +3,9 @@
  * (about 1 µs for a short one, 18 µs for a wide upsert), which on SQLite costs more than running it. A statement
  * written with db/sql.ts's tag carries its template, so its text depends only on what fills its places:
  *
- * - **flat**: every value a parameter, a table or a column. The first rendering is kept by template and reused while
- *   the same tables and columns sit in the same places (one WeakMap lookup and a pass over the values).
+ * - **flat**: every value a parameter, a table, a column or a fragment without parameters. The first rendering is kept by
+ *   template and reused while the same tables, columns and fragments sit in the same places (one WeakMap lookup and a
+ *   pass over the values).
  * - **nested**: fragments inside (a filter's conditions, a list, a LIMIT). The statement's shape (each template's
  *   identity, each fragment's, each list's length, each table's and column's) is written as a short key while its
  *   parameters are gathered, and the text is kept by that key: a key is far shorter than the text it stands for.
@@ -90,7 +91,8 @@ export function keptRenderer(render: Render): (q: SQL) => Rendered {
       }
       if (i === k.slots.length) return { sql: k.text, params, kept: k }
     }
-    if (k) return render(q)
+    // Another table, column or fragment in a place than the first call had (a LIMIT of another count): by shape.
+    if (k) return byShape(q)
     // First time at this place: flat when it can be, else by shape from now on.
     const kind = flatOf(chunks)
     if (kind === NESTED) {
@@ -108,7 +110,11 @@ function sameParams(gathered: unknown[], bound: unknown[]): boolean {
   return gathered.length === bound.length && gathered.every((p, i) => Object.is(p, bound[i]))
 }
 
-/** A template's values as flat slots with its parameters, or NESTED when one is anything but a parameter, table or column. */
+/**
+ * A template's values as flat slots with its parameters, or NESTED when one is anything but a parameter, a table, a
+ * column or a fragment without parameters (a store's column list, a LIMIT: the same object on every call, so like a
+ * column it is compared by identity and its text is part of the kept text).
+ */
 function flatOf(chunks: unknown[]): { slots: unknown[]; params: unknown[] } | typeof NESTED {
   const slots: unknown[] = []
   const params: unknown[] = []
@@ -117,10 +123,17 @@ function flatOf(chunks: unknown[]): { slots: unknown[]; params: unknown[] } | ty
     if (plain(v)) {
       slots.push(PARAM)
       params.push(v)
-    } else if (is(v, Column) || is(v, Table)) slots.push(v)
+    } else if (v instanceof SQL ? isConstant(v) : is(v, Column) || is(v, Table)) slots.push(v)
     else return NESTED
   }
   return { slots, params }
+}
+
+/** Whether a fragment holds no parameters (its shape key, kept by object, says so). */
+function isConstant(q: SQL): boolean {
+  if (constant.has(q)) return true
+  const params: unknown[] = []
+  return shapeOf(q, params) !== null && params.length === 0
 }
 
 /** Key parts of templates, tables and columns met in shapes, by object (one counter, so no two share one). */

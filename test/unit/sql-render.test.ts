@@ -127,3 +127,19 @@ test('a statement of more parameters than a shape keeps (a multi-row write) rend
   kept(write(2))
   expect(kept(write(2)).kept).toBeDefined()
 })
+
+test('a fragment without parameters is part of a kept flat text while the same object sits in its place', () => {
+  const kept = keptRenderer(renderSqlite)
+  const COLS = sql`${minions.id}, ${minions.os}`
+  const page = (id: string, limit: number, cols = COLS) => kept(sql`SELECT ${cols} FROM ${minions} WHERE ${minions.id} > ${id} LIMIT ${limitOf(limit)}`)
+  const a = page('a', 50)
+  const b = page('b', 50)
+  expect(sp(b)).toEqual({ sql: 'SELECT "minions"."id", "minions"."os" FROM "minions" WHERE "minions"."id" > ? LIMIT 50', params: ['b'] })
+  // Kept flat after the first rendering: one entry for every call.
+  expect(b.kept).toBeDefined()
+  expect(page('b2', 50).kept).toBe(b.kept!)
+  // Another LIMIT, or another fragment in the same place (even one with parameters), renders its own text.
+  expect(sp(page('c', 10))).toEqual({ sql: 'SELECT "minions"."id", "minions"."os" FROM "minions" WHERE "minions"."id" > ? LIMIT 10', params: ['c'] })
+  expect(sp(page('d', 50, sql`${minions.id}, ${'x'} AS tag`))).toEqual({ sql: 'SELECT "minions"."id", ? AS tag FROM "minions" WHERE "minions"."id" > ? LIMIT 50', params: ['x', 'd'] })
+  expect(sp(page('e', 50))).toEqual({ sql: sp(a).sql, params: ['e'] })
+})
