@@ -52,9 +52,17 @@ function join(chunks: unknown[], separator?: unknown): SQL {
   return made(out)
 }
 
+/**
+ * The empty fragment, one object for every call (drizzle's `sql.empty()` makes a new one each time): a statement that
+ * holds it (an unfiltered list's missing WHERE) then stays flat, its text kept by template (render.ts). Its chunk list
+ * is frozen, so appending to it throws instead of changing every statement that holds it.
+ */
+const EMPTY = drizzleSql.empty()
+Object.freeze(EMPTY.queryChunks)
+
 /** drizzle's `sql` tag and its helpers; statements written with it render once per place (see render.ts). */
 export const sql: typeof drizzleSql = Object.assign(tag, {
-  empty: drizzleSql.empty,
+  empty: () => EMPTY,
   fromList: drizzleSql.fromList,
   raw: drizzleSql.raw,
   join: join as typeof drizzleSql.join,

@@ -143,3 +143,13 @@ test('a fragment without parameters is part of a kept flat text while the same o
   expect(sp(page('d', 50, sql`${minions.id}, ${'x'} AS tag`))).toEqual({ sql: 'SELECT "minions"."id", ? AS tag FROM "minions" WHERE "minions"."id" > ? LIMIT 50', params: ['x', 'd'] })
   expect(sp(page('e', 50))).toEqual({ sql: sp(a).sql, params: ['e'] })
 })
+
+test('sql.empty() is one fragment that cannot be appended to, and a statement holding it renders right', () => {
+  expect(sql.empty()).toBe(sql.empty())
+  expect(() => sql.empty().append(sql`x`)).toThrow()
+  const kept = keptRenderer(renderSqlite)
+  const list = (f?: ReturnType<typeof sql>) => sp(kept(sql`SELECT ${minions.id} FROM ${minions}${f ?? sql.empty()} LIMIT ${limitOf(5)}`))
+  expect(list()).toEqual({ sql: 'SELECT "minions"."id" FROM "minions" LIMIT 5', params: [] })
+  expect(list(sql` WHERE ${minions.id} = ${'a'}`)).toEqual({ sql: 'SELECT "minions"."id" FROM "minions" WHERE "minions"."id" = ? LIMIT 5', params: ['a'] })
+  expect(list()).toEqual({ sql: 'SELECT "minions"."id" FROM "minions" LIMIT 5', params: [] })
+})

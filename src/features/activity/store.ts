@@ -248,9 +248,12 @@ const whereOf = (conds: SQL[]) => (conds.length ? sql` WHERE ${sql.join(conds, s
 /** How a count may walk the table (SQLite's planner hints; PostgreSQL plans alone). */
 export type Walk = 'ts' | 'none' | null
 
+/** SQLite's hints per walk, one fragment each (a statement holding one stays flat: db/render.ts). */
+const HINTS = { ts: sql` INDEXED BY activity_ts`, none: sql` NOT INDEXED` }
+
 /** How many events match `conds`; `walk` pins SQLite to the time index or to no index. */
 export async function countEvents(q: Queryable, conds: SQL[], walk: Walk = null): Promise<number> {
-  const hint = walk === null || q.engine !== 'sqlite' ? sql.empty() : walk === 'ts' ? sql` INDEXED BY activity_ts` : sql` NOT INDEXED`
+  const hint = walk === null || q.engine !== 'sqlite' ? sql.empty() : HINTS[walk]
   return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${ev}${hint}${whereOf(conds)}`))!.n
 }
 

@@ -42,14 +42,23 @@ export async function countPackageNames(q: Queryable, source: string, pattern?: 
 
 /** One page of the package list. */
 export async function packageNamePage(q: Queryable, p: { source: string; pattern?: string; sort: Sort; order: 'asc' | 'desc'; limit: number; offset: number }) {
-  const dir = sql.raw(p.order === 'asc' ? 'ASC' : 'DESC')
-  const col = { name: stats.name, minion_count: stats.minionCount, version_count: stats.versionCount, last_seen: stats.lastSeen }[p.sort]
-  const orderBy = p.sort === 'name' ? sql`${stats.name} ${dir}` : sql`${col} ${dir}, ${stats.name} ASC`
-  return q.rows<Pick<Row<typeof stats>, 'name' | 'minion_count' | 'version_count' | 'last_seen'>>(
-    sql`SELECT ${stats.name}, ${stats.minionCount}, ${stats.versionCount}, ${stats.lastSeen} FROM ${stats} ${statsWhere(q, p.source, p.pattern)}
-      ORDER BY ${orderBy} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`,
-  )
+  type PageRow = Pick<Row<typeof stats>, 'name' | 'minion_count' | 'version_count' | 'last_seen'>
+  // Without a name filter (the list as it opens) the statement is flat, its text kept by template (db/render.ts).
+  if (!p.pattern)
+    return q.rows<PageRow>(sql`SELECT ${PAGE_COLUMNS} FROM ${stats} WHERE ${stats.source} = ${p.source} ORDER BY ${orderOf(p.sort, p.order)} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`)
+  return q.rows<PageRow>(sql`SELECT ${PAGE_COLUMNS} FROM ${stats} ${statsWhere(q, p.source, p.pattern)} ORDER BY ${orderOf(p.sort, p.order)} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`)
 }
+
+/** The package list's columns. */
+const PAGE_COLUMNS = sql`${stats.name}, ${stats.minionCount}, ${stats.versionCount}, ${stats.lastSeen}`
+
+/** The package list's ORDER BY per sort and direction, each one fragment (so a statement holding it stays flat). */
+const ORDERS = Object.fromEntries(PACKAGE_SORTS.map((sort) => {
+  const col = { name: stats.name, minion_count: stats.minionCount, version_count: stats.versionCount, last_seen: stats.lastSeen }[sort]
+  const by = (dir: 'ASC' | 'DESC') => (sort === 'name' ? sql`${stats.name} ${sql.raw(dir)}` : sql`${col} ${sql.raw(dir)}, ${stats.name} ASC`)
+  return [sort, { asc: by('ASC'), desc: by('DESC') }]
+})) as Record<Sort, Record<'asc' | 'desc', SQL>>
+const orderOf = (sort: Sort, order: 'asc' | 'desc') => ORDERS[sort][order]
 
 /** The sources that hold a name (from package_stats' name index; the all-sources row left out). */
 export async function sourcesOfName(q: Queryable, name: string): Promise<string[]> {
