@@ -3,12 +3,13 @@
  * (about 1 µs for a short one, 18 µs for a wide upsert), which on SQLite costs more than running it. A statement
  * written with db/sql.ts's tag carries its template, so its text depends only on what fills its places:
  *
- * - **flat**: every value a parameter, a table, a column or a fragment without parameters. The first rendering is kept by
- *   template and reused while the same tables, columns and fragments sit in the same places (one WeakMap lookup and a
- *   pass over the values).
- * - **nested**: fragments inside (a filter's conditions, a list, a LIMIT). The statement's shape (each template's
- *   identity, each fragment's, each list's length, each table's and column's) is written as a short key while its
- *   parameters are gathered, and the text is kept by that key: a key is far shorter than the text it stands for.
+ * - **flat**: every value a parameter, a table, a column, a fragment without parameters, or a fragment written with the
+ *   tag (a condition, a sub-select) whose own values are all these. Its rendering is kept by template (up to four
+ *   variants, for a place whose fragments differ by a condition) and reused while the same tables, columns, fragments
+ *   and fragments' templates sit in the same places: one WeakMap lookup and a pass over the values.
+ * - **by shape**: anything else with fragments inside (a list, `sql.join`'s conditions). The statement's shape (each
+ *   template's identity, each fragment's, each list's length, each table's and column's) is written as a short key while
+ *   its parameters are gathered, and the text is kept by that key: a key is far shorter than the text it stands for.
  *
  * Anything else (drizzle's own params, identifiers of aliased tables, a statement not written with the tag) renders
  * as drizzle renders it, every time. A kept rendering is trusted only when drizzle's parameters are exactly the
@@ -30,10 +31,24 @@ export interface Rendered {
   kept?: object
 }
 
-/** A flat template's kept rendering: its text, and per value either PARAM or the table/column it must be. */
+/**
+ * A flat template's kept rendering: its text, and per value what must sit there: PARAM (any plain value), a table,
+ * column or constant fragment (that very object), or a fragment of a template (`Nest`, itself flat).
+ */
 interface Flat {
   text: string
-  slots: unknown[]
+  slots: Slot[]
+}
+
+/** What a flat template's place holds (see Flat). */
+type Slot = typeof PARAM | Nest | object
+
+/**
+ * A fragment written with the tag at one place (a filter's condition, a sub-select), flat itself; `same` is the object
+ * first met there when it holds no parameters (a module's column list), so meeting it again needs no walk.
+ */
+class Nest {
+  constructor(readonly strings: TemplateStringsArray, readonly slots: Slot[], readonly same: SQL | null) {}
 }
 
 /** A nested shape's kept rendering. */
@@ -54,13 +69,18 @@ const MAX_SHAPES = 4096
  * tens of kilobytes each; it renders every time, as before shapes were kept (its rendering is small beside its rows).
  */
 const MAX_SHAPE_PARAMS = 256
+/**
+ * Flat renderings kept per template: a place whose fragments differ by a condition (a filter given or not, a LIMIT of
+ * another count) has one per variant; past this, the others go by shape.
+ */
+const MAX_VARIANTS = 4
 
 /** A value drizzle binds as one parameter as it is. */
 const plain = (v: unknown) => v === null || typeof v !== 'object' || v instanceof Uint8Array
 
 /** A renderer that keeps each template's (or shape's) text for `render`'s dialect. */
 export function keptRenderer(render: Render): (q: SQL) => Rendered {
-  const flat = new WeakMap<TemplateStringsArray, Flat | typeof NESTED | typeof NEVER>()
+  const flat = new WeakMap<TemplateStringsArray, Flat[] | typeof NESTED | typeof NEVER>()
   const shapes = new Map<string, Shape | typeof NEVER>()
   const byShape = (q: SQL): Rendered => {
     const params: unknown[] = []
@@ -81,28 +101,41 @@ export function keptRenderer(render: Render): (q: SQL) => Rendered {
     if (k === NESTED) return byShape(q)
     if (k === NEVER) return render(q)
     const chunks = q.queryChunks
-    if (k && chunks.length === 2 * k.slots.length + 1) {
-      const params: unknown[] = []
-      let i = 0
-      for (; i < k.slots.length; i++) {
-        const v = chunks[2 * i + 1]
-        if (k.slots[i] === PARAM ? !plain(v) : v !== k.slots[i]) break
-        if (k.slots[i] === PARAM) params.push(v)
+    if (k)
+      for (const variant of k) {
+        const params: unknown[] = []
+        if (matches(chunks, variant.slots, params)) return { sql: variant.text, params, kept: variant }
       }
-      if (i === k.slots.length) return { sql: k.text, params, kept: k }
-    }
-    // Another table, column or fragment in a place than the first call had (a LIMIT of another count): by shape.
-    if (k) return byShape(q)
-    // First time at this place: flat when it can be, else by shape from now on.
-    const kind = flatOf(chunks)
+    // Another table, column or fragment in a place than the variants kept: flat when it can be, else by shape.
+    const kind = flatOf(strings, chunks)
     if (kind === NESTED) {
-      flat.set(strings, NESTED)
+      if (!k) flat.set(strings, NESTED)
       return byShape(q)
     }
+    if (k && k.length >= MAX_VARIANTS) return byShape(q)
     const out = render(q)
-    flat.set(strings, sameParams(kind.params, out.params) ? { text: out.sql, slots: kind.slots } : NEVER)
+    if (!sameParams(kind.params, out.params)) flat.set(strings, NEVER)
+    else if (k) k.push({ text: out.sql, slots: kind.slots })
+    else flat.set(strings, [{ text: out.sql, slots: kind.slots }])
     return out
   }
+}
+
+/** Whether a template's chunks fit `slots`, gathering their parameters in the order drizzle binds them. */
+function matches(chunks: unknown[], slots: Slot[], params: unknown[]): boolean {
+  if (chunks.length !== 2 * slots.length + 1) return false
+  for (let i = 0; i < slots.length; i++) {
+    const v = chunks[2 * i + 1]
+    const slot = slots[i]
+    if (slot === PARAM) {
+      if (!plain(v)) return false
+      params.push(v)
+    } else if (slot instanceof Nest) {
+      if (v === slot.same) continue
+      if (!(v instanceof SQL) || (v as MarkedSQL)[TEMPLATE] !== slot.strings || inlined(v) || !matches(v.queryChunks, slot.slots, params)) return false
+    } else if (v !== slot) return false
+  }
+  return true
 }
 
 /** Whether drizzle bound exactly these values, in order (else the kept text would not match them). */
@@ -110,20 +143,35 @@ function sameParams(gathered: unknown[], bound: unknown[]): boolean {
   return gathered.length === bound.length && gathered.every((p, i) => Object.is(p, bound[i]))
 }
 
+/** sql.inlineParams() (values written into the text): drizzle's renderer does that, so nothing of it is kept. */
+const inlined = (q: SQL) => (q as unknown as { shouldInlineParams: boolean }).shouldInlineParams
+
 /**
  * A template's values as flat slots with its parameters, or NESTED when one is anything but a parameter, a table, a
- * column or a fragment without parameters (a store's column list, a LIMIT: the same object on every call, so like a
- * column it is compared by identity and its text is part of the kept text).
+ * column, a fragment without parameters (a store's column list, a LIMIT: the same object on every call, so like a
+ * column it is compared by identity and its text is part of the kept text) or a fragment of a template that is itself
+ * all these (compared by its template, its own values in turn).
  */
-function flatOf(chunks: unknown[]): { slots: unknown[]; params: unknown[] } | typeof NESTED {
-  const slots: unknown[] = []
+function flatOf(strings: TemplateStringsArray, chunks: unknown[]): { slots: Slot[]; params: unknown[] } | typeof NESTED {
+  // A template's chunks alternate text and value (db/sql.ts's tag); anything else was changed after it was made.
+  if (chunks.length !== 2 * strings.length - 1) return NESTED
+  const slots: Slot[] = []
   const params: unknown[] = []
   for (let i = 1; i < chunks.length; i += 2) {
     const v = chunks[i]
     if (plain(v)) {
       slots.push(PARAM)
       params.push(v)
-    } else if (v instanceof SQL ? isConstant(v) : is(v, Column) || is(v, Table)) slots.push(v)
+    } else if (v instanceof SQL) {
+      if (inlined(v)) return NESTED
+      const inner = (v as MarkedSQL)[TEMPLATE]
+      const nest = inner ? flatOf(inner, v.queryChunks) : NESTED
+      if (nest !== NESTED) {
+        slots.push(new Nest(inner!, nest.slots, nest.params.length ? null : v))
+        params.push(...nest.params)
+      } else if (isConstant(v)) slots.push(v)
+      else return NESTED
+    } else if (is(v, Column) || is(v, Table)) slots.push(v as object)
     else return NESTED
   }
   return { slots, params }

@@ -153,3 +153,23 @@ test('sql.empty() is one fragment that cannot be appended to, and a statement ho
   expect(list(sql` WHERE ${minions.id} = ${'a'}`)).toEqual({ sql: 'SELECT "minions"."id" FROM "minions" WHERE "minions"."id" = ? LIMIT 5', params: ['a'] })
   expect(list()).toEqual({ sql: 'SELECT "minions"."id" FROM "minions" LIMIT 5', params: [] })
 })
+
+test('fragments written with the tag keep a statement flat: each variant of a place its own text, parameters in order', () => {
+  const { r, renders } = counting()
+  // A condition given or not, as a store writes one: two templates in one place, each with its own parameters.
+  const list = (name: string, source?: string) => {
+    const inSource = source ? sql`${jobs.fun} = ${source}` : sql`${jobs.fun} IN (SELECT ${minions.id} FROM ${minions} WHERE ${minions.os} = ${name} AND ${minions.id} <> ${''})`
+    return r(sql`SELECT ${jobs.jid} FROM ${jobs} WHERE ${jobs.user} = ${name} AND ${inSource} AND ${jobs.jid} <> ${'t'}`)
+  }
+  const one = 'SELECT "jobs"."jid" FROM "jobs" WHERE "jobs"."user" = ? AND "jobs"."fun" = ? AND "jobs"."jid" <> ?'
+  const all = 'SELECT "jobs"."jid" FROM "jobs" WHERE "jobs"."user" = ? AND "jobs"."fun" IN (SELECT "minions"."id" FROM "minions" WHERE "minions"."os" = ? AND "minions"."id" <> ?) AND "jobs"."jid" <> ?'
+  for (let i = 0; i < 3; i++) {
+    expect(list('a', 'apt')).toEqual({ sql: one, params: ['a', 'apt', 't'] })
+    expect(list(`b${i}`)).toEqual({ sql: all, params: [`b${i}`, `b${i}`, '', 't'] })
+  }
+  // Each variant rendered once; the rest reused their kept text.
+  expect(renders()).toBe(2)
+  // A column where the kept variant had a parameter (or another template inside) is not that variant, and is right.
+  expect(r(sql`SELECT ${jobs.jid} FROM ${jobs} WHERE ${jobs.user} = ${'x'} AND ${sql`${jobs.fun} = ${jobs.user}`} AND ${jobs.jid} <> ${'t'}`))
+    .toEqual({ sql: 'SELECT "jobs"."jid" FROM "jobs" WHERE "jobs"."user" = ? AND "jobs"."fun" = "jobs"."user" AND "jobs"."jid" <> ?', params: ['x', 't'] })
+})
