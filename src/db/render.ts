@@ -40,6 +40,12 @@ interface Flat {
   slots: Slot[]
 }
 
+/** A template's flat renderings; `closed` once no more are made there (a statement there was not flat, or four are kept). */
+interface Variants {
+  kept: Flat[]
+  closed: boolean
+}
+
 /** What a flat template's place holds (see Flat). */
 type Slot = typeof PARAM | Nest | object
 
@@ -80,7 +86,7 @@ const plain = (v: unknown) => v === null || typeof v !== 'object' || v instanceo
 
 /** A renderer that keeps each template's (or shape's) text for `render`'s dialect. */
 export function keptRenderer(render: Render): (q: SQL) => Rendered {
-  const flat = new WeakMap<TemplateStringsArray, Flat[] | typeof NESTED | typeof NEVER>()
+  const flat = new WeakMap<TemplateStringsArray, Variants | typeof NESTED | typeof NEVER>()
   const shapes = new Map<string, Shape | typeof NEVER>()
   const byShape = (q: SQL): Rendered => {
     const params: unknown[] = []
@@ -101,22 +107,25 @@ export function keptRenderer(render: Render): (q: SQL) => Rendered {
     if (k === NESTED) return byShape(q)
     if (k === NEVER) return render(q)
     const chunks = q.queryChunks
-    if (k)
-      for (const variant of k) {
+    if (k) {
+      for (const variant of k.kept) {
         const params: unknown[] = []
         if (matches(chunks, variant.slots, params)) return { sql: variant.text, params, kept: variant }
       }
+      // Once a place has had a statement that is not flat, or its variants are full, the rest go by shape at once.
+      if (k.closed) return byShape(q)
+    }
     // Another table, column or fragment in a place than the variants kept: flat when it can be, else by shape.
     const kind = flatOf(strings, chunks)
-    if (kind === NESTED) {
-      if (!k) flat.set(strings, NESTED)
+    if (kind === NESTED || (k && k.kept.length >= MAX_VARIANTS)) {
+      if (k) k.closed = true
+      else flat.set(strings, NESTED)
       return byShape(q)
     }
-    if (k && k.length >= MAX_VARIANTS) return byShape(q)
     const out = render(q)
     if (!sameParams(kind.params, out.params)) flat.set(strings, NEVER)
-    else if (k) k.push({ text: out.sql, slots: kind.slots })
-    else flat.set(strings, [{ text: out.sql, slots: kind.slots }])
+    else if (k) k.kept.push({ text: out.sql, slots: kind.slots })
+    else flat.set(strings, { kept: [{ text: out.sql, slots: kind.slots }], closed: false })
     return out
   }
 }

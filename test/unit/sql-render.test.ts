@@ -157,10 +157,9 @@ test('sql.empty() is one fragment that cannot be appended to, and a statement ho
 test('fragments written with the tag keep a statement flat: each variant of a place its own text, parameters in order', () => {
   const { r, renders } = counting()
   // A condition given or not, as a store writes one: two templates in one place, each with its own parameters.
-  const list = (name: string, source?: string) => {
-    const inSource = source ? sql`${jobs.fun} = ${source}` : sql`${jobs.fun} IN (SELECT ${minions.id} FROM ${minions} WHERE ${minions.os} = ${name} AND ${minions.id} <> ${''})`
-    return r(sql`SELECT ${jobs.jid} FROM ${jobs} WHERE ${jobs.user} = ${name} AND ${inSource} AND ${jobs.jid} <> ${'t'}`)
-  }
+  const at = (name: string, cond: ReturnType<typeof sql>) => r(sql`SELECT ${jobs.jid} FROM ${jobs} WHERE ${jobs.user} = ${name} AND ${cond} AND ${jobs.jid} <> ${'t'}`)
+  const list = (name: string, source?: string) =>
+    at(name, source ? sql`${jobs.fun} = ${source}` : sql`${jobs.fun} IN (SELECT ${minions.id} FROM ${minions} WHERE ${minions.os} = ${name} AND ${minions.id} <> ${''})`)
   const one = 'SELECT "jobs"."jid" FROM "jobs" WHERE "jobs"."user" = ? AND "jobs"."fun" = ? AND "jobs"."jid" <> ?'
   const all = 'SELECT "jobs"."jid" FROM "jobs" WHERE "jobs"."user" = ? AND "jobs"."fun" IN (SELECT "minions"."id" FROM "minions" WHERE "minions"."os" = ? AND "minions"."id" <> ?) AND "jobs"."jid" <> ?'
   for (let i = 0; i < 3; i++) {
@@ -169,7 +168,12 @@ test('fragments written with the tag keep a statement flat: each variant of a pl
   }
   // Each variant rendered once; the rest reused their kept text.
   expect(renders()).toBe(2)
+  // A fragment that is not flat in that place (sql.join's conditions) goes by shape, and the kept variants still hold.
+  const joined = at('j', sql.join([sql`${jobs.fun} = ${'f'}`, sql`${jobs.jid} = ${'g'}`], sql` OR `))
+  expect(joined).toEqual({ sql: 'SELECT "jobs"."jid" FROM "jobs" WHERE "jobs"."user" = ? AND "jobs"."fun" = ? OR "jobs"."jid" = ? AND "jobs"."jid" <> ?', params: ['j', 'f', 'g', 't'] })
+  expect(list('c', 'rpm')).toEqual({ sql: one, params: ['c', 'rpm', 't'] })
+  expect(list('d')).toEqual({ sql: all, params: ['d', 'd', '', 't'] })
   // A column where the kept variant had a parameter (or another template inside) is not that variant, and is right.
-  expect(r(sql`SELECT ${jobs.jid} FROM ${jobs} WHERE ${jobs.user} = ${'x'} AND ${sql`${jobs.fun} = ${jobs.user}`} AND ${jobs.jid} <> ${'t'}`))
+  expect(at('x', sql`${jobs.fun} = ${jobs.user}`))
     .toEqual({ sql: 'SELECT "jobs"."jid" FROM "jobs" WHERE "jobs"."user" = ? AND "jobs"."fun" = "jobs"."user" AND "jobs"."jid" <> ?', params: ['x', 't'] })
 })
