@@ -98,3 +98,15 @@ test.each(["'; DROP TABLE minions; --", '"', '\\', '[[[[', ']]]]', '*'.repeat(25
 test('q over 255 characters is a 422', async () => {
   expect((await call(w, 'GET', `/api/minions?q=${'a'.repeat(256)}`)).status).toBe(422)
 })
+
+test('a minion first seen through a source before its row existed is listed with that source', async () => {
+  // The sighting finds no minion row to write its names to; the row is made later (a key list, a presence answer).
+  const w = await testWorld()
+  const { noteSeenThrough } = await import('../../src/features/minions/sources-store')
+  const { insertMinion } = await import('../../src/features/minions/store')
+  await w.deps.db.tx((tx) => noteSeenThrough(tx, ['late-01'], 'east', 1000))
+  await insertMinion(w.deps.db, 'late-01', 2000)
+  const r = await call(w, 'GET', '/api/minions?q=late-01')
+  expect(r.body.minions.map((m: { id: string; sources: string[] }) => [m.id, m.sources])).toEqual([['late-01', ['east']]])
+  expect((await call(w, 'GET', '/api/minions/late-01')).body.sources).toEqual(['east'])
+})

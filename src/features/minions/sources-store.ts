@@ -67,10 +67,12 @@ function byMinion(rows: Sighting[]): Map<string, string[]> {
 /**
  * A page query's column `sources`, read so the common case costs nothing: null when the minion was seen through
  * `default` alone (SQLite hands every text value over as a new string, and the same 'default' on every row of a
- * one-master fleet was most of what the column cost), '' when through none yet, else the stored names.
+ * one-master fleet was most of what the column cost), else the stored names. A row without stored names reads its
+ * sightings ('' when there are none): a minion first seen through a source before its row existed (its first sighting
+ * found no row to write, and the row was made later) is listed with its sources all the same.
  */
 export const sourcesColumn: SQL =
-  sql`CASE WHEN ${m.sources} IS NULL THEN '' WHEN ${m.sources} = ${DEFAULT_SOURCE_SQL} THEN NULL ELSE ${m.sources} END AS sources`
+  sql`CASE WHEN ${m.sources} IS NULL THEN coalesce(${namesOf()}, '') WHEN ${m.sources} = ${DEFAULT_SOURCE_SQL} THEN NULL ELSE ${m.sources} END AS sources`
 
 /** The names of a `sourcesColumn` value, by name. */
 export const sourceNames = (read: string | null): string[] => (read === null ? [DEFAULT_SOURCE] : read ? read.split(',') : [])
