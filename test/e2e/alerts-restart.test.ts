@@ -17,7 +17,13 @@ let hung = 0
 const recv = Bun.serve({
   port: 0, hostname: '127.0.0.1', idleTimeout: 0,
   async fetch(req) {
-    const body = JSON.parse(await req.text()) as { id: string }
+    // Only a whole notification is a delivery: a request cut short by the kill (or one with no JSON body) is not.
+    let body: { id: string }
+    try {
+      body = JSON.parse(await req.text()) as { id: string }
+    } catch {
+      return new Response('not a notification', { status: 400 })
+    }
     if (mode === 'hang') {
       hung++
       return new Promise<Response>(() => {})
