@@ -5,8 +5,7 @@
  * synchronously (the engine's per-call rendering would cost these loops about as much as the writes themselves), on
  * PostgreSQL a named prepared statement of the transaction's connection.
  */
-import { sql, type SQL } from 'drizzle-orm'
-import { Placeholder } from 'drizzle-orm'
+import { Placeholder, sql, type SQL } from 'drizzle-orm'
 import type { Queryable } from './engine'
 import { renderFast } from './render-walk'
 import { param, pgRows, renderPostgres, send } from './postgres'

@@ -42,11 +42,7 @@ export async function countPackageNames(q: Queryable, source: string, pattern?: 
 
 /** One page of the package list. */
 export async function packageNamePage(q: Queryable, p: { source: string; pattern?: string; sort: Sort; order: 'asc' | 'desc'; limit: number; offset: number }) {
-  type PageRow = Pick<Row<typeof stats>, 'name' | 'minion_count' | 'version_count' | 'last_seen'>
-  // Without a name filter (the list as it opens) the statement is flat, its text kept by template (db/render.ts).
-  if (!p.pattern)
-    return q.rows<PageRow>(sql`SELECT ${PAGE_COLUMNS} FROM ${stats} WHERE ${stats.source} = ${p.source} ORDER BY ${orderOf(p.sort, p.order)} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`)
-  return q.rows<PageRow>(sql`SELECT ${PAGE_COLUMNS} FROM ${stats} ${statsWhere(q, p.source, p.pattern)} ORDER BY ${orderOf(p.sort, p.order)} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`)
+  return q.rows<Pick<Row<typeof stats>, 'name' | 'minion_count' | 'version_count' | 'last_seen'>>(sql`SELECT ${PAGE_COLUMNS} FROM ${stats} ${statsWhere(q, p.source, p.pattern)} ORDER BY ${orderOf(p.sort, p.order)} LIMIT ${limitOf(p.limit)} OFFSET ${p.offset}`)
 }
 
 /** The package list's columns. */

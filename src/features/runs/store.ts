@@ -63,8 +63,10 @@ export async function countRuns(q: Queryable, minionId: string, f: RunFilter): P
   return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${runs} WHERE ${runFilter(minionId, f)}`))!.n
 }
 
-/** The conditions of a minion's filtered run list. */
+/** The conditions of a minion's run list. */
 function runFilter(minionId: string, f: RunFilter): SQL {
+  // Unfiltered (the run list's usual call) one template, so the page's statement stays flat (db/render.ts).
+  if (unfiltered(f)) return sql`${runs.minionId} = ${minionId}`
   const where = [sql`${runs.minionId} = ${minionId}`]
   if (f.status !== undefined) where.push(sql`${runs.status} = ${f.status}`)
   if (f.test !== undefined) where.push(sql`${runs.test} = ${f.test ? 1 : 0}`)
@@ -74,9 +76,6 @@ function runFilter(minionId: string, f: RunFilter): SQL {
 
 /** A page of a minion's runs, newest first (completed_at, then jid). */
 export function runPage(q: Queryable, minionId: string, f: RunFilter, limit: number, offset: number): Promise<RunRow[]> {
-  // Unfiltered (the run list's usual call) the statement is flat, its text kept by template (db/render.ts).
-  if (unfiltered(f))
-    return q.rows(sql`SELECT ${LIST} FROM ${runs} WHERE ${runs.minionId} = ${minionId} ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT ${limitOf(limit)} OFFSET ${offset}`)
   return q.rows(sql`SELECT ${LIST} FROM ${runs} WHERE ${runFilter(minionId, f)} ORDER BY ${runs.completedAt} DESC, ${runs.jid} DESC LIMIT ${limitOf(limit)} OFFSET ${offset}`)
 }
 
