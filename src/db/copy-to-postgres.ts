@@ -28,6 +28,8 @@ const PARAMS_PER_STATEMENT = 30_000
  * package-set row's rowid, which the holder index's bits and vuln_minions refer to, so it is copied, not renumbered.
  */
 const ROWID_COLUMN: Record<string, string> = { minion_package_sets: 'num' }
+/** The rowid's name in the copy's SELECT, apart from every column's. */
+const ROWID_NAME = '__saltdeck_rowid'
 
 /** The schema's tables, parents before the tables whose foreign keys point at them. */
 export function tablesInCopyOrder(): SQLiteTable[] {
@@ -69,7 +71,9 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
       const cfg = getTableConfig(t)
       const rowidAs = ROWID_COLUMN[cfg.name]
       const cols = cfg.columns.map((c) => c.name)
-      const read = cols.map(quote).concat(rowidAs ? ['rowid'] : [])
+      // Read back by name, in the INSERT's column order; the rowid under a name no column has.
+      const names = rowidAs ? [...cols, ROWID_NAME] : [...cols]
+      const read = cols.map(quote).concat(rowidAs ? [`rowid AS ${ROWID_NAME}`] : [])
       if (rowidAs) cols.push(rowidAs)
       const source = (src.query(`SELECT count(*) AS n FROM ${quote(cfg.name)}`).get() as { n: number }).n
       const perBatch = Math.max(1, Math.floor(PARAMS_PER_STATEMENT / cols.length))
@@ -92,8 +96,9 @@ export async function copyToPostgres(from: Queryable, to: Queryable, progress: (
         progress(cfg.name, copied)
         batch = []
       }
-      for (const row of src.query(`SELECT ${read.join(', ')} FROM ${quote(cfg.name)}`).values().values()) {
-        batch.push(row as unknown[])
+      // Row by row: a table is never held whole (2,000,000 events took the copy past a gigabyte when it was).
+      for (const row of src.query(`SELECT ${read.join(', ')} FROM ${quote(cfg.name)}`).iterate() as IterableIterator<Record<string, unknown>>) {
+        batch.push(names.map((n) => row[n]))
         if (batch.length === perBatch) await flush()
       }
       if (batch.length) await flush()

@@ -67,6 +67,15 @@ test('every table is copied with the same count; the salt password reads with th
     await loadSettings(onPg)
     expect((await saltCredentials(onPg)).password).toBe('pw-kept-secret')
 
+    // A minion's package-set number is its SQLite rowid (the holder index's bits name minions by it), and every
+    // event is the same event, column by column.
+    const setNums = (rows: { minion_id: string; n: number }[]) => rows.map((r) => `${r.minion_id}=${r.n}`).sort()
+    const sqliteSets = await src.db.rows<{ minion_id: string; n: number }>(sql`SELECT minion_id, rowid AS n FROM minion_package_sets`)
+    expect(sqliteSets.length).toBeGreaterThan(0)
+    expect(setNums(await pg.rows<{ minion_id: string; n: number }>(sql`SELECT minion_id, num AS n FROM minion_package_sets`))).toEqual(setNums(sqliteSets))
+    const events = sql`SELECT id, ts, category, event_type, minion_id, jid, summary FROM ${activityEvents} ORDER BY id`
+    expect(await pg.rows(events)).toEqual(await src.db.rows(events))
+
     // A new event gets the next id after the copied ones.
     const max = (await pg.row<{ m: number }>(sql`SELECT max(id) AS m FROM ${activityEvents}`))!.m
     const next = await pg.row<{ id: number }>(sql`INSERT INTO ${activityEvents} (ts, category, event_type, summary) VALUES (1, 'system', 'x', 'after the copy') RETURNING id`)
