@@ -7,6 +7,7 @@ import type { AppDeps } from '../deps'
 import { AppError, ValidationFailed, httpError, refusalEntries, type ErrorEntry } from './errors'
 import { Forbidden, Invalid, Unauthenticated } from '../lib/errors'
 import { checkPart, type Part } from './validation'
+import { requestCookie, SESSION_COOKIE, setCookieLine } from './cookies'
 import type { DEFAULTED } from './schemas'
 import { authenticate, type Principal } from '../features/auth/service'
 import { holds } from '../features/roles/service'
@@ -213,25 +214,32 @@ export interface ElysiaBits {
   request: Request
   params: Record<string, string>
   body: unknown
-  set: { status?: number | string; headers: Record<string, string | number> }
-  cookie: Record<string, { value?: unknown; set(o: object): unknown; remove(): unknown }>
+  set: { status?: number | string; headers: Record<string, string | number | string[]> }
   server: { requestIP(r: Request): { address: string } | null } | null
 }
 
 /** Turns a route definition into an Elysia handler. */
 export function toHandler(def: AnyRoute, deps: AppDeps) {
+  // The handler never names Elysia's `cookie` (Elysia then parses no cookie): cookies.ts reads and writes them.
   return async (c: ElysiaBits) => {
-    const jar = c.cookie.saltdeck_session!
     // Parsed only when needed: most requests have no query string and set no cookie.
     let parsedUrl: URL | undefined
     const url = () => (parsedUrl ??= new URL(c.request.url))
     const parsed = c.body as ParsedBody | undefined
-    const principal = await authorize(def, deps, c.request, url, typeof jar.value === 'string' ? jar.value : undefined, !!parsed?.present)
+    const principal = await authorize(def, deps, c.request, url, requestCookie(c.request, SESSION_COOKIE), !!parsed?.present)
     const query = c.request.url.includes('?') ? Object.fromEntries(url().searchParams) : {}
     const params = Object.fromEntries(Object.entries(c.params ?? {}).map(([k, v]) => [k, safeDecode(v)]))
     const v = validate(def, params, query, parsed)
     const set = { status: def.status ?? 200, headers: {} as Record<string, string> }
-    const secure = () => deps.config.cookieSecure || url().protocol === 'https:'
+    // Set-Cookie lines by cookie name: a cookie set twice is sent once, as last set.
+    const setCookies = new Map<string, string>()
+    const jar = (name: string): CookieJar => {
+      const secure = () => deps.config.cookieSecure || url().protocol === 'https:'
+      return {
+        set: (value, maxAge) => void setCookies.set(name, setCookieLine(name, value, maxAge, secure())),
+        clear: () => void setCookies.set(name, setCookieLine(name, '', 0, secure())),
+      }
+    }
     let client: string | undefined
     const ctx = {
       params: v.params,
@@ -246,11 +254,8 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
         return (client ??= c.server?.requestIP(c.request)?.address ?? 'local')
       },
       set,
-      cookie: jarFor(jar, secure),
-      otherCookie: (name: string) => {
-        const other = c.cookie[name]!
-        return { ...jarFor(other, secure), value: typeof other.value === 'string' ? other.value : undefined }
-      },
+      cookie: jar(SESSION_COOKIE),
+      otherCookie: (name: string) => ({ ...jar(name), value: requestCookie(c.request, name) }),
     } as Ctx<Access, unknown, unknown, unknown>
     let result: unknown
     try {
@@ -261,7 +266,9 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
     }
     c.set.status = set.status
     Object.assign(c.set.headers, set.headers)
-    if (set.status === 204) return new Response(null, { status: 204, headers: c.set.headers as Record<string, string> })
+    // A list under set-cookie: Elysia sends each as its own Set-Cookie header.
+    if (setCookies.size) c.set.headers['set-cookie'] = [...setCookies.values()]
+    if (set.status === 204) return new Response(null, { status: 204, headers: responseHeaders(c.set.headers) })
     return result
   }
 }
@@ -286,12 +293,14 @@ async function csvResponse(spec: CsvExport<AnyCtx>, ctx: AnyCtx) {
   })
 }
 
-/** One cookie's setter and clearer: HttpOnly, SameSite=Lax, path /, Secure under TLS. */
-function jarFor(jar: ElysiaBits['cookie'][string], secure: () => boolean): CookieJar {
-  return {
-    set: (value, maxAge) => jar.set({ value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: secure() }),
-    clear: () => jar.set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure: secure() }),
+/** Elysia's response headers as a Headers object: each Set-Cookie line its own header. */
+function responseHeaders(set: ElysiaBits['set']['headers']): Headers {
+  const out = new Headers()
+  for (const [k, v] of Object.entries(set)) {
+    if (Array.isArray(v)) for (const line of v) out.append(k, line)
+    else out.set(k, String(v))
   }
+  return out
 }
 
 type AnyCtx = Ctx<Access, unknown, unknown, unknown>
