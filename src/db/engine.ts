@@ -43,6 +43,12 @@ export interface Engine extends Queryable {
    * another connection of the pool would not see the transaction's writes).
    */
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  /**
+   * A number that moves whenever something has been committed to the database since the last call, by any connection
+   * of any process; null when the engine cannot tell without a statement (PostgreSQL, an in-memory SQLite database).
+   * SQLite reads it from the WAL index (commit-epoch.ts).
+   */
+  commitEpoch(): number | null
   /** Closes the connection(s); statements after it fail. */
   close(): Promise<void>
 }

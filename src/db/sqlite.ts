@@ -5,6 +5,7 @@ import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
 import type { Engine, Native, Queryable } from './engine'
 import { keptRenderer, type Rendered } from './render'
 import { renderFast } from './render-walk'
+import { commitEpoch } from './commit-epoch'
 
 const dialect = new SQLiteSyncDialect()
 const mark = () => '?'
@@ -123,6 +124,7 @@ export function sqliteEngine(client: SqliteClient): Engine {
     rows: (q) => (open ? after(() => inner.rows(q)) : inner.rows(q)),
     row: (q) => (open ? after(() => inner.row(q)) : inner.row(q)),
     exec: (q) => (open ? after(() => inner.exec(q)) : inner.exec(q)),
+    commitEpoch: commitEpoch(client.filename),
     tx: <T>(fn: (tx: Queryable) => Promise<T>) =>
       after(async () => {
         let done!: () => void

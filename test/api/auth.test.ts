@@ -335,7 +335,11 @@ describe('authentication cache', () => {
     const other = await open()
     await other.db.exec(sql`DELETE FROM user_roles WHERE user_id = (SELECT id FROM users WHERE username = 'admin')`)
     expect(await me()).toBe(403)
-    await other.db.exec(sql`UPDATE users SET is_active = 0 WHERE username = 'admin'`)
+    expect(await me()).toBe(403)
+    // A process of its own (what the CLI is): the service reads auth_version again only after a commit, which it learns
+    // of from the WAL index (db/commit-epoch.ts), so a commit by another process must be seen there.
+    const cli = Bun.spawnSync(['bun', '-e', `const { Database } = require('bun:sqlite'); const d = new Database(${JSON.stringify(file)}); d.run("UPDATE users SET is_active = 0 WHERE username = 'admin'"); d.close()`])
+    expect(cli.exitCode).toBe(0)
     expect(await me()).toBe(401)
   })
 })

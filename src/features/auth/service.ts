@@ -7,6 +7,7 @@ import type { Grant } from '../roles/service'
 import { grantsOfUser } from '../roles/store'
 import { userById } from '../users/store'
 import { authChanged } from './changes'
+import { untilCommit } from '../../db/until-commit'
 import {
   deleteLoginFailures, deleteSessionRow, deleteSessionsOf, deleteToken, deleteUserFailures, failuresSince, insertLoginFailures, insertSession,
   liveTokenCount, liveTokens, lockThrottleKeys, pruneLoginFailures, readAuthVersion, sessionByHash, sessionById,
@@ -219,4 +220,6 @@ export async function sessionStanding(deps: AppDeps, sessionId: string): Promise
 }
 
 /** The counter every write to sessions, users, roles and grants moves, from any process (migration 0003's triggers). */
-export const authVersion = (deps: AppDeps) => readAuthVersion(deps.db)
+/** auth_version, kept until the next commit (db/until-commit.ts): read on every authenticated request. */
+const keptAuthVersion = untilCommit(readAuthVersion)
+export const authVersion = (deps: AppDeps) => keptAuthVersion(deps.db)

@@ -6,7 +6,7 @@
 import type { Engine, Queryable } from '../../db/engine'
 import { grow } from '../../lib/slot-table'
 import { anyHeldSet, anyHolder, clearHolders, holderChunk, maxKeyId, maxSetNum, setKeysAfter, setsByMinion, type HolderRow } from './holder-store'
-import { inventoryGeneration } from './package-store'
+import { currentGeneration } from './package-store'
 import type { HolderIo } from './flush-io'
 import { twin } from '../../db/engine'
 import { sqliteHolderIo } from './flush-sqlite'
@@ -260,8 +260,8 @@ let order: MinionOrder | null = null
 let orderDb: unknown = null
 
 /** The minions with a stored package set, in id order (cached per inventory generation and native connection). */
-export async function minionOrder(q: Queryable): Promise<MinionOrder> {
-  const generation = await inventoryGeneration(q)
+export async function minionOrder(q: Engine): Promise<MinionOrder> {
+  const generation = await currentGeneration(q)
   if (order && orderDb === q.native.client && order.generation === generation) return order
   const rows = (await setsByMinion(q)).map((r) => [r.num, r.minion_id, r.source, r.salt_source] as [number, string, string, string])
   const max = rows.reduce((m, [n]) => Math.max(m, n), 0)

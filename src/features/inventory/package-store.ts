@@ -9,6 +9,7 @@ import { sql, limitOf } from '../../db/sql'
 import type { Queryable } from '../../db/engine'
 import { twin } from '../../db/engine'
 import type { Row } from '../../db/row'
+import { untilCommit } from '../../db/until-commit'
 import { minionPackageSets as sets, packageKeyGeneration as gen, packageKeys as keys, packageStats as stats, packageVersions as versions } from '../../db/schema'
 
 const ALL = ''
@@ -17,6 +18,9 @@ const ALL = ''
 export async function inventoryGeneration(q: Queryable): Promise<number> {
   return (await q.row<Pick<Row<typeof gen>, 'generation'>>(sql`SELECT ${gen.generation} FROM ${gen} WHERE ${gen.id} = 1`))?.generation ?? 0
 }
+
+/** The inventory generation as a request reads it: kept until the next commit (db/until-commit.ts). */
+export const currentGeneration = untilCommit(inventoryGeneration)
 
 /** `column` contains `pattern` (containsPattern's, `\` escaping): LIKE ignores ASCII case on SQLite, so PostgreSQL uses ILIKE. */
 export function likeContains(q: Queryable, column: SQL | SQL.Aliased | object, pattern: string): SQL {

@@ -4,14 +4,14 @@
  * the raw sets.
  */
 import type { AppDeps } from '../../deps'
-import type { Queryable } from '../../db/engine'
+import type { Engine, Queryable } from '../../db/engine'
 import { containsPattern } from '../../lib/sql'
 import { iso, isoOrNull } from '../../lib/clock'
 import { PackageSetWriter, type Pkg } from './writer'
 import { decodeKeyIds } from './holders'
 import { SaltUnavailable } from '../../salt/errors'
 import { closeOpenRefreshes, insertRefreshUnlessRunning, latestRefreshes, refreshStart, setRefreshCounters, setRefreshFinished, type RefreshRow } from './refresh-store'
-import { collectedSince, countPackageNames, inventoryGeneration, keysPage, PACKAGE_SORTS, packageNamePage, packageSetOf, versionRows } from './package-store'
+import { collectedSince, countPackageNames, currentGeneration, keysPage, PACKAGE_SORTS, packageNamePage, packageSetOf, versionRows } from './package-store'
 
 export type { Pkg } from './writer'
 
@@ -63,8 +63,8 @@ const MAX_KEPT = 256
  * A package-list total counted once per inventory generation: package_stats changes only in a writer's flush, which
  * moves the generation (in the database, so a change made by another process is seen too).
  */
-async function keptCount(db: Queryable, key: string, count: () => Promise<number>): Promise<number> {
-  const generation = await inventoryGeneration(db)
+async function keptCount(db: Engine, key: string, count: () => Promise<number>): Promise<number> {
+  const generation = await currentGeneration(db)
   let kept = keptCounts.get(db)
   if (!kept || kept.generation !== generation) keptCounts.set(db, (kept = { generation, totals: new Map() }))
   let n = kept.totals.get(key)
