@@ -18,3 +18,19 @@ export function untilCommit<T>(read: (db: Engine) => Promise<T>): (db: Engine) =
     return value
   }
 }
+
+/** `untilCommit` per key: each key's value kept until the next commit, at most `max` keys between two commits. */
+export function untilCommitBy<K, T>(read: (db: Engine, key: K) => Promise<T>, max = 1024): (db: Engine, key: K) => Promise<T> {
+  const kept = new WeakMap<Engine, { epoch: number; values: Map<K, T> }>()
+  return async (db, key) => {
+    const epoch = db.commitEpoch()
+    if (epoch === null) return read(db, key)
+    let k = kept.get(db)
+    if (!k || k.epoch !== epoch) kept.set(db, (k = { epoch, values: new Map() }))
+    if (k.values.has(key)) return k.values.get(key)!
+    const value = await read(db, key)
+    // Kept under the epoch taken before the read (a newer value under an older epoch is read again at the next call).
+    if (k.values.size < max) k.values.set(key, value)
+    return value
+  }
+}

@@ -1,8 +1,12 @@
 /**
- * A test app on a fresh database with the real migrations, plus request helpers: SQLite `:memory:`, or a fresh
+ * A test app on a fresh database with the real migrations, plus request helpers: a SQLite file of its own in WAL mode
+ * as the service runs it (so the values kept until a commit are kept here too: db/until-commit.ts), or a fresh
  * PostgreSQL database when SALTDECK_TEST_ENGINE=postgres (helpers/migrations.ts).
  */
 import { sql } from 'drizzle-orm'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { users } from '../../src/db/schema'
 import type { Row } from '../../src/db/row'
 import { testDb } from './migrations'
@@ -20,8 +24,22 @@ import { listRoles } from '../../src/features/roles/service'
 /** Password of the seeded admin in tests. */
 export const ADMIN_PW = 'admin-password-1'
 
+/** Where this test process's world databases go; removed when it exits. */
+let worldDir: string | null = null
+let worlds = 0
+function worldFile(): string {
+  if (!worldDir) {
+    const dir = (worldDir = mkdtempSync(join(tmpdir(), 'saltdeck-world-')))
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+  }
+  // A directory per world: the search index is a file beside the database (search.db).
+  const dir = join(worldDir, `world-${++worlds}`)
+  mkdirSync(dir)
+  return join(dir, 'saltdeck.db')
+}
+
 /** A ready test world: deps, app, clock and bearer tokens for admin, operator, viewer and a role-less user. */
-export async function testWorld(overrides: Partial<Config> = {}, dbPath = ':memory:') {
+export async function testWorld(overrides: Partial<Config> = {}, dbPath = worldFile()) {
   const db = await testDb(dbPath)
   if (db.engine === 'sqlite') attachSearchIndex(db.$client)
   const clock = new ManualClock()

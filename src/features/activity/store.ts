@@ -5,7 +5,8 @@
  */
 import type { SQL } from 'drizzle-orm'
 import { sql, limitOf } from '../../db/sql'
-import { twin, type Queryable } from '../../db/engine'
+import { twin, type Engine, type Queryable } from '../../db/engine'
+import { untilCommit, untilCommitBy } from '../../db/until-commit'
 import type { Row } from '../../db/row'
 import { activityCounts, activityEvents as ev } from '../../db/schema'
 import { containsPattern } from '../../lib/sql'
@@ -46,6 +47,9 @@ export async function maxEventId(q: Queryable): Promise<number> {
   return (await q.row<{ id: number | null }>(sql`SELECT max(${ev.id}) AS id FROM ${ev}`))?.id ?? 0
 }
 
+/** The newest event id as a list reads it: kept until the next commit. */
+const newestEventId = untilCommit(maxEventId)
+
 /**
  * PostgreSQL's column of the transaction that inserted each event (xid8, a PostgreSQL-only column: drizzle-pg/0006).
  * Ids come from a sequence there, and concurrent transactions commit out of id order; transaction ids below the
@@ -62,8 +66,8 @@ const HORIZON = sql`pg_snapshot_xmin(pg_current_snapshot())`
  * below 2^53), under which no event will appear any more, and the committed events at or past it (a few, but for a
  * long transaction's minutes).
  */
-export async function countedTop(q: Queryable, conds: SQL[]): Promise<{ top: number; beyond: number }> {
-  if (q.engine === 'sqlite') return { top: await maxEventId(q), beyond: 0 }
+export async function countedTop(q: Engine, conds: SQL[]): Promise<{ top: number; beyond: number }> {
+  if (q.engine === 'sqlite') return { top: await newestEventId(q), beyond: 0 }
   // The horizon first, then the count with it bound. In one statement the horizon was a subquery whose value the
   // planner could not see: it took a third of the table to match and scanned all of it on every filtered list
   // (bench/RESULTS.md, session 12); bound, the (xid, id) index finds the few events past it. Every event under the
@@ -159,11 +163,16 @@ export async function deleteEventsBefore(q: Queryable, cutoff: number): Promise<
   return removed
 }
 
-/** The sum of the counters of these categories (all when none given): an unfiltered total without count(*). */
-export async function countedIn(q: Queryable, cats: string[] | null): Promise<number> {
-  const w = cats ? sql` WHERE ${activityCounts.category} IN ${cats}` : sql.empty()
-  return (await q.row<{ n: number }>(sql`SELECT coalesce(sum(${activityCounts.n}), 0) AS n FROM ${activityCounts}${w}`))!.n
+/** The sum of the counters of these categories (all when none given): an unfiltered total without count(*). Kept until the next commit. */
+export function countedIn(db: Engine, cats: string[] | null): Promise<number> {
+  return keptCategoryTotal(db, cats === null ? null : cats.join('\0'))
 }
+
+/** Category totals by their categories joined with NUL (null: all), kept until the next commit. */
+const keptCategoryTotal = untilCommitBy(async (db, key: string | null) => {
+  const w = key === null ? sql.empty() : sql` WHERE ${activityCounts.category} IN ${key.split('\0')}`
+  return (await db.row<{ n: number }>(sql`SELECT coalesce(sum(${activityCounts.n}), 0) AS n FROM ${activityCounts}${w}`))!.n
+})
 
 /** The filters of the list and the stream as conditions; `cats`: the categories asked and visible (all: none named). */
 export interface Where {
@@ -273,9 +282,13 @@ export function newestOfCategory(q: Queryable, category: string, n: number): Pro
 }
 
 /** The time of the event `n` places from the newest; undefined when there are not that many. */
-export async function tsAtDepth(q: Queryable, n: number): Promise<number | undefined> {
-  return (await q.row<{ ts: number }>(sql`SELECT ${ev.ts} AS ts FROM ${ev} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT 1 OFFSET ${n}`))?.ts
+export function tsAtDepth(db: Engine, n: number): Promise<number | undefined> {
+  return keptTsAtDepth(db, n)
 }
+
+/** Times at depths, kept until the next commit. */
+const keptTsAtDepth = untilCommitBy(async (db, n: number) =>
+  (await db.row<{ ts: number }>(sql`SELECT ${ev.ts} AS ts FROM ${ev} ORDER BY ${ev.ts} DESC, ${ev.id} DESC LIMIT 1 OFFSET ${n}`))?.ts)
 
 /** Events matching `conds` in id order, at most `limit`. */
 export function eventsInIdOrder(q: Queryable, conds: SQL[], limit: number): Promise<EventRow[]> {

@@ -4,7 +4,8 @@
  */
 import type { SQL } from 'drizzle-orm'
 import { sql, limitOf } from '../../db/sql'
-import { twin, type Queryable } from '../../db/engine'
+import { twin, type Engine, type Queryable } from '../../db/engine'
+import { untilCommit } from '../../db/until-commit'
 import type { Row } from '../../db/row'
 import { minions as m } from '../../db/schema'
 import { $, prepare, type Pipeline, type Prepared } from '../../db/prepared'
@@ -137,12 +138,20 @@ export async function minionExists(q: Queryable, id: string): Promise<boolean> {
 }
 
 /** How many minions match `where`, and a page of them by id, each with its salt sources (sources-store.ts). */
-export async function minionPage(q: Queryable, where: SQL[], limit: number, offset: number): Promise<{ total: number; rows: (MinionRow & { sources: string | null })[] }> {
+export async function minionPage(db: Engine, where: SQL[], limit: number, offset: number): Promise<{ total: number; rows: (MinionRow & { sources: string | null })[] }> {
   const w = where.length ? sql` WHERE ${sql.join(where, sql` AND `)}` : sql.empty()
-  const total = (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${m}${w}`))!.n
-  const rows = await q.rows<MinionRow & { sources: string | null }>(sql`SELECT ${SUMMARY}, ${sourcesColumn} FROM ${m}${w} ORDER BY ${m.id} LIMIT ${limitOf(limit)} OFFSET ${offset}`)
+  const total = where.length ? await countMinions(db, w) : await minionCount(db)
+  const rows = await db.rows<MinionRow & { sources: string | null }>(sql`SELECT ${SUMMARY}, ${sourcesColumn} FROM ${m}${w} ORDER BY ${m.id} LIMIT ${limitOf(limit)} OFFSET ${offset}`)
   return { total, rows }
 }
+
+/** How many minions match the WHERE clause `w`. */
+async function countMinions(q: Queryable, w: SQL): Promise<number> {
+  return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${m}${w}`))!.n
+}
+
+/** How many minions there are, kept until the next commit (the unfiltered list's total). */
+const minionCount = untilCommit((db) => countMinions(db, sql.empty()))
 
 /** One minion with its grains, key fingerprint and salt sources (as `sourcesColumn` reads them). */
 export function minionRow(q: Queryable, id: string): Promise<(MinionRow & Pick<Row<typeof m>, 'grains' | 'key_fingerprint'> & { sources: string | null }) | undefined> {

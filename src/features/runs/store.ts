@@ -4,7 +4,8 @@
  */
 import type { SQL } from 'drizzle-orm'
 import { sql, limitOf } from '../../db/sql'
-import type { Queryable } from '../../db/engine'
+import type { Engine, Queryable } from '../../db/engine'
+import { untilCommitBy } from '../../db/until-commit'
 import type { Row } from '../../db/row'
 import { minions, runs } from '../../db/schema'
 import { sourceColumn } from '../salt-sources/store'
@@ -57,11 +58,14 @@ export interface RunFilter {
 const unfiltered = (f: RunFilter) => f.status === undefined && f.test === undefined && f.source === undefined
 
 /** How many runs of a minion match the filter (a count only when filtered: unfiltered, the kept run_count). */
-export async function countRuns(q: Queryable, minionId: string, f: RunFilter): Promise<number> {
-  if (unfiltered(f))
-    return (await q.row<{ n: number }>(sql`SELECT ${minions.runCount} AS n FROM ${minions} WHERE ${minions.id} = ${minionId}`))?.n ?? 0
-  return (await q.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${runs} WHERE ${runFilter(minionId, f)}`))!.n
+export async function countRuns(db: Engine, minionId: string, f: RunFilter): Promise<number> {
+  if (unfiltered(f)) return keptRunCount(db, minionId)
+  return (await db.row<{ n: number }>(sql`SELECT count(*) AS n FROM ${runs} WHERE ${runFilter(minionId, f)}`))!.n
 }
+
+/** A minion's run_count, kept until the next commit. */
+const keptRunCount = untilCommitBy(async (db, minionId: string) =>
+  (await db.row<{ n: number }>(sql`SELECT ${minions.runCount} AS n FROM ${minions} WHERE ${minions.id} = ${minionId}`))?.n ?? 0)
 
 /** The conditions of a minion's run list. */
 function runFilter(minionId: string, f: RunFilter): SQL {
