@@ -308,6 +308,25 @@ describe('GET /api/inventory/packages/{name}/versions', () => {
   })
 })
 
+describe('answers kept until the next commit (db/until-commit.ts) follow each inventory change', () => {
+  test('the version query, the package list total and the versions of a name, asked again after each flush', async () => {
+    const { w } = await fleet()
+    const holders = async (q: string) => ((await get(w, `/api/inventory/packages/curl/minions?${q}`)).body.minions as { minion_id: string; version: string }[]).map((m) => `${m.minion_id} ${m.version}`)
+    const total = async () => (await packages(w)).total
+    expect(await holders('op=eq&version=7.88')).toEqual(['web-01 7.88'])
+    expect(await holders('op=eq&version=7.88')).toEqual(['web-01 7.88'])
+    expect(await total()).toBe(6)
+    // web-02 moves to curl 7.88; web-01 adds zoo.
+    await replacePackageSets(w.deps, [pkgSet('web-02', 'apt', { ...WEB02, curl: '7.88' }), pkgSet('web-01', 'apt', { ...WEB01, zoo: '1' })])
+    expect(await holders('op=eq&version=7.88')).toEqual(['web-01 7.88', 'web-02 7.88'])
+    expect(await total()).toBe(7)
+    expect((await get(w, '/api/inventory/packages/zoo/versions')).body.total).toBe(1)
+    // A name no minion held before: its keys are found once some minion holds it.
+    await replacePackageSets(w.deps, [pkgSet('db-01', 'rpm', { ...DB01, curl: '7.88' })])
+    expect(await holders('op=eq&version=7.88')).toEqual(['db-01 7.88', 'web-01 7.88', 'web-02 7.88'])
+  })
+})
+
 describe('GET /api/minions/{id}/packages', () => {
   test("lists that minion's rows by name with q and paging", async () => {
     const { w, t0 } = await fleet()

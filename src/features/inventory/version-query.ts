@@ -4,6 +4,7 @@ import { compareVersions, versionProblem } from '../../lib/version-order'
 import { invalid } from '../../lib/errors'
 import { emptyBits, minionOrder, orHolders, pageRows } from './holders'
 import { binaryNames, heldVersions, keyIdOf, sourcesOfName } from './package-store'
+import { untilCommitBy } from '../../db/until-commit'
 
 /** Comparison operators of the query. */
 export const VERSION_OPS = ['lt', 'le', 'eq', 'ne', 'ge', 'gt'] as const
@@ -15,8 +16,26 @@ const test: Record<VersionOp, (c: number) => boolean> = {
 
 /** The held packages built from source package `name` under another name (openssl → libssl3), by name. */
 export function binariesOf(deps: AppDeps, name: string): Promise<string[]> {
-  return binaryNames(deps.db, name)
+  return keptBinaries(deps.db, name)
 }
+
+/** binaryNames kept until the next commit: a page of findings or a repeated query asks for the same names. */
+const keptBinaries = untilCommitBy(binaryNames)
+
+/** A key some minion holds: its id, package name, version, arch and package source. */
+interface HeldKey { id: number; package: string; version: string; arch: string; source: string }
+
+/** Every key of a package name that some minion holds, in any source; kept until the next commit. */
+const heldKeys = untilCommitBy(async (db, pkg: string): Promise<HeldKey[]> => {
+  // package_versions is keyed by source first: the sources holding the name come from package_stats' name index.
+  const found: HeldKey[] = []
+  for (const source of await sourcesOfName(db, pkg))
+    for (const v of await heldVersions(db, source, pkg)) {
+      const id = await keyIdOf(db, pkg, v.version, v.arch)
+      if (id !== undefined) found.push({ id, package: pkg, version: v.version, arch: v.arch, source })
+    }
+  return found
+})
 
 /**
  * The minions holding a package (optionally of one source, optionally only versions `op version` in that source's
@@ -30,14 +49,8 @@ export async function packageMinions(
   const db = deps.db
   const binaries = await binariesOf(deps, name)
   const names = p.binaries ? [name, ...binaries] : [name]
-  // package_versions is keyed by source first: the sources holding the name come from package_stats' name index.
-  const found: { id: number; package: string; version: string; arch: string; source: string }[] = []
-  for (const pkg of names)
-    for (const source of await sourcesOfName(db, pkg))
-      for (const v of await heldVersions(db, source, pkg)) {
-        const id = await keyIdOf(db, pkg, v.version, v.arch)
-        if (id !== undefined) found.push({ id, package: pkg, version: v.version, arch: v.arch, source })
-      }
+  const found: HeldKey[] = []
+  for (const pkg of names) found.push(...(await heldKeys(db, pkg)))
   const all = found.sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : a.arch < b.arch ? -1 : a.arch > b.arch ? 1 : 0))
   if (!all.length) return null
   if (p.version !== undefined) {
@@ -53,8 +66,10 @@ export async function packageMinions(
   const order = await minionOrder(db)
   const through = p.salt_source === undefined ? null : order.bySaltSource.get(p.salt_source)
   const sets = []
+  // One width for every key's bitmap: the minion numbers stored now.
+  const width = (await emptyBits(db)).length
   for (const k of keys) {
-    const b = await emptyBits(db)
+    const b = new Uint32Array(width)
     await orHolders(db, k.id, b)
     const mask = order.bySource.get(k.source)
     for (let i = 0; i < b.length; i++) b[i]! &= mask?.[i] ?? 0
