@@ -13,6 +13,8 @@
  * process to use the database), so the mapping stays the file's.
  */
 
+import { realpathSync } from 'node:fs'
+
 /** The header's first copy: 48 bytes, read as twelve 32-bit words. */
 const HEADER_WORDS = 12
 
@@ -45,8 +47,10 @@ export function commitEpoch(file: string): () => number | null {
 function map(file: string): Uint32Array | null {
   if (!file || file === ':memory:') return null
   try {
-    const bytes = Bun.mmap(`${file}-shm`, { shared: true })
-    if (bytes.byteLength < HEADER_WORDS * 4) return null
+    // SQLite names the -shm file after the database's real path (symbolic links followed): so does this.
+    const bytes = Bun.mmap(`${realpathSync(file)}-shm`, { shared: true })
+    // Byte 12 is the header's isInit flag: a file no connection has set up is not one to trust.
+    if (bytes.byteLength < HEADER_WORDS * 4 || bytes[12] !== 1) return null
     return new Uint32Array(bytes.buffer, bytes.byteOffset, HEADER_WORDS)
   } catch {
     return null

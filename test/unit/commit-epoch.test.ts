@@ -4,7 +4,7 @@
  * process), and with a checkpoint, and never with reads alone.
  */
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
@@ -84,4 +84,20 @@ test('a kept value is read again only after a commit; an in-memory database read
   expect(await current(mem)).toBe(7)
   expect(await current(mem)).toBe(7)
   expect(reads).toBe(4)
+})
+
+test('a database opened through a symbolic link is watched where SQLite keeps its -shm file', async () => {
+  mkdirSync(join(dir, 'real'))
+  const real = join(dir, 'real', 'c.db')
+  const first = openDb(real)
+  await first.exec(sql`CREATE TABLE t (x INTEGER)`)
+  symlinkSync(real, join(dir, 'link.db'))
+  const db = openDb(join(dir, 'link.db'))
+  await db.rows(sql`SELECT * FROM t`)
+  const e0 = db.commitEpoch()
+  expect(e0).not.toBeNull()
+  await first.exec(sql`INSERT INTO t VALUES (1)`)
+  expect(db.commitEpoch()).not.toBe(e0)
+  first.$client.close()
+  db.$client.close()
 })
