@@ -7,16 +7,9 @@ import type { Engine } from './engine'
  * read leaves the value newer than its epoch, so it is read once more at the next call, never kept stale.
  */
 export function untilCommit<T>(read: (db: Engine) => Promise<T>): (db: Engine) => Promise<T> {
-  const kept = new WeakMap<Engine, { epoch: number; value: T }>()
-  return async (db) => {
-    const epoch = db.commitEpoch()
-    if (epoch === null) return read(db)
-    const k = kept.get(db)
-    if (k && k.epoch === epoch) return k.value
-    const value = await read(db)
-    kept.set(db, { epoch, value })
-    return value
-  }
+  // One mechanism: the per-key form with a single key.
+  const kept = untilCommitBy((db, _: null) => read(db), 1)
+  return (db) => kept(db, null)
 }
 
 /** `untilCommit` per key: each key's value kept until the next commit, at most `max` keys between two commits. */

@@ -231,15 +231,11 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
     const params = Object.fromEntries(Object.entries(c.params ?? {}).map(([k, v]) => [k, safeDecode(v)]))
     const v = validate(def, params, query, parsed)
     const set = { status: def.status ?? 200, headers: {} as Record<string, string> }
-    // Set-Cookie lines by cookie name: a cookie set twice is sent once, as last set.
-    const setCookies = new Map<string, string>()
-    const jar = (name: string): CookieJar => {
-      const secure = () => deps.config.cookieSecure || url().protocol === 'https:'
-      return {
-        set: (value, maxAge) => void setCookies.set(name, setCookieLine(name, value, maxAge, secure())),
-        clear: () => void setCookies.set(name, setCookieLine(name, '', 0, secure())),
-      }
-    }
+    // Set-Cookie lines by cookie name (a cookie set twice is sent once, as last set); made by the few routes that set one.
+    let setCookies: Map<string, string> | undefined
+    const secure = () => deps.config.cookieSecure || url().protocol === 'https:'
+    const setCookie = (name: string, value: string, maxAge: number) => (setCookies ??= new Map()).set(name, setCookieLine(name, value, maxAge, secure()))
+    const jar = (name: string): CookieJar => ({ set: (value, maxAge) => void setCookie(name, value, maxAge), clear: () => void setCookie(name, '', 0) })
     let client: string | undefined
     const ctx = {
       params: v.params,
@@ -267,7 +263,7 @@ export function toHandler(def: AnyRoute, deps: AppDeps) {
     c.set.status = set.status
     Object.assign(c.set.headers, set.headers)
     // A list under set-cookie: Elysia sends each as its own Set-Cookie header.
-    if (setCookies.size) c.set.headers['set-cookie'] = [...setCookies.values()]
+    if (setCookies) c.set.headers['set-cookie'] = [...setCookies.values()]
     if (set.status === 204) return new Response(null, { status: 204, headers: responseHeaders(c.set.headers) })
     return result
   }

@@ -219,7 +219,7 @@ export async function sessionStanding(deps: AppDeps, sessionId: string): Promise
   return { grants: await grantsOf(deps, row.user_id), expiresAt: row.expires_at }
 }
 
-/** The counter every write to sessions, users, roles and grants moves, from any process (migration 0003's triggers). */
 /** auth_version, kept until the next commit (db/until-commit.ts): read on every authenticated request. */
 const keptAuthVersion = untilCommit(readAuthVersion)
+/** The counter every write to sessions, users, roles and grants moves, from any process (migration 0003's triggers). */
 export const authVersion = (deps: AppDeps) => keptAuthVersion(deps.db)
