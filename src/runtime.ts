@@ -120,7 +120,7 @@ export class SaltRuntime implements SaltSide {
       presenceDeadlineMs: () => this.presenceDeadlineMs,
     }
     const only = opts.only
-    this.scheduler = new Scheduler(deps, definePollers(context).filter((p) => !only || only.includes(p.name)))
+    this.scheduler = new Scheduler({ clock: deps.clock, log: deps.log, masterDown: () => this.masterWatch.health().up === false }, definePollers(context).filter((p) => !only || only.includes(p.name)))
     this.newcomers = new Newcomers(context, (name) => this.scheduler.enabled(name))
     this.stream = new EventStream({
       client: this.client, clock: deps.clock, log: deps.log,
@@ -231,7 +231,7 @@ export class SaltRuntime implements SaltSide {
     return (this.client.reachability().up !== false || this.stream.state === 'connected') && this.presenceHold() === null
   }
 
-  /** Watches the master: a check now and every masterCheckMs; once it answers again, presence and jobs run at once. */
+  /** Watches the master: a check now and every masterCheckMs; once it answers again, presence, jobs and the pollers that skipped ticks run at once. */
   private watchMaster() {
     this.masterWatch.onChange = (up) => {
       if (!up) {
@@ -240,7 +240,10 @@ export class SaltRuntime implements SaltSide {
         return
       }
       this.deps.log.info('salt-master answers again: minions reconnecting are not offline during the grace', { grace_until: this.graceUntil() })
-      if (!this.follower) for (const name of ['presence', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
+      if (this.follower) return
+      // The pollers that skipped their ticks while it was down run now (jobs among them when it did skip).
+      const skipped = this.scheduler.masterAnswers()
+      for (const name of ['presence', 'jobs']) if (!skipped.includes(name) && this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
     }
     void this.masterWatch.check()
     this.masterChecking ??= setInterval(() => void this.masterWatch.check(), this.masterCheckMs)

@@ -74,6 +74,8 @@ const setting = (c: PollerContext, key: PollerSetting) => Number(readSection(c.d
 /** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
 const timed = (name: string, intervalKey: PollerSetting, delayKey: PollerSetting, tick: (c: PollerContext) => Promise<number>, catchUp = false) => (c: PollerContext): Poller => ({
   name,
+  // Presence asks nothing of a master known down by itself (it returns at once and keeps presence unknown).
+  needsMaster: name !== 'presence',
   intervalSeconds: () => {
     const every = setting(c, intervalKey)
     // While the stream is down, events salt still holds in its job cache are fetched at a short interval instead.
@@ -182,6 +184,7 @@ const POLLERS = {
   /** inventory: the periodic full refresh. */
   inventory: (c: PollerContext): Poller => ({
     name: 'inventory',
+    needsMaster: true,
     intervalSeconds: () => setting(c, 'inventory_refresh_minutes') * 60,
     initialDelaySeconds: () => setting(c, 'inventory_refresh_initial_delay_s'),
     tick: async () => {

@@ -17,6 +17,16 @@ export interface Poller {
   /** Seconds to wait after start or reschedule before the first tick. */
   initialDelaySeconds(): number
   tick(): Promise<number>
+  /** Whether each tick asks the salt-master (through salt-api): such a tick is skipped while the master is known down. */
+  needsMaster?: boolean
+}
+
+/** What the scheduler needs: the clock, the log, and whether the salt-master is known not to answer now. */
+export interface SchedulerDeps {
+  clock: Clock
+  log: Logger
+  /** True while the master is known down: a call then hangs in salt-api and reaches the master in a burst when it is back. */
+  masterDown?: () => boolean
 }
 
 interface State {
@@ -30,6 +40,8 @@ interface State {
   lastItems: number | null
   /** Whether the last error was salt-api not answering (it clears when salt-api answers again). */
   saltAbsent: boolean
+  /** Whether a tick was skipped because the master did not answer (the poller runs once it answers again). */
+  skippedForMaster: boolean
 }
 
 /** Starts, reschedules, stops and reports pollers. */
@@ -40,8 +52,8 @@ export class Scheduler implements PollerControl {
   /** The pollers this instance runs now: all of them alone, those of what it leads in a cluster (contract §15). */
   private active = new Set<string>()
 
-  constructor(private deps: { clock: Clock; log: Logger }, readonly pollers: Poller[]) {
-    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastSuccess: null, lastDurationMs: null, lastError: null, lastItems: null, saltAbsent: false })
+  constructor(private deps: SchedulerDeps, readonly pollers: Poller[]) {
+    for (const p of pollers) this.state.set(p.name, { runs: 0, errors: 0, totalMs: 0, lastStart: null, lastSuccess: null, lastDurationMs: null, lastError: null, lastItems: null, saltAbsent: false, skippedForMaster: false })
   }
 
   /** Schedules these pollers (default: every one) whose interval is not 0. */
@@ -121,6 +133,13 @@ export class Scheduler implements PollerControl {
   private async tick(name: string): Promise<void> {
     const p = this.pollers.find((x) => x.name === name)!
     const s = this.state.get(name)!
+    // Asking a stopped master only leaves a call hanging in salt-api; those calls all reach the master the moment it
+    // is back, while its minions re-authenticate (contract §17). Salt health already names the master.
+    if (p.needsMaster && this.deps.masterDown?.()) {
+      s.skippedForMaster = true
+      this.deps.log.debug('poller tick skipped: the salt-master does not answer', { poller: name })
+      return
+    }
     const t0 = Date.now()
     s.lastStart = this.deps.clock.now()
     try {
@@ -158,6 +177,19 @@ export class Scheduler implements PollerControl {
       if (!s.saltAbsent) continue
       s.lastError = null
       s.saltAbsent = false
+      names.push(p.name)
+      if (p.intervalSeconds() > 0) void this.run(p.name)
+    }
+    return names
+  }
+
+  /** The master answers again: the pollers that skipped a tick while it did not run now. Returns their names. */
+  masterAnswers(): string[] {
+    const names: string[] = []
+    for (const p of this.pollers) {
+      const s = this.state.get(p.name)!
+      if (!s.skippedForMaster) continue
+      s.skippedForMaster = false
       names.push(p.name)
       if (p.intervalSeconds() > 0) void this.run(p.name)
     }

@@ -80,6 +80,27 @@ describe('master health', () => {
   })
 })
 
+test('while the master is down the pollers that ask it skip their ticks (nothing left hanging in salt-api, no poller error); when it answers they run at once', async () => {
+  w = await world()
+  await w.rt.scheduler.run('keys')
+  w.salt.masterDown = true
+  await w.rt.masterWatch.check()
+  const hung = w.salt.hung
+  const calls = w.salt.calls.length
+  const t0 = Date.now()
+  for (const name of ['keys', 'grains', 'jobs', 'fleet', 'inventory']) await w.rt.scheduler.run(name)
+  expect(Date.now() - t0).toBeLessThan(1000)
+  expect([w.salt.hung, w.salt.calls.length]).toEqual([hung, calls])
+  const h = await w.get('/api/salt/health')
+  expect(h.pollers.filter((p: any) => p.last_error !== null || p.late)).toEqual([])
+  expect(h.problems.filter((p: string) => p.startsWith('The ') && p.includes(' poller '))).toEqual([])
+  // Watching the master as the service does: the answer runs the pollers that skipped (jobs, grains, ...) at once.
+  ;(w.rt as any).watchMaster()
+  w.salt.masterDown = false
+  await w.rt.masterWatch.check()
+  await until(() => ['key.list_all', 'jobs.list_jobs', 'grains.items'].every((f) => w.salt.calls.slice(calls).some((c) => c.fun === f)) || null, 'the skipped pollers run')
+})
+
 test('the presence tick is bounded: a master that stops before Saltdeck sees it holds the tick for the deadline, not the client\'s three 30 s attempts', async () => {
   w = await world()
   w.rt.presenceDeadlineMs = 300

@@ -68,3 +68,25 @@ test('a tick that found nothing logs at debug (hidden unless SALTDECK_LOG_DEBUG)
   await s.runNow('alerts')
   expect(lines.map((l) => JSON.parse(l))).toMatchObject([{ level: 'info', msg: 'poller tick', poller: 'alerts', items: 3 }])
 })
+
+test('while the master is down a poller that asks it skips its ticks (no call, no error, not counted); when it answers those run at once, others do not', async () => {
+  let down = true
+  const ticked: string[] = []
+  const tick = (name: string) => async () => (ticked.push(name), 1)
+  const s = new Scheduler({ clock: new ManualClock(), log: quiet, masterDown: () => down }, [
+    { ...poller('keys', tick('keys')), needsMaster: true },
+    poller('alerts', tick('alerts')),
+    { ...poller('grains', tick('grains')), needsMaster: true },
+  ])
+  await s.runNow('keys')
+  await s.run('alerts')
+  expect(ticked).toEqual(['alerts'])
+  expect(s.status().map((p) => [p.name, p.runs, p.errors, p.last_error])).toEqual([['keys', 0, 0, null], ['alerts', 1, 0, null], ['grains', 0, 0, null]])
+  down = false
+  expect(s.masterAnswers()).toEqual(['keys'])
+  await s.stop()
+  expect(ticked).toEqual(['alerts', 'keys'])
+  expect(s.status()[0]).toMatchObject({ runs: 1, items_processed: 1 })
+  // Only once: a second answer finds nothing skipped.
+  expect(s.masterAnswers()).toEqual([])
+})

@@ -64,7 +64,8 @@ export async function saltHealth(deps: AppDeps, { namesInstances = true }: { nam
   const master = h.masterVersion
   const pollers = h.pollers.map((p) => ({
     name: p.name, interval_seconds: p.interval, last_success_at: isoOrNull(p.lastSuccess), lag_seconds: p.lagSeconds, last_error: p.lastError,
-    late: configured && p.interval > 0 && p.lagSeconds !== null && p.lagSeconds > p.interval * LATE_INTERVALS,
+    // While the master does not answer, the pollers that ask it skip their ticks: the master's problem says why.
+    late: configured && h.master.up !== false && p.interval > 0 && p.lagSeconds !== null && p.lagSeconds > p.interval * LATE_INTERVALS,
   }))
   const problems: string[] = []
   const unwritable = await checkWritable(deps.db, now)
