@@ -1,6 +1,6 @@
 /** The HTTP edge's errors: AppError for routes, the 422 entry shape of contract §1.1, and the one map from domain errors to statuses. */
 import { Conflict, Forbidden, Invalid, NotFound, Throttled, Unauthenticated } from '../lib/errors'
-import { SaltNotConfigured, SaltRejected, SaltUnavailable } from '../salt/errors'
+import { SaltMasterDown, SaltNotConfigured, SaltRejected, SaltUnavailable } from '../salt/errors'
 import { isWriteFailure, NOT_WRITABLE } from '../db/writable'
 
 /** A non-validation error answered as `{"detail": "<sentence>"}` with its status. */
@@ -55,7 +55,7 @@ export function httpError(e: unknown): AppError | null {
   if (e instanceof Unauthenticated) return new AppError(401, e.message)
   if (e instanceof Forbidden) return new AppError(403, e.message)
   if (e instanceof Throttled) return new AppError(429, e.message, { 'Retry-After': String(e.retryAfterSeconds) })
-  if (e instanceof SaltNotConfigured || e instanceof SaltUnavailable) return new AppError(503, e.detail)
+  if (e instanceof SaltNotConfigured || e instanceof SaltUnavailable || e instanceof SaltMasterDown) return new AppError(503, e.detail)
   if (e instanceof SaltRejected) return new AppError(502, e.detail)
   // The disk is full, read-only or failing: not a bug of the request, and it passes (contract §17).
   if (isWriteFailure(e)) return new AppError(503, NOT_WRITABLE)

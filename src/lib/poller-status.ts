@@ -16,6 +16,8 @@ export interface PollerStatus {
   errors: number
   items_processed: number | null
   next_run_at: string | null
+  /** Whether its last tick was skipped because the salt-master does not answer (it runs once the master does). */
+  waiting_for_master: boolean
 }
 
 /** One poller's counters, for /metrics. */
@@ -25,6 +27,8 @@ export interface PollerStats {
   errors: number
   totalMs: number
   lastDurationMs: number | null
+  /** Whether its last tick was skipped because the salt-master does not answer. */
+  waitingForMaster: boolean
 }
 
 /** The event stream's state, as the pollers page and /metrics show it. */

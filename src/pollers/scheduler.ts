@@ -6,7 +6,7 @@ import { Cron } from 'croner'
 import { iso, isoOrNull, type Clock } from '../lib/clock'
 import type { Logger } from '../lib/log'
 import { NotFound, PollerBusy } from '../lib/errors'
-import { errorText, SaltNotConfigured, SaltUnavailable } from '../salt/errors'
+import { errorText, SaltMasterDown, SaltNotConfigured, SaltUnavailable } from '../salt/errors'
 import type { PollerControl } from '../deps'
 
 /** One poller: its timing from the settings and one tick's work (returns the number of items processed). */
@@ -111,11 +111,24 @@ export class Scheduler implements PollerControl {
     return this.pollers.map((p) => p.name)
   }
 
-  /** Starts one poller's tick now in the background; NotFound for an unknown name, PollerBusy when it is already running. */
+  /**
+   * Starts one poller's tick now in the background; NotFound for an unknown name, PollerBusy when it is already running,
+   * SaltMasterDown when it asks the master and the master does not answer (it then runs once it does).
+   */
   runNow(name: string): Promise<void> {
-    if (!this.state.has(name)) throw new NotFound('Poller')
+    const s = this.state.get(name)
+    if (!s) throw new NotFound('Poller')
     if (this.running.has(name)) throw new PollerBusy()
+    if (this.waitsForMaster(name)) {
+      s.skippedForMaster = true
+      throw new SaltMasterDown(`The salt-master does not answer: the ${name} poller runs once it does`)
+    }
     return this.run(name)
+  }
+
+  /** Whether this poller asks the master and the master is known not to answer now. */
+  private waitsForMaster(name: string) {
+    return this.pollers.find((p) => p.name === name)?.needsMaster === true && this.deps.masterDown?.() === true
   }
 
   /** One tick with overlap guard, timing, error capture and a log line. */
@@ -135,11 +148,12 @@ export class Scheduler implements PollerControl {
     const s = this.state.get(name)!
     // Asking a stopped master only leaves a call hanging in salt-api; those calls all reach the master the moment it
     // is back, while its minions re-authenticate (contract §17). Salt health already names the master.
-    if (p.needsMaster && this.deps.masterDown?.()) {
+    if (this.waitsForMaster(name)) {
       s.skippedForMaster = true
       this.deps.log.debug('poller tick skipped: the salt-master does not answer', { poller: name })
       return
     }
+    s.skippedForMaster = false
     const t0 = Date.now()
     s.lastStart = this.deps.clock.now()
     try {
@@ -212,7 +226,7 @@ export class Scheduler implements PollerControl {
       return {
         name: p.name, enabled: p.intervalSeconds() > 0, interval_seconds: p.intervalSeconds(), running: this.running.has(p.name),
         last_started_at: isoOrNull(s.lastStart), last_duration_ms: s.lastDurationMs, last_error: s.lastError, runs: s.runs, errors: s.errors,
-        items_processed: s.lastItems, next_run_at: next ? iso(next.getTime()) : null,
+        items_processed: s.lastItems, next_run_at: next ? iso(next.getTime()) : null, waiting_for_master: s.skippedForMaster,
       }
     })
   }
@@ -229,7 +243,7 @@ export class Scheduler implements PollerControl {
   stats() {
     return this.pollers.map((p) => {
       const s = this.state.get(p.name)!
-      return { name: p.name, runs: s.runs, errors: s.errors, totalMs: s.totalMs, lastDurationMs: s.lastDurationMs }
+      return { name: p.name, runs: s.runs, errors: s.errors, totalMs: s.totalMs, lastDurationMs: s.lastDurationMs, waitingForMaster: s.skippedForMaster }
     })
   }
 }

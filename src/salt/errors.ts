@@ -16,6 +16,13 @@ export class SaltUnavailable extends Error {
   }
 }
 
+/** Work that asks the salt-master was not started: salt-api answers but the master does not (contract §17). */
+export class SaltMasterDown extends Error {
+  constructor(readonly detail: string) {
+    super(detail)
+  }
+}
+
 /** salt-api answered with an error; `reason` is its short human text. */
 export class SaltRejected extends Error {
   readonly detail: string

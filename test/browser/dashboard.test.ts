@@ -1299,5 +1299,34 @@ describe.skipIf(noBrowser)('dashboard', () => {
     } finally {
       east.stop()
     }
+    }, 180_000)
+
+  test('the salt-master stops: the Pollers page says which pollers wait for it and Run now says why it did not start; it answers again: they run', async () => {
+    sys.salt.masterDown = true
+    try {
+      // The service checks the master every 15 s, each check waiting up to 15 s.
+      await until(async () => (await sys.api('GET', '/api/salt/health')).master.reachable === false || null, 'the master seen down', { ms: 60_000, every: 1000 })
+      await nav('Pollers')
+      const table = page.getByRole('table', { name: 'Poller status' })
+      const row = (name: string) => table.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) })
+      await page.getByRole('button', { name: 'Run now keys' }).click()
+      await page.getByRole('status').filter({ hasText: 'The salt-master does not answer: the keys poller runs once it does' }).waitFor()
+      expect(await page.getByRole('status').filter({ hasText: 'was started' }).count()).toBe(0)
+      await row('keys').getByText('waiting for the salt-master').waitFor()
+      // Presence asks nothing of a stopped master by itself and is not shown waiting.
+      expect(await row('presence').getByText('waiting for the salt-master').count()).toBe(0)
+      await shot(page, '32-pollers-waiting-for-master')
+      await expectClean('pollers, master down')
+    } finally {
+      sys.salt.masterDown = false
+    }
+    await until(async () => (await sys.api('GET', '/api/salt/health')).master.reachable === true || null, 'the master seen back', { ms: 60_000, every: 1000 })
+    const keys = await until(async () => {
+      const k = (await sys.api('GET', '/api/admin/pollers')).pollers.find((p: { name: string }) => p.name === 'keys')
+      return k.waiting_for_master === false && k.running === false ? k : null
+    }, 'the keys poller run', PATIENT)
+    expect(keys.last_error).toBeNull()
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await until(async () => (await page.getByText('waiting for the salt-master').count()) === 0 || null, 'no poller waiting on the page', PATIENT)
   }, 180_000)
 })

@@ -91,6 +91,13 @@ test('while the master is down the pollers that ask it skip their ticks (nothing
   for (const name of ['keys', 'grains', 'jobs', 'fleet', 'inventory']) await w.rt.scheduler.run(name)
   expect(Date.now() - t0).toBeLessThan(1000)
   expect([w.salt.hung, w.salt.calls.length]).toEqual([hung, calls])
+  const run = await call(w, 'POST', '/api/admin/pollers/grains/run')
+  expect([run.status, run.body]).toEqual([503, { detail: 'The salt-master does not answer: the grains poller runs once it does' }])
+  expect((await w.get('/api/admin/pollers')).pollers.filter((p: any) => p.waiting_for_master).map((p: any) => p.name)).toEqual(['keys', 'grains', 'jobs', 'fleet', 'inventory'])
+  expect([w.salt.hung, w.salt.calls.length]).toEqual([hung, calls])
+  const metrics = String((await call(w, 'GET', '/metrics')).body)
+  expect(metrics).toContain('\nsaltdeck_poller_waiting_for_master{source="default",poller="grains"} 1\n')
+  expect(metrics).toContain('\nsaltdeck_poller_waiting_for_master{source="default",poller="presence"} 0\n')
   const h = await w.get('/api/salt/health')
   expect(h.pollers.filter((p: any) => p.last_error !== null || p.late)).toEqual([])
   expect(h.problems.filter((p: string) => p.startsWith('The ') && p.includes(' poller '))).toEqual([])
@@ -99,6 +106,7 @@ test('while the master is down the pollers that ask it skip their ticks (nothing
   w.salt.masterDown = false
   await w.rt.masterWatch.check()
   await until(() => ['key.list_all', 'jobs.list_jobs', 'grains.items'].every((f) => w.salt.calls.slice(calls).some((c) => c.fun === f)) || null, 'the skipped pollers run')
+  await until(async () => (await w.get('/api/admin/pollers')).pollers.every((p: any) => !p.waiting_for_master && !p.running) || null, 'nothing waiting')
 })
 
 test('the presence tick is bounded: a master that stops before Saltdeck sees it holds the tick for the deadline, not the client\'s three 30 s attempts', async () => {

@@ -5,7 +5,7 @@ import { Scheduler, type Poller } from '../../src/pollers/scheduler'
 import { ManualClock } from '../../src/lib/clock'
 import { Logger } from '../../src/lib/log'
 import { PollerBusy } from '../../src/lib/errors'
-import { SaltUnavailable } from '../../src/salt/errors'
+import { SaltMasterDown, SaltUnavailable } from '../../src/salt/errors'
 
 const quiet = new Logger('json', () => {}, true)
 const poller = (name: string, tick: () => Promise<number>): Poller => ({ name, intervalSeconds: () => 60, initialDelaySeconds: () => 60, tick })
@@ -78,15 +78,17 @@ test('while the master is down a poller that asks it skips its ticks (no call, n
     poller('alerts', tick('alerts')),
     { ...poller('grains', tick('grains')), needsMaster: true },
   ])
-  await s.runNow('keys')
-  await s.run('alerts')
+  // Run now says why it does not start (the HTTP edge answers 503); a scheduled tick is skipped the same way.
+  expect(() => s.runNow('keys')).toThrow(new SaltMasterDown('The salt-master does not answer: the keys poller runs once it does'))
+  await s.run('keys')
+  await s.runNow('alerts')
   expect(ticked).toEqual(['alerts'])
-  expect(s.status().map((p) => [p.name, p.runs, p.errors, p.last_error])).toEqual([['keys', 0, 0, null], ['alerts', 1, 0, null], ['grains', 0, 0, null]])
+  expect(s.status().map((p) => [p.name, p.runs, p.errors, p.last_error, p.waiting_for_master])).toEqual([['keys', 0, 0, null, true], ['alerts', 1, 0, null, false], ['grains', 0, 0, null, false]])
   down = false
   expect(s.masterAnswers()).toEqual(['keys'])
   await s.stop()
   expect(ticked).toEqual(['alerts', 'keys'])
-  expect(s.status()[0]).toMatchObject({ runs: 1, items_processed: 1 })
+  expect(s.status()[0]).toMatchObject({ runs: 1, items_processed: 1, waiting_for_master: false })
   // Only once: a second answer finds nothing skipped.
   expect(s.masterAnswers()).toEqual([])
 })

@@ -29,6 +29,7 @@ export async function metricsText(deps: AppDeps): Promise<string> {
   x.family('saltdeck_poller_errors_total', 'counter', 'Poller ticks that failed, by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, p.errors]))
   x.family('saltdeck_poller_duration_seconds_total', 'counter', 'Time spent in poller ticks, by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, p.totalMs / 1000]))
   x.family('saltdeck_poller_last_duration_seconds', 'gauge', 'Duration of the last poller tick, by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, (p.lastDurationMs ?? 0) / 1000]))
+  x.family('saltdeck_poller_waiting_for_master', 'gauge', 'Whether the poller skipped its last tick because the salt-master does not answer (1) or not (0), by salt source.', pollers.map(({ source, p }) => [{ source, poller: p.name }, p.waitingForMaster ? 1 : 0]))
   x.family('saltdeck_events_ingested_total', 'counter', 'Activity events stored from salt (event stream and pollers).', [[{}, activityStored(deps)]])
   // The cluster bus (contract §15): news told to other instances on the database, and heard from them.
   if (deps.bus) {

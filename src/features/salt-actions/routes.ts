@@ -82,7 +82,7 @@ export const saltRoutes = (pollerNames: readonly string[]) => [
     },
   }),
   route({
-    method: 'POST', path: '/api/admin/pollers/:name/run', errors: [409, 503], tag: 'pollers', summary: 'Run a poller now', access: edit, status: 202, response: PollerRunOut,
+    method: 'POST', path: '/api/admin/pollers/:name/run', errors: [409, 503], tag: 'pollers', summary: 'Run a poller now (503 while the salt-master does not answer, for a poller that asks it)', access: edit, status: 202, response: PollerRunOut,
     params: T.Object({ name: OneOf(pollerNames) }),
     handler({ deps, params }) {
       void salt(deps).pollers.runNow(params.name)

@@ -26,6 +26,7 @@ export const PollerStatusOut = T.Object({
   name: T.String(), enabled: T.Boolean(), interval_seconds: T.Integer(), running: T.Boolean(), last_started_at: T.Union([T.String({ format: 'date-time' }), T.Null()]),
   last_duration_ms: T.Union([T.Integer(), T.Null()]), last_error: T.Union([T.String(), T.Null()]), runs: T.Integer(), errors: T.Integer(),
   items_processed: T.Union([T.Integer(), T.Null()]), next_run_at: T.Union([T.String({ format: 'date-time' }), T.Null()]),
+  waiting_for_master: T.Boolean({ description: 'its last tick was skipped because the salt-master does not answer; it runs once the master does' }),
 })
 /** The event stream's state. */
 export const StreamStatusOut = T.Object({

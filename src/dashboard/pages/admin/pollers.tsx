@@ -67,7 +67,10 @@ export function PollersPage() {
       label: 'Action', class: 'nowrap',
       cell: (p) => <button type="button" aria-label={`Run now ${p.name}`} disabled={starting === p.name} onClick={() => runNow(p.name)}>Run now</button>,
     },
-    { label: 'Enabled', cell: (p) => p.running ? <Badge tone="info">running</Badge> : <Badge tone={p.enabled ? 'ok' : 'muted'}>{p.enabled ? 'yes' : 'off'}</Badge> },
+    {
+      label: 'Enabled',
+      cell: (p) => p.running ? <Badge tone="info">running</Badge> : p.waiting_for_master && p.enabled ? <Badge tone="warn">waiting for the salt-master</Badge> : <Badge tone={p.enabled ? 'ok' : 'muted'}>{p.enabled ? 'yes' : 'off'}</Badge>,
+    },
     { label: 'Interval', cell: (p) => interval(p.interval_seconds) },
     { label: 'Last start', cell: (p) => p.last_started_at ? <time dateTime={p.last_started_at} title={dateTime(p.last_started_at)}>{ago(p.last_started_at)}</time> : 'never' },
     { label: 'Last duration', cell: (p) => elapsed(p.last_duration_ms), class: 'num' },
