@@ -231,7 +231,7 @@ export class SaltRuntime implements SaltSide {
     return (this.client.reachability().up !== false || this.stream.state === 'connected') && this.presenceHold() === null
   }
 
-  /** Watches the master: a check now and every masterCheckMs; once it answers again, presence, jobs and the pollers that skipped ticks run at once. */
+  /** Watches the master: a check now and every masterCheckMs; once it answers again, presence, jobs and the pollers that skipped ticks run (those asking minions after the grace). */
   private watchMaster() {
     this.masterWatch.onChange = (up) => {
       if (!up) {
@@ -241,8 +241,9 @@ export class SaltRuntime implements SaltSide {
       }
       this.deps.log.info('salt-master answers again: minions reconnecting are not offline during the grace', { grace_until: this.graceUntil() })
       if (this.follower) return
-      // The pollers that skipped their ticks while it was down run now (jobs among them when it did skip).
-      const skipped = this.scheduler.masterAnswers()
+      // The pollers that skipped their ticks while it was down run now (jobs among them when it did skip); those that
+      // ask minions when the grace ends, once the minions have reconnected.
+      const skipped = this.scheduler.masterAnswers(Math.max(0, (this.graceUntil() ?? 0) - this.deps.clock.now()))
       for (const name of ['presence', 'jobs']) if (!skipped.includes(name) && this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
     }
     void this.masterWatch.check()

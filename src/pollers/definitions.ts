@@ -72,14 +72,21 @@ const BACKFILL_WINDOW_MS = 2 * 3600_000
 const setting = (c: PollerContext, key: PollerSetting) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
 
 /** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
-const timed = (name: string, intervalKey: PollerSetting, delayKey: PollerSetting, tick: (c: PollerContext) => Promise<number>, catchUp = false) => (c: PollerContext): Poller => ({
+/** How a timed poller stands to the master: `catchUp` follows the stream's catch-up interval; `ownHold` handles a master known down itself; `asksMinions` asks minions, not only the master. */
+interface TimedFlags {
+  catchUp?: boolean
+  ownHold?: boolean
+  asksMinions?: boolean
+}
+
+const timed = (name: string, intervalKey: PollerSetting, delayKey: PollerSetting, tick: (c: PollerContext) => Promise<number>, flags: TimedFlags = {}) => (c: PollerContext): Poller => ({
   name,
-  // Presence asks nothing of a master known down by itself (it returns at once and keeps presence unknown).
-  needsMaster: name !== 'presence',
+  needsMaster: !flags.ownHold,
+  asksMinions: flags.asksMinions,
   intervalSeconds: () => {
     const every = setting(c, intervalKey)
     // While the stream is down, events salt still holds in its job cache are fetched at a short interval instead.
-    return catchUp && c.streamDown() ? (every > 0 ? Math.min(every, CATCH_UP_SECONDS) : CATCH_UP_SECONDS) : every
+    return flags.catchUp && c.streamDown() ? (every > 0 ? Math.min(every, CATCH_UP_SECONDS) : CATCH_UP_SECONDS) : every
   },
   initialDelaySeconds: () => setting(c, delayKey),
   tick: () => tick(c),
@@ -167,7 +174,7 @@ const POLLERS = {
     if (c.presenceHold() !== null) await applyFacts(c.deps, [{ ...noFacts(), presence: ids.map((minionId) => ({ minionId, online: true, ts })) }], null, c.source)
     else await applyFacts(c.deps, [{ ...noFacts(), presentList: { ids, ts } }], null, c.source)
     return ids.length
-  }),
+  }, { ownHold: true }),
   /**
    * grains: local grains.items in batches on the accepted keys salt reports now (read first, so a first tick that
    * runs before the keys poller's still finds the minions); grains and the summary columns. Not runner cache.grains:
@@ -176,15 +183,16 @@ const POLLERS = {
   grains: timed('grains', 'minion_state_grains_interval_seconds', FIRST_DELAY, async (c) => {
     await applyFacts(c.deps, [{ ...noFacts(), keyList: keyList(await c.client.wheel('key.list_all'), c.deps.clock.now()) }], null, c.source)
     return (await collectGrains(c, await acceptedMinionIds(c.deps))).length
-  }),
+  }, { asksMinions: true }),
   /** jobs: job index, job.new / job.ret backfill. */
-  jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false), true),
+  jobs: timed('jobs', 'jobs_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, false), { catchUp: true }),
   /** fleet: the same job cache restricted to the run functions; state runs. */
-  fleet: timed('fleet', 'fleet_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, true), true),
+  fleet: timed('fleet', 'fleet_poll_interval_seconds', FIRST_DELAY, (c) => syncJobCache(c, true), { catchUp: true }),
   /** inventory: the periodic full refresh. */
   inventory: (c: PollerContext): Poller => ({
     name: 'inventory',
     needsMaster: true,
+    asksMinions: true,
     intervalSeconds: () => setting(c, 'inventory_refresh_minutes') * 60,
     initialDelaySeconds: () => setting(c, 'inventory_refresh_initial_delay_s'),
     tick: async () => {

@@ -19,6 +19,8 @@ export interface Poller {
   tick(): Promise<number>
   /** Whether each tick asks the salt-master (through salt-api): such a tick is skipped while the master is known down. */
   needsMaster?: boolean
+  /** Whether each tick asks minions through the master (they reconnect for a while after the master is back). */
+  asksMinions?: boolean
 }
 
 /** What the scheduler needs: the clock, the log, and whether the salt-master is known not to answer now. */
@@ -49,6 +51,8 @@ export class Scheduler implements PollerControl {
   private jobs = new Map<string, Cron>()
   private state = new Map<string, State>()
   private running = new Map<string, Promise<void>>()
+  /** The ticks waiting for a master's minions to reconnect before they run (masterAnswers). */
+  private deferred = new Map<string, ReturnType<typeof setTimeout>>()
   /** The pollers this instance runs now: all of them alone, those of what it leads in a cluster (contract §15). */
   private active = new Set<string>()
 
@@ -68,6 +72,7 @@ export class Scheduler implements PollerControl {
   /** Unschedules these pollers (leadership lost) and waits for their running ticks. */
   async stopSome(names: string[]) {
     for (const n of names) {
+      this.undefer(n)
       this.active.delete(n)
       this.jobs.get(n)?.stop()
       this.jobs.delete(n)
@@ -197,21 +202,38 @@ export class Scheduler implements PollerControl {
     return names
   }
 
-  /** The master answers again: the pollers that skipped a tick while it did not run now. Returns their names. */
-  masterAnswers(): string[] {
+  /**
+   * The master answers again: the pollers that skipped a tick while it did not run now, those that ask minions after
+   * `minionsAfterMs` (the minions re-authenticate meanwhile: asked at once, most would not answer). Each stays
+   * waiting_for_master until its tick starts. Returns their names.
+   */
+  masterAnswers(minionsAfterMs = 0): string[] {
     const names: string[] = []
     for (const p of this.pollers) {
       const s = this.state.get(p.name)!
       if (!s.skippedForMaster) continue
-      s.skippedForMaster = false
       names.push(p.name)
-      if (p.intervalSeconds() > 0) void this.run(p.name)
+      this.undefer(p.name)
+      if (p.intervalSeconds() <= 0) s.skippedForMaster = false
+      else if (!p.asksMinions || minionsAfterMs <= 0) void this.run(p.name)
+      else
+        this.deferred.set(p.name, setTimeout(() => {
+          this.deferred.delete(p.name)
+          // Not again when a scheduled tick ran meanwhile.
+          if (s.skippedForMaster) void this.run(p.name)
+        }, minionsAfterMs))
     }
     return names
   }
 
+  private undefer(name: string) {
+    clearTimeout(this.deferred.get(name))
+    this.deferred.delete(name)
+  }
+
   /** Stops every schedule and waits for running ticks. */
   async stop() {
+    for (const n of [...this.deferred.keys()]) this.undefer(n)
     this.active.clear()
     for (const j of this.jobs.values()) j.stop()
     this.jobs.clear()

@@ -80,7 +80,7 @@ describe('master health', () => {
   })
 })
 
-test('while the master is down the pollers that ask it skip their ticks (nothing left hanging in salt-api, no poller error); when it answers they run at once', async () => {
+test('while the master is down the pollers that ask it skip their ticks (nothing left hanging in salt-api, no poller error); when it answers those asking only the master run at once, those asking minions after the grace', async () => {
   w = await world()
   await w.rt.scheduler.run('keys')
   w.salt.masterDown = true
@@ -101,13 +101,21 @@ test('while the master is down the pollers that ask it skip their ticks (nothing
   const h = await w.get('/api/salt/health')
   expect(h.pollers.filter((p: any) => p.last_error !== null || p.late)).toEqual([])
   expect(h.problems.filter((p: string) => p.startsWith('The ') && p.includes(' poller '))).toEqual([])
-  // Watching the master as the service does: the answer runs the pollers that skipped (jobs, grains, ...) at once.
+  // Watching the master as the service does: the answer runs the pollers that skipped and ask only the master (keys,
+  // jobs, fleet) at once, and those that ask minions (grains, inventory) when the grace ends: two presence intervals.
+  expect((await call(w, 'PUT', '/api/admin/settings/pollers', { body: { minion_state_presence_interval_seconds: 2 } })).status).toBe(200)
   ;(w.rt as any).watchMaster()
   w.salt.masterDown = false
+  const back = Date.now()
   await w.rt.masterWatch.check()
-  await until(() => ['key.list_all', 'jobs.list_jobs', 'grains.items'].every((f) => w.salt.calls.slice(calls).some((c) => c.fun === f)) || null, 'the skipped pollers run')
+  const asked = () => new Set(w.salt.calls.slice(calls).map((c) => c.fun))
+  await until(() => (asked().has('key.list_all') && asked().has('jobs.list_jobs')) || null, 'keys and jobs run')
+  expect(asked().has('grains.items')).toBe(false)
+  expect((await w.get('/api/admin/pollers')).pollers.filter((p: any) => p.waiting_for_master).map((p: any) => p.name)).toEqual(['grains', 'inventory'])
+  await until(() => asked().has('grains.items') || null, 'grains run after the grace', { ms: 10_000, every: 50 })
+  expect(Date.now() - back).toBeGreaterThanOrEqual(3_900)
   await until(async () => (await w.get('/api/admin/pollers')).pollers.every((p: any) => !p.waiting_for_master && !p.running) || null, 'nothing waiting')
-})
+}, 30_000)
 
 test('the presence tick is bounded: a master that stops before Saltdeck sees it holds the tick for the deadline, not the client\'s three 30 s attempts', async () => {
   w = await world()

@@ -92,3 +92,38 @@ test('while the master is down a poller that asks it skips its ticks (no call, n
   // Only once: a second answer finds nothing skipped.
   expect(s.masterAnswers()).toEqual([])
 })
+
+test('when the master answers, a skipped poller that asks minions waits the given time (they reconnect), stays waiting_for_master until then, and runs once', async () => {
+  let down = true
+  const ticked: string[] = []
+  const tick = (name: string) => async () => (ticked.push(name), 1)
+  const s = new Scheduler({ clock: new ManualClock(), log: quiet, masterDown: () => down }, [
+    { ...poller('jobs', tick('jobs')), needsMaster: true },
+    { ...poller('grains', tick('grains')), needsMaster: true, asksMinions: true },
+    { ...poller('inventory', tick('inventory')), needsMaster: true, asksMinions: true },
+  ])
+  for (const name of ['jobs', 'grains', 'inventory']) await s.run(name)
+  down = false
+  expect(s.masterAnswers(300)).toEqual(['jobs', 'grains', 'inventory'])
+  await Bun.sleep(50)
+  expect(ticked).toEqual(['jobs'])
+  expect(s.status().map((p) => p.waiting_for_master)).toEqual([false, true, true])
+  // A scheduled tick that comes first runs (the master answers); the deferred one then does not repeat it.
+  await s.run('inventory')
+  await Bun.sleep(400)
+  expect(ticked).toEqual(['jobs', 'inventory', 'grains'])
+  expect(s.status().map((p) => [p.runs, p.waiting_for_master])).toEqual([[1, false], [1, false], [1, false]])
+  await s.stop()
+})
+
+test('stop cancels the ticks deferred for reconnecting minions', async () => {
+  let down = true
+  const ticked: string[] = []
+  const s = new Scheduler({ clock: new ManualClock(), log: quiet, masterDown: () => down }, [{ ...poller('grains', async () => (ticked.push('grains'), 1)), needsMaster: true, asksMinions: true }])
+  await s.run('grains')
+  down = false
+  s.masterAnswers(100)
+  await s.stop()
+  await Bun.sleep(200)
+  expect(ticked).toEqual([])
+})
