@@ -214,8 +214,8 @@ export class Scheduler implements PollerControl {
       if (!s.skippedForMaster) continue
       names.push(p.name)
       this.undefer(p.name)
-      if (p.intervalSeconds() <= 0) s.skippedForMaster = false
-      else if (!p.asksMinions || minionsAfterMs <= 0) void this.run(p.name)
+      // Even a poller switched off since: its skipped tick was asked for (run-now said it would run once the master answers).
+      if (!p.asksMinions || minionsAfterMs <= 0) void this.run(p.name)
       else
         this.deferred.set(p.name, setTimeout(() => {
           this.deferred.delete(p.name)
@@ -226,6 +226,7 @@ export class Scheduler implements PollerControl {
     return names
   }
 
+  /** Cancels a tick waiting for reconnecting minions. */
   private undefer(name: string) {
     clearTimeout(this.deferred.get(name))
     this.deferred.delete(name)

@@ -127,3 +127,14 @@ test('stop cancels the ticks deferred for reconnecting minions', async () => {
   await Bun.sleep(200)
   expect(ticked).toEqual([])
 })
+
+test('a poller that is off, asked to run while the master is down, runs once when it answers (as run-now said)', async () => {
+  let down = true
+  const ticked: string[] = []
+  const s = new Scheduler({ clock: new ManualClock(), log: quiet, masterDown: () => down }, [{ ...poller('keys', async () => (ticked.push('keys'), 1)), intervalSeconds: () => 0, needsMaster: true }])
+  expect(() => s.runNow('keys')).toThrow(SaltMasterDown)
+  down = false
+  expect(s.masterAnswers()).toEqual(['keys'])
+  await s.stop()
+  expect(ticked).toEqual(['keys'])
+})
