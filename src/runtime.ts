@@ -241,10 +241,10 @@ export class SaltRuntime implements SaltSide {
       }
       this.deps.log.info('salt-master answers again: minions reconnecting are not offline during the grace', { grace_until: this.graceUntil() })
       if (this.follower) return
-      // The pollers that skipped their ticks while it was down run now (jobs among them when it did skip); those that
-      // ask minions when the grace ends, once the minions have reconnected.
-      const skipped = this.scheduler.masterAnswers(Math.max(0, (this.graceUntil() ?? 0) - this.deps.clock.now()))
-      for (const name of ['presence', 'jobs']) if (!skipped.includes(name) && this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
+      // The pollers that skipped their ticks while it was down run now, those that ask minions when the grace ends (once
+      // the minions have reconnected); presence and jobs run now in any case (a tick already started is joined, not repeated).
+      this.scheduler.masterAnswers(Math.max(0, (this.graceUntil() ?? 0) - this.deps.clock.now()))
+      for (const name of ['presence', 'jobs']) if (this.scheduler.enabled(name)) void this.scheduler.run(name).catch(() => {})
     }
     void this.masterWatch.check()
     this.masterChecking ??= setInterval(() => void this.masterWatch.check(), this.masterCheckMs)

@@ -71,14 +71,14 @@ const BACKFILL_WINDOW_MS = 2 * 3600_000
 /** A poller setting's value (0 when unset: the poller is off); the key is typed, so a misspelt one does not compile. */
 const setting = (c: PollerContext, key: PollerSetting) => Number(readSection(c.deps, 'pollers')[key] ?? 0)
 
-/** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
-/** How a timed poller stands to the master: `catchUp` follows the stream's catch-up interval; `ownHold` handles a master known down itself; `asksMinions` asks minions, not only the master. */
+/** A timed poller's traits: `catchUp` follows the stream's catch-up interval; `ownHold` handles a master known down itself; `asksMinions` asks minions, not only the master. */
 interface TimedFlags {
   catchUp?: boolean
   ownHold?: boolean
   asksMinions?: boolean
 }
 
+/** A poller timed by two settings: its interval, and the initial delay it shares with the other minion-state pollers. */
 const timed = (name: string, intervalKey: PollerSetting, delayKey: PollerSetting, tick: (c: PollerContext) => Promise<number>, flags: TimedFlags = {}) => (c: PollerContext): Poller => ({
   name,
   needsMaster: !flags.ownHold,

@@ -121,10 +121,11 @@ export class Scheduler implements PollerControl {
    * SaltMasterDown when it asks the master and the master does not answer (it then runs once it does).
    */
   runNow(name: string): Promise<void> {
+    const p = this.pollers.find((x) => x.name === name)
     const s = this.state.get(name)
-    if (!s) throw new NotFound('Poller')
+    if (!p || !s) throw new NotFound('Poller')
     if (this.running.has(name)) throw new PollerBusy()
-    if (this.waitsForMaster(name)) {
+    if (this.waitsForMaster(p)) {
       s.skippedForMaster = true
       throw new SaltMasterDown(`The salt-master does not answer: the ${name} poller runs once it does`)
     }
@@ -132,8 +133,8 @@ export class Scheduler implements PollerControl {
   }
 
   /** Whether this poller asks the master and the master is known not to answer now. */
-  private waitsForMaster(name: string) {
-    return this.pollers.find((p) => p.name === name)?.needsMaster === true && this.deps.masterDown?.() === true
+  private waitsForMaster(p: Poller) {
+    return p.needsMaster === true && this.deps.masterDown?.() === true
   }
 
   /** One tick with overlap guard, timing, error capture and a log line. */
@@ -153,7 +154,7 @@ export class Scheduler implements PollerControl {
     const s = this.state.get(name)!
     // Asking a stopped master only leaves a call hanging in salt-api; those calls all reach the master the moment it
     // is back, while its minions re-authenticate (contract §17). Salt health already names the master.
-    if (this.waitsForMaster(name)) {
+    if (this.waitsForMaster(p)) {
       s.skippedForMaster = true
       this.deps.log.debug('poller tick skipped: the salt-master does not answer', { poller: name })
       return
