@@ -16,7 +16,9 @@ export interface Loaded<T> {
  * stays on screen meanwhile); a late answer for an old path is dropped.
  */
 export function useGet<T>(path: string | null, refreshMs = 0): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: ApiError | Error; loading: boolean }>({ loading: path !== null })
+  // `path` is the one the data and error answer: after a filter or page change the old rows are not shown under the
+  // new caption (a table titled "Minions of salt source east" listing default's minions), the page says loading.
+  const [state, setState] = useState<{ path: string | null; data?: T; error?: ApiError | Error; loading: boolean }>({ path, loading: path !== null })
   const [tick, setTick] = useState(0)
   const seq = useRef(0)
   // Callers of reload() waiting for the next answer; a superseded load leaves them for the one that replaced it.
@@ -27,8 +29,8 @@ export function useGet<T>(path: string | null, refreshMs = 0): Loaded<T> {
     const mine = ++seq.current
     setState((s) => ({ ...s, loading: true }))
     api<T>('GET', path).then(
-      (data) => mine === seq.current && (setState({ data, loading: false }), settle()),
-      (error) => mine === seq.current && (setState((s) => ({ data: s.data, error, loading: false })), settle()),
+      (data) => mine === seq.current && (setState({ path, data, loading: false }), settle()),
+      (error) => mine === seq.current && (setState((s) => ({ path, data: s.path === path ? s.data : undefined, error, loading: false })), settle()),
     )
   }, [path, tick])
   const reload = useCallback(() => new Promise<void>((resolve) => {
@@ -40,7 +42,8 @@ export function useGet<T>(path: string | null, refreshMs = 0): Loaded<T> {
     const t = setInterval(() => void reload(), refreshMs)
     return () => clearInterval(t)
   }, [refreshMs, path, reload])
-  return { data: state.data, error: state.error, loading: state.loading, reload }
+  const current = state.path === path
+  return { data: current ? state.data : undefined, error: current ? state.error : undefined, loading: current ? state.loading : path !== null, reload }
 }
 
 /** Hook: runs an action, tracking busy and the last error; resolves true on success. */
