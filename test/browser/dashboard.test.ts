@@ -28,6 +28,11 @@ async function nav(label: string, p = page) {
   await until(async () => (await p.getByRole('status').filter({ hasText: 'Loading…' }).count()) === 0, `${label} loaded`, PATIENT)
 }
 
+/** A table's rows, header included, once its list has arrived (-1 while it is busy: its one blank row is no list). */
+async function rowCount(table: ReturnType<Page['locator']>) {
+  return (await table.getAttribute('aria-busy')) === 'true' ? -1 : table.getByRole('row').count()
+}
+
 /** No trace of minion data turned into markup, no dialog, no uncaught error since the last check (which it clears). */
 async function expectClean(where: string) {
   const seen = { where, hostile: await w.hostile(true), dialogs: w.dialogs.splice(0), errors: w.pageErrors.splice(0) }
@@ -199,12 +204,12 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await until(async () => (await facts.innerText()).includes(fakeFingerprint('web-01')), "web-01's key fingerprint", PATIENT)
     const runs = page.getByRole('region', { name: 'Run history' })
     const table = runs.getByRole('table', { name: 'Runs' })
-    await until(async () => (await table.getByRole('row').count()) === 5, 'four runs and a header', PATIENT)
+    await until(async () => (await rowCount(table)) === 5, 'four runs and a header', PATIENT)
     const statuses = await table.locator('tbody tr td:nth-child(2)').allInnerTexts()
     expect(statuses.map((s) => s.trim())).toEqual(['blocked', 'unhealthy', 'changed', 'healthy'])
     await shot(page, '06-minion-web-01')
     await runs.getByRole('button', { name: 'unhealthy' }).click()
-    await until(async () => (await table.getByRole('row').count()) === 2, 'one unhealthy run', PATIENT)
+    await until(async () => (await rowCount(table)) === 2, 'one unhealthy run', PATIENT)
     expect((await table.locator('tbody tr td:nth-child(2)').innerText()).trim()).toBe('unhealthy')
     await expectClean('minion')
   })
@@ -214,7 +219,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await page.getByRole('link', { name: 'db-01', exact: true }).click()
     await page.getByRole('heading', { name: 'Minion db-01' }).waitFor()
     const history = page.getByRole('region', { name: 'Run history' }).getByRole('table', { name: 'Runs' })
-    await until(async () => (await history.getByRole('row').count()) === 4, "db-01's three runs", PATIENT)
+    await until(async () => (await rowCount(history)) === 4, "db-01's three runs", PATIENT)
     // Newest first: the failing run, the good one, the dry run; each with its state files.
     expect((await history.locator('tbody tr td:nth-child(2)').allInnerTexts()).map((s) => s.trim().replace(/\s+/g, ' '))).toEqual(['unhealthy', 'healthy', 'changed dry run'])
     expect((await history.locator('tbody tr td:nth-child(4)').allInnerTexts()).map((s) => s.trim())).toEqual(['db.server, db.config, db.hostile', 'db.server, db.config', 'db.server, db.config'])
@@ -266,16 +271,16 @@ describe.skipIf(noBrowser)('dashboard', () => {
     await page.getByRole('link', { name: 'Minion db-01', exact: true }).click()
     const region = page.getByRole('region', { name: 'Run history' })
     const history = region.getByRole('table', { name: 'Runs' })
-    await until(async () => (await history.getByRole('row').count()) === 4, 'three runs', PATIENT)
+    await until(async () => (await rowCount(history)) === 4, 'three runs', PATIENT)
     await region.getByRole('button', { name: 'Dry runs', exact: true }).click()
-    await until(async () => (await history.getByRole('row').count()) === 2, 'the dry run alone', PATIENT)
+    await until(async () => (await rowCount(history)) === 2, 'the dry run alone', PATIENT)
     expect(await history.locator('tbody tr').innerText()).toContain('dry run')
     expect(await history.locator('tbody tr').innerText()).toContain('would change')
     await region.getByRole('button', { name: 'Real runs', exact: true }).click()
-    await until(async () => (await history.getByRole('row').count()) === 3, 'the two real runs', PATIENT)
+    await until(async () => (await rowCount(history)) === 3, 'the two real runs', PATIENT)
     expect(await history.innerText()).not.toContain('dry run')
     await region.getByRole('button', { name: 'Dry runs', exact: true }).click()
-    await until(async () => (await history.getByRole('row').count()) === 2, 'the dry run alone', PATIENT)
+    await until(async () => (await rowCount(history)) === 2, 'the dry run alone', PATIENT)
     await history.locator('tbody tr').first().getByRole('link').first().click()
     const run = page.getByRole('region', { name: 'Run', exact: true })
     await run.waitFor()
@@ -291,7 +296,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
   test("a run that returned errors instead of states lists them as text", async () => {
     await page.goto(`${sys.url}/#/minions/web-01`)
     const history = page.getByRole('region', { name: 'Run history' }).getByRole('table', { name: 'Runs' })
-    await until(async () => (await history.getByRole('row').count()) === 5, "web-01's four runs", PATIENT)
+    await until(async () => (await rowCount(history)) === 5, "web-01's four runs", PATIENT)
     await history.locator('tbody tr').first().getByRole('link').first().click()
     const states = page.getByRole('region', { name: 'States', exact: true })
     await states.getByRole('heading', { name: 'Errors returned instead of states' }).waitFor()
@@ -538,7 +543,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
     expect(await page.getByRole('region', { name: 'Minion Salt versions' }).innerText()).toContain('3006.10')
     // The one instance (SQLite) is listed and leads the salt source and the fleet-wide work (contract §15).
     const instances = page.getByRole('region', { name: 'Saltdeck instances' })
-    await until(async () => (await instances.getByRole('row').count()) === 2, 'the instances panel', PATIENT)
+    await until(async () => (await rowCount(instances)) === 2, 'the instances panel', PATIENT)
     const row = await instances.getByRole('row').nth(1).innerText()
     expect(row).toContain('SQLite')
     expect(row).toContain('source default')
@@ -1273,6 +1278,7 @@ describe.skipIf(noBrowser)('dashboard', () => {
         await eastTable.waitFor()
         await page.getByRole('status').filter({ hasText: 'Loading…' }).waitFor()
         expect(await eastTable.getByRole('link', { name: /^(web|db)-/ }).count()).toBe(0)
+        expect(await eastTable.getAttribute('aria-busy')).toBe('true')
         release()
         await eastTable.getByRole('link', { name: 'east-01', exact: true }).waitFor()
       } finally {

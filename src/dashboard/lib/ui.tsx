@@ -70,7 +70,8 @@ export function Table<R>({ rows, columns, rowKey, empty = 'Nothing to show.', so
 }) {
   return (
     <div class="table-wrap">
-      <table>
+      {/* Busy until its rows arrive: the one blank row meanwhile is not an empty list. */}
+      <table aria-busy={rows === undefined ? 'true' : undefined}>
         {caption ? <caption class="sr-only">{caption}</caption> : null}
         <thead>
           <tr>
