@@ -183,7 +183,7 @@ export class SaltClient {
         const text = await res.text()
         // Credentials salt refused were still judged by the master (eauth goes through it).
         if (res.status === 401 || res.status === 403) return { up: true }
-        if (!res.ok) return { up: false, api: res.status < 502 || res.status > 504, error: `salt-api answered HTTP ${res.status}` }
+        if (!res.ok) return { up: false, api: await this.answersAlone(res.status), error: `salt-api answered HTTP ${res.status}` }
         const r = (JSON.parse(text) as { return: { token: string; expire: number }[] }).return[0]!
         ;[this.token, this.tokenUrl, this.expires, token] = [r.token, url, r.expire * 1000 - 60_000, r.token]
       }
@@ -191,13 +191,22 @@ export class SaltClient {
       await res.body?.cancel()
       if (res.status === 401) this.token = null
       if (res.status < 500) return { up: true }
-      return { up: false, api: res.status < 502 || res.status > 504, error: `salt-api answered HTTP ${res.status}` }
+      return { up: false, api: await this.answersAlone(res.status), error: `salt-api answered HTTP ${res.status}` }
     } catch (e) {
       if (e instanceof SaltNotConfigured) throw e
       const timedOut = signal.aborted
       const api = timedOut ? await this.probe() : false
       return { up: false, api, error: timedOut ? `no answer within ${timeoutMs / 1000} s` : e instanceof SaltUnavailable || e instanceof SaltRejected ? e.reason : 'unreadable answer' }
     }
+  }
+
+  /**
+   * After a failed call through the master: whether salt-api itself still answers, so the failure is the master's. A
+   * gateway status (502–504) is salt-api's own absence; any other failure is confirmed by GET /, because a salt-api
+   * shutting down answers its last calls with 500 and then nothing (that is salt-api going, not the master).
+   */
+  private async answersAlone(status: number) {
+    return (status < 502 || status > 504) && (await this.probe())
   }
 
   /** Retries network errors and 5xx with exponential backoff; other answers pass through. */

@@ -5,6 +5,7 @@ import { call, testWorld } from '../helpers/app'
 import { saltWorld } from '../helpers/salt-world'
 import { until } from '../helpers/until'
 import { SaltRuntime } from '../../src/runtime'
+import { updateSection } from '../../src/features/settings/service'
 
 let w: Awaited<ReturnType<typeof saltWorld>>
 afterEach(async () => w && (await w.close()))
@@ -198,6 +199,31 @@ describe('salt-api going away and coming back', () => {
     }, 'the broken refresh run again', { ms: 5000 })
     expect(st.last).toMatchObject({ minions_asked: 3, minions_answered: 3 })
     expect((await w.get('/api/salt/health')).problems).toEqual([])
+  })
+  test('a poller that could not run while salt-api was gone is not late while it is gone nor the moment it answers again; it is once it fails to catch up', async () => {
+    w = await saltWorld()
+    await updateSection(w.deps, 'pollers', { minion_state_grains_interval_seconds: 300 })
+    await w.rt.start()
+    await w.rt.scheduler.run('grains')
+    const grains = async () => {
+      const h = await w.get('/api/salt/health')
+      return { late: h.pollers.find((p: any) => p.name === 'grains').late, said: h.problems.some((x: string) => x.startsWith('The grains poller has not succeeded')) }
+    }
+    expect(await grains()).toEqual({ late: false, said: false })
+    w.salt.down = true
+    expect(await w.rt.client.probe()).toBe(false)
+    await w.rt.scheduler.run('keys').catch(() => {})
+    expect(w.rt.client.reachability().up).toBe(false)
+    // Gone for longer than three grains intervals: salt-api's own problem line says why grains did not run.
+    w.clock.advance(1000_000)
+    expect(await grains()).toEqual({ late: false, said: false })
+    w.salt.down = false
+    // The runtime's probe notices (every 50 ms here) and checks the master.
+    await until(() => (w.rt.client.reachability().up && w.rt.masterWatch.health().up === true) || null, 'salt-api and the master answering', { ms: 3000 })
+    expect(await grains()).toEqual({ late: false, said: false })
+    // Three intervals after salt came back, grains has still not run: now it is late, and said so.
+    w.clock.advance(901_000)
+    expect(await grains()).toEqual({ late: true, said: true })
   })
   test('before the salt connection is entered, a tick is no error', async () => {
     const bare = await testWorld()

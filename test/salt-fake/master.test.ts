@@ -38,6 +38,23 @@ describe('master health', () => {
     expect(await c.masterAnswers(2000)).toEqual({ up: true })
   })
 
+  test('a 500 through the master is the master\'s only while salt-api answers GET /: a salt-api shutting down (500, then nothing) is not a stopped master', async () => {
+    w = await world()
+    const creds = (url: string) => () => ({ url, username: 'saltdeck', password: 's3cr3t', eauth: 'sharedsecret', verify: true })
+    const c = new SaltClient(creds(w.salt.url), { timeoutMs: 1000, attempts: 1 })
+    await c.login()
+    w.salt.fail500 = 1
+    expect(await c.masterAnswers(1000)).toEqual({ up: false, api: true, error: 'salt-api answered HTTP 500' })
+    // A salt-api on its way out: its last calls answer 500 and GET / no longer answers.
+    const going = Bun.serve({ port: 0, fetch: (req) => (req.method === 'GET' ? new Response('', { status: 503 }) : Response.json({ return: 'An unexpected error occurred' }, { status: 500 })) })
+    try {
+      const g = new SaltClient(creds(`http://127.0.0.1:${going.port}`), { timeoutMs: 1000, attempts: 1 })
+      expect(await g.masterAnswers(1000)).toEqual({ up: false, api: false, error: 'salt-api answered HTTP 500' })
+    } finally {
+      going.stop(true)
+    }
+  })
+
   test('master stopped: Salt health names it (salt-api answers), presence is unknown, a presence tick ends at once, master_unreachable fires after for_minutes and resolves when it answers', async () => {
     w = await world()
     await w.rt.scheduler.run('presence')

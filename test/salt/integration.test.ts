@@ -309,12 +309,17 @@ describe.skipIf(unavailable)(`real salt ${VERSION}`, () => {
     expect((await api('GET', '/api/minions/web-01')).body.presence).toBe('unknown')
     expect(bed('start-api', bedDir).exitCode).toBe(0)
     const t0 = Date.now()
+    // What stood between salt-api answering and Saltdeck saying so, each state once with when it was first seen.
+    const seen = new Map<string, number>()
     await until(async () => {
       const h = (await api('GET', '/api/salt/health')).body
+      const state = JSON.stringify({ presence_known: h.presence_known, stream: h.event_stream.state, problems: h.problems })
+      if (!seen.has(state)) seen.set(state, Date.now() - t0)
       return h.presence_known && h.event_stream.state === 'connected' && h.problems.length === 0
     }, 'salt-api noticed again', { ms: 30_000, every: 200 })
     const noticedMs = Date.now() - t0
     console.log(`salt ${VERSION}: salt-api back, stream connected and no problems left ${noticedMs} ms after it answered /login`)
+    for (const [state, ms] of seen) console.log(`  +${ms} ms: ${state}`)
     expect(noticedMs).toBeLessThan(10_000)
     const presence = (await api('GET', '/api/admin/pollers')).body.pollers.find((p: any) => p.name === 'presence')
     expect(presence.last_error).toBeNull()

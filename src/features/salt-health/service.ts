@@ -62,10 +62,14 @@ export async function saltHealth(deps: AppDeps, { namesInstances = true }: { nam
   const configured = settingsStatus(deps).configured
   const versions = await minionVersions(deps)
   const master = h.masterVersion
+  // Lateness counts from when salt-api and the master last answered again: a poller that could not run while either
+  // was gone (their problems say why) is late only if it has not caught up within its intervals since.
+  const answering = Math.max(h.reachability.up === true ? h.reachability.since ?? 0 : 0, h.master.up === true ? h.master.since ?? 0 : 0)
+  const answeringSeconds = Math.max(0, Math.round((now - answering) / 1000))
   const pollers = h.pollers.map((p) => ({
     name: p.name, interval_seconds: p.interval, last_success_at: isoOrNull(p.lastSuccess), lag_seconds: p.lagSeconds, last_error: p.lastError,
-    // While the master does not answer, the pollers that ask it skip their ticks: the master's problem says why.
-    late: configured && h.master.up !== false && p.interval > 0 && p.lagSeconds !== null && p.lagSeconds > p.interval * LATE_INTERVALS,
+    late: configured && h.reachability.up !== false && h.master.up !== false && p.interval > 0 && p.lagSeconds !== null &&
+      Math.min(p.lagSeconds, answeringSeconds) > p.interval * LATE_INTERVALS,
   }))
   const problems: string[] = []
   const unwritable = await checkWritable(deps.db, now)
