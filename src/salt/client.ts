@@ -25,6 +25,9 @@ export interface ClientOptions {
 
 const DEFAULTS: ClientOptions = { timeoutMs: 30_000, attempts: 3, backoffMs: 500, sleep: (ms) => Bun.sleep(ms), outboundAllow: null }
 
+/** Whether an answer came from salt-api itself: 502–504 are a proxy's word that salt-api is not there. */
+const fromSaltApi = (status: number) => status < 502 || status > 504
+
 /** The short human reason of a salt-api error body (CherryPy HTML page or `{"return": ...}` JSON). */
 export function shortReason(status: number, body: string): string {
   const p = /<p>([\s\S]*?)<\/p>/i.exec(body)?.[1] ?? /<title>([\s\S]*?)<\/title>/i.exec(body)?.[1]
@@ -153,7 +156,7 @@ export class SaltClient {
         tls: { rejectUnauthorized: c.verify },
         redirect: 'manual',
       } as RequestInit)
-      this.noteReach(res.status < 502 || res.status > 504, `HTTP ${res.status}`)
+      this.noteReach(fromSaltApi(res.status), `HTTP ${res.status}`)
       return res
     } catch (e) {
       if ((e as Error).name === 'AbortError') throw new SaltUnavailable('aborted')
@@ -202,11 +205,11 @@ export class SaltClient {
 
   /**
    * After a failed call through the master: whether salt-api itself still answers, so the failure is the master's. A
-   * gateway status (502–504) is salt-api's own absence; any other failure is confirmed by GET /, because a salt-api
-   * shutting down answers its last calls with 500 and then nothing (that is salt-api going, not the master).
+   * gateway status is salt-api's own absence; any other error is confirmed by GET /, because a salt-api on its way
+   * down may still answer a call with an error and then nothing (that is salt-api going, not the master).
    */
   private async answersAlone(status: number) {
-    return (status < 502 || status > 504) && (await this.probe())
+    return fromSaltApi(status) && (await this.probe())
   }
 
   /** Retries network errors and 5xx with exponential backoff; other answers pass through. */
